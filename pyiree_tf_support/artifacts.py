@@ -1,0 +1,80 @@
+"""Where artifacts go and what they are called; every write is atomic (temp file + rename).
+
+Layout under the artifacts root:
+  <Module>/tf_input.mlir, iree_input.mlir       the module before and after the TF->IREE import
+  <Module>/compiled__<backends>.vmfb            one per compiled backend (artifact name)
+  <Module>/reproducer__<backends>.mlir          when compilation fails
+  <Module>/saved_model__<backends>/             only with --keep_saved_model
+  <Module>/traces/<trace function>__<backend>.txt
+"""
+
+import os
+import re
+import tempfile
+from typing import Iterable, Optional, Union
+
+_UNSAFE = re.compile(r"[^0-9a-zA-Z_.-]")
+
+
+def safe_name(name: str) -> str:
+  """A file-name-safe form of `name` (module names may contain '/' or spaces)."""
+  cleaned = _UNSAFE.sub("_", name).strip(".")
+  return cleaned or "_"
+
+
+def backends_to_str(names: Iterable[str]) -> str:
+  """Backend names normalized to [0-9a-zA-Z_], stripped of '_', joined by '__'."""
+  return "__".join(re.sub(r"[^0-9a-zA-Z_]+", "_", name).strip("_") for name in names)
+
+
+def default_root() -> str:
+  """$TEST_UNDECLARED_OUTPUTS_DIR under Bazel, else <tmp>/iree/modules."""
+  return os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.path.join(
+      tempfile.gettempdir(), "iree", "modules")
+
+
+def _write(path: str, data: Union[str, bytes]) -> None:
+  directory = os.path.dirname(path) or "."
+  os.makedirs(directory, exist_ok=True)
+  fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-" + os.path.basename(path) + "-")
+  try:
+    with os.fdopen(fd, "wb") as f:
+      f.write(data.encode("utf-8") if isinstance(data, str) else data)
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.remove(tmp)
+    raise
+
+
+def write_text(path: str, text: str) -> None:
+  """Writes `text` so that readers see the old file or the whole new one, never a mix."""
+  _write(path, text)
+
+
+def write_bytes(path: str, data: bytes) -> None:
+  _write(path, data)
+
+
+def join(artifacts_dir: Optional[str], *parts: str) -> Optional[str]:
+  return None if artifacts_dir is None else os.path.join(artifacts_dir, *parts)
+
+
+def compiled_path(artifacts_dir: str, backends: str) -> str:
+  return os.path.join(artifacts_dir, f"compiled__{backends}.vmfb")
+
+
+def reproducer_path(artifacts_dir: str, backends: str) -> str:
+  return os.path.join(artifacts_dir, f"reproducer__{backends}.mlir")
+
+
+def saved_model_path(artifacts_dir: str, backends: str) -> str:
+  return os.path.join(artifacts_dir, f"saved_model__{backends}")
+
+
+def trace_dir(module_dir: str) -> str:
+  return os.path.join(module_dir, "traces")
+
+
+def trace_path(module_dir: str, function_name: str, backend: str) -> str:
+  return os.path.join(trace_dir(module_dir), f"{safe_name(function_name)}__{safe_name(backend)}.txt")

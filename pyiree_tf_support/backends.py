@@ -1,0 +1,76 @@
+"""The backend table: the single source of truth for every backend name the library accepts."""
+
+import dataclasses
+from typing import Optional, Tuple
+
+TF_DRIVER = "tf"
+
+
+@dataclasses.dataclass(frozen=True)
+class BackendSpec:
+  """One row of the backend table."""
+  name: str
+  description: str
+  driver: str  # "tf" for TensorFlow itself, otherwise an IREE runtime driver.
+  compiler_targets: Tuple[str, ...] = ()
+  compiler_flags: Tuple[str, ...] = ()
+  aliases: Tuple[str, ...] = ()
+  # Run the module in a process that never imports TensorFlow (lavapipe and TF cannot share one).
+  isolated: bool = False
+
+  @property
+  def is_iree(self) -> bool:
+    return self.driver != TF_DRIVER
+
+
+BACKENDS: Tuple[BackendSpec, ...] = (
+    BackendSpec(
+        name="tf",
+        description="the tf.Module executed by TensorFlow",
+        driver=TF_DRIVER),
+    BackendSpec(
+        name="iree_vmvx",
+        description="IREE target vmvx on the local-task driver",
+        driver="local-task",
+        compiler_targets=("vmvx",),
+        aliases=("iree_vmla",)),
+    BackendSpec(
+        name="iree_llvmcpu",
+        description="IREE target llvm-cpu on the local-task driver",
+        driver="local-task",
+        compiler_targets=("llvm-cpu",),
+        compiler_flags=("--iree-llvmcpu-target-cpu=host",),
+        aliases=("iree_llvmjit",)),
+    BackendSpec(
+        name="iree_vulkan",
+        description="IREE target vulkan-spirv on the vulkan driver",
+        driver="vulkan",
+        compiler_targets=("vulkan-spirv",),
+        isolated=True),
+)
+
+_BY_NAME = {spec.name: spec for spec in BACKENDS}
+_BY_NAME.update({alias: spec for spec in BACKENDS for alias in spec.aliases})
+
+
+def valid_names() -> Tuple[str, ...]:
+  """Every accepted backend name, canonical names first, then the seed's aliases."""
+  return tuple(spec.name for spec in BACKENDS) + tuple(
+      alias for spec in BACKENDS for alias in spec.aliases)
+
+
+def unknown_backend_message(name: str) -> str:
+  return (f"Unknown backend '{name}'; valid backends are: "
+          f"{', '.join(valid_names())}.")
+
+
+def lookup(name: str) -> BackendSpec:
+  """Returns the table row for a backend name or alias; KeyError names it and the valid names."""
+  spec = _BY_NAME.get(name)
+  if spec is None:
+    raise KeyError(unknown_backend_message(name))
+  return spec
+
+
+def find(name: str) -> Optional[BackendSpec]:
+  return _BY_NAME.get(name)

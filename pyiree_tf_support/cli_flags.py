@@ -1,0 +1,72 @@
+"""The absl flags users pass to test files, and their values when absl has not parsed argv
+(pytest): then they come from $PYIREE_TF_SUPPORT_FLAGS, e.g. "--target_backends=iree_vmla"."""
+
+import os
+import shlex
+from typing import Any, List
+
+from absl import flags
+
+from pyiree_tf_support import backends
+from pyiree_tf_support import tolerances
+
+ENV_VAR = "PYIREE_TF_SUPPORT_FLAGS"
+
+flags.DEFINE_string("reference_backend", "tf",
+                    "The backend every target backend is compared against.")
+flags.DEFINE_list("target_backends", None,
+                  "Comma-separated backends to compare with the reference; repeats allowed. "
+                  "Default: every backend this machine can run.")
+flags.DEFINE_string("artifacts_dir", None,
+                    "Where to save MLIR, .vmfb files, traces and reproducers. Default: "
+                    "$TEST_UNDECLARED_OUTPUTS_DIR under Bazel, else <tmp>/iree/modules.")
+flags.DEFINE_bool("summarize", True, "Summarize large arrays in saved and logged traces.")
+flags.DEFINE_bool("log_all_traces", False, "Log every backend's trace, not only mismatching ones.")
+flags.DEFINE_bool("keep_saved_model", False,
+                  "Keep the SavedModel used for the IREE import as saved_model__<backends>/.")
+flags.DEFINE_string("tolerances", "",
+                    "Per-backend tolerance overrides: backend:dtype:rtol:atol[,...], "
+                    "e.g. iree_vulkan:float32:1e-5:1e-5.")
+flags.DEFINE_bool("compile_cache", True, "Reuse compiled modules from the on-disk compile cache.")
+flags.DEFINE_string("compile_cache_dir", None,
+                    "Compile cache location. Default: $PYIREE_TF_SUPPORT_CACHE_DIR, else "
+                    "~/.cache/pyiree_tf_support/compile_cache.")
+
+FLAGS = flags.FLAGS
+
+
+def _validate_backend_list(names: List[str]) -> bool:
+  for name in names or ():
+    if backends.find(name) is None:
+      raise flags.ValidationError(backends.unknown_backend_message(name))
+  return True
+
+
+def _validate_backend(name: str) -> bool:
+  return _validate_backend_list([name])
+
+
+def _validate_tolerances(text: str) -> bool:
+  try:
+    tolerances.parse_overrides(text)
+  except ValueError as e:
+    raise flags.ValidationError(str(e)) from None
+  finally:
+    tolerances.clear_backend_overrides()
+  return True
+
+
+flags.register_validator("target_backends", _validate_backend_list)
+flags.register_validator("reference_backend", _validate_backend)
+flags.register_validator("tolerances", _validate_tolerances)
+
+
+def ensure_parsed() -> None:
+  """Parses $PYIREE_TF_SUPPORT_FLAGS when nothing parsed argv (pytest, plain unittest)."""
+  if not FLAGS.is_parsed():
+    FLAGS(["pyiree_tf_support"] + shlex.split(os.environ.get(ENV_VAR, "")), known_only=True)
+
+
+def value(name: str) -> Any:
+  ensure_parsed()
+  return getattr(FLAGS, name)

@@ -1,0 +1,100 @@
+"""A content-addressed, size-bounded, multi-process-safe cache of compiled .vmfb files.
+
+Entries are written atomically (temp file + rename) and carry a digest of their payload that is
+checked on every read, so a torn or corrupted entry is a miss, never a wrong module.
+"""
+
+import hashlib
+import logging
+import os
+import tempfile
+from typing import Optional
+
+_DIGEST_BYTES = 32
+_MAGIC = b"PYIREE-TF-CACHE-1\n"
+
+
+def default_cache_dir() -> str:
+  """$PYIREE_TF_SUPPORT_CACHE_DIR, else $XDG_CACHE_HOME or ~/.cache, else the temp dir."""
+  explicit = os.environ.get("PYIREE_TF_SUPPORT_CACHE_DIR")
+  if explicit:
+    return explicit
+  base = os.environ.get("XDG_CACHE_HOME")
+  if not base and os.environ.get("HOME"):
+    base = os.path.join(os.environ["HOME"], ".cache")
+  return os.path.join(base or tempfile.gettempdir(), "pyiree_tf_support", "compile_cache")
+
+
+class CompileCache:
+  """Maps a key (hex digest of everything that determines the output) to vmfb bytes."""
+
+  def __init__(self, directory: str, max_bytes: int = 2 << 30):
+    self.directory = directory
+    self.max_bytes = max_bytes
+    self.hits = 0
+    self.misses = 0
+
+  def _path(self, key: str) -> str:
+    return os.path.join(self.directory, key[:2], key + ".vmfb")
+
+  def get(self, key: str) -> Optional[bytes]:
+    path = self._path(key)
+    try:
+      with open(path, "rb") as f:
+        data = f.read()
+    except OSError:
+      self.misses += 1
+      return None
+    header = len(_MAGIC) + _DIGEST_BYTES
+    payload = data[header:]
+    if (not data.startswith(_MAGIC) or len(data) <= header
+        or hashlib.sha256(payload).digest() != data[len(_MAGIC):header]):
+      logging.warning("Compile cache entry %s is corrupt; discarding it.", path)
+      _remove_quietly(path)
+      self.misses += 1
+      return None
+    try:
+      os.utime(path)  # marks it recently used for eviction.
+    except OSError:
+      pass
+    self.hits += 1
+    return payload
+
+  def put(self, key: str, payload: bytes) -> None:
+    path = self._path(key)
+    try:
+      os.makedirs(os.path.dirname(path), exist_ok=True)
+      fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+      with os.fdopen(fd, "wb") as f:
+        f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
+      os.replace(tmp, path)
+    except OSError as e:  # a cache that cannot be written only costs time.
+      logging.warning("Could not write compile cache entry %s: %s", path, e)
+      return
+    self.evict()
+
+  def evict(self) -> None:
+    """Deletes least recently used entries until the cache fits in max_bytes."""
+    entries = []
+    for root, _, files in os.walk(self.directory):
+      for name in files:
+        if name.endswith(".vmfb"):
+          path = os.path.join(root, name)
+          try:
+            stat = os.stat(path)
+          except OSError:
+            continue
+          entries.append((stat.st_mtime, stat.st_size, path))
+    total = sum(size for _, size, _ in entries)
+    for _, size, path in sorted(entries):
+      if total <= self.max_bytes:
+        break
+      _remove_quietly(path)
+      total -= size
+
+
+def _remove_quietly(path: str) -> None:
+  try:
+    os.remove(path)
+  except OSError:
+    pass

@@ -1,0 +1,125 @@
+"""iree-compile invocation: requests keyed by content, reproducers on failure, the compile cache."""
+
+import dataclasses
+import hashlib
+import logging
+import os
+import shlex
+import signal
+import tempfile
+from typing import Optional, Sequence, Tuple
+
+import iree.compiler
+from iree.compiler import version as iree_compiler_version
+
+from pyiree_tf_support import artifacts
+from pyiree_tf_support.compile_cache import CompileCache
+
+INPUT_TYPE = "stablehlo_xla"
+
+
+class CompileError(RuntimeError):
+  """iree-compile failed; the message names the backend, the first error and the reproducer."""
+
+  def __init__(self, message: str, reproducer_path: Optional[str] = None):
+    super().__init__(message)
+    self.reproducer_path = reproducer_path
+
+
+@dataclasses.dataclass(frozen=True)
+class CompileRequest:
+  """Everything that determines a .vmfb: the input text, the targets and the flags."""
+  iree_input: str
+  targets: Tuple[str, ...]
+  flags: Tuple[str, ...] = ()
+
+  def key(self) -> str:
+    digest = hashlib.sha256()
+    for part in (iree_compiler_version.VERSION, repr(sorted(iree_compiler_version.REVISIONS.items())),
+                 INPUT_TYPE, repr(self.targets), repr(self.flags), self.iree_input):
+      digest.update(part.encode("utf-8"))
+      digest.update(b"\0")
+    return digest.hexdigest()
+
+  def command_line(self, input_path: str, output_path: str) -> str:
+    """The iree-compile command that reproduces this compilation by hand."""
+    args = ["iree-compile", input_path, f"--iree-input-type={INPUT_TYPE}"]
+    args += [f"--iree-hal-target-backends={target}" for target in self.targets]
+    args += list(self.flags) + ["-o", output_path]
+    return shlex.join(args)
+
+
+def _first_error(diagnostics: str) -> str:
+  for line in diagnostics.splitlines():
+    if "error:" in line:
+      return line.strip()
+  lines = [line.strip() for line in diagnostics.splitlines() if line.strip()]
+  return lines[0] if lines else "no diagnostics"
+
+
+def _describe_failure(error: Exception) -> str:
+  text = str(error)
+  code = None
+  for line in text.splitlines():
+    if line.startswith("Error code:"):
+      try:
+        code = int(line.split(":", 1)[1])
+      except ValueError:
+        pass
+  diagnostics = text.split("Diagnostics:", 1)[-1].split("Invoked with:", 1)[0]
+  if code is not None and code < 0:
+    try:
+      name = signal.Signals(-code).name
+    except ValueError:
+      name = f"signal {-code}"
+    return f"iree-compile crashed with {name}: {_first_error(diagnostics)}"
+  return _first_error(diagnostics)
+
+
+def compile_request(request: CompileRequest, description: str,
+                    reproducer_path: Optional[str] = None,
+                    cache: Optional[CompileCache] = None) -> bytes:
+  """Compiles `request` (or fetches it from `cache`); `description` names it in errors and logs."""
+  key = request.key()
+  if cache is not None:
+    cached = cache.get(key)
+    if cached is not None:
+      logging.info("Compile cache hit for %s (%s).", description, key[:12])
+      return cached
+    logging.info("Compile cache miss for %s (%s); compiling.", description, key[:12])
+  crash_path = None
+  if reproducer_path:
+    os.makedirs(os.path.dirname(reproducer_path) or ".", exist_ok=True)
+    fd, crash_path = tempfile.mkstemp(dir=os.path.dirname(reproducer_path) or ".",
+                                      prefix=".tmp-reproducer-", suffix=".mlir")
+    os.close(fd)
+    os.remove(crash_path)
+  try:
+    vmfb = iree.compiler.compile_str(
+        request.iree_input, target_backends=list(request.targets), input_type=INPUT_TYPE,
+        extra_args=list(request.flags), crash_reproducer_path=crash_path)
+  except Exception as e:  # CompilerToolError, or an OSError starting the tool.
+    reason = _describe_failure(e)
+    message = f"Compiling {description} failed: {reason}"
+    if reproducer_path:
+      if crash_path and os.path.exists(crash_path):
+        os.replace(crash_path, reproducer_path)
+      else:
+        artifacts.write_text(reproducer_path, _input_reproducer(request, reproducer_path, str(e)))
+      message += f" Reproducer: {reproducer_path}"
+    raise CompileError(message, reproducer_path) from e
+  finally:
+    if crash_path and os.path.exists(crash_path):
+      os.remove(crash_path)
+  if cache is not None:
+    cache.put(key, vmfb)
+  return vmfb
+
+
+def _input_reproducer(request: CompileRequest, path: str, error: str) -> str:
+  """The compiler's input with the command and the error in a leading comment."""
+  comment = "\n".join("// " + line for line in [
+      "iree-compile failed on this input (no pass crash reproducer was written).",
+      "Re-run with:", "  " + request.command_line(path, "/tmp/out.vmfb"), "Error:",
+      *error.splitlines()[:40]])
+  return comment + "\n" + request.iree_input

@@ -1,0 +1,153 @@
+"""TensorFlow -> MLIR: a tf.Module becomes TF-dialect text (tf_input), StableHLO text (iree_input)
+and the metadata of its exported functions. The only module besides tf_utils that imports TF."""
+
+import dataclasses
+import inspect
+import os
+import re
+import shutil
+import tempfile
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import tensorflow as tf
+
+from pyiree_tf_support import structure
+from pyiree_tf_support.signatures import FunctionSignature, InputSpec
+
+
+class ModuleImportError(ValueError):
+  """The module cannot be turned into IREE input; the message says which module and why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ImportedModule:
+  """A module imported once per process and shared by every IREE backend."""
+  module_name: str
+  exported_names: Tuple[str, ...]
+  tf_input: str
+  iree_input: str
+  signatures: Dict[str, FunctionSignature]
+  problem: Optional[str] = None  # why the texts cannot be compiled, if they cannot
+
+  def check(self) -> None:
+    """Raises the import problem, if any: call it after saving the texts for inspection."""
+    if self.problem:
+      raise ModuleImportError(self.problem)
+
+
+def _is_tf_function(value) -> bool:
+  return isinstance(value, tf.types.experimental.PolymorphicFunction)
+
+
+def exported_function_names(module: tf.Module, module_name: str,
+                            exported_names: Sequence[str] = ()) -> Tuple[str, ...]:
+  """The names to export: as given (validated) or every tf.function with an input_signature."""
+  candidates = sorted(name for name in dir(module)
+                      if not name.startswith("__") and _is_tf_function(getattr(module, name, None)))
+  with_signature = [name for name in candidates if getattr(module, name).input_signature is not None]
+  if not exported_names:
+    if not with_signature:
+      raise ModuleImportError(
+          f"Module '{module_name}' has no tf.function with an input_signature to export"
+          + (f" (tf.functions without one: {', '.join(candidates)})." if candidates else "."))
+    return tuple(with_signature)
+  for name in exported_names:
+    if name not in candidates:
+      raise ModuleImportError(
+          f"Module '{module_name}' has no tf.function named '{name}'; "
+          f"exportable functions are: {', '.join(with_signature) or 'none'}.")
+    if getattr(module, name).input_signature is None:
+      raise ModuleImportError(
+          f"Function '{name}' of module '{module_name}' has no input_signature; "
+          "exported functions need one (tf.function(input_signature=[...])).")
+  return tuple(exported_names)
+
+
+def _arg_names(function) -> Tuple[str, ...]:
+  parameters = list(inspect.signature(function.python_function).parameters.values())
+  if parameters and parameters[0].name == "self" and len(parameters) > len(function.input_signature):
+    parameters = parameters[1:]
+  return tuple(p.name for p in parameters)
+
+
+def _output_is_value(value) -> bool:
+  return value is not None
+
+
+def function_signatures(module: tf.Module,
+                        names: Sequence[str]) -> Dict[str, FunctionSignature]:
+  """Plain-data metadata for each exported function, from its concrete function."""
+  signatures = {}
+  for name in names:
+    function = getattr(module, name)
+    concrete = function.get_concrete_function()
+    args_spec = tuple(concrete.structured_input_signature[0])
+    flat_specs = tf.nest.flatten(args_spec)
+    inputs = tuple(
+        InputSpec(None if spec.shape.rank is None else tuple(spec.shape.as_list()),
+                  _numpy_name(spec.dtype))
+        for spec in flat_specs)
+    signatures[name] = FunctionSignature(
+        name=name,
+        arg_names=_arg_names(function),
+        inputs=inputs,
+        input_structure=structure.spec_of(args_spec),
+        output_structure=structure.spec_of(concrete.structured_outputs, _output_is_value))
+  return signatures
+
+
+def _numpy_name(dtype: tf.dtypes.DType) -> str:
+  if dtype == tf.string:
+    return "object"
+  return np.dtype(dtype.as_numpy_dtype).name
+
+
+_FUNC_RE = re.compile(r'func\.func @(\S+?)\(.*tf_saved_model\.exported_names = \["([^"]+)"\]')
+_TF_OP_RE = re.compile(r'"(tf(?:_executor|_device)?\.\w+)"\(')
+
+
+def rename_exported_functions(tf_input: str) -> str:
+  """Gives each exported function the name users call it by (`__inference_f_12` -> `f`)."""
+  renames = dict(_FUNC_RE.findall(tf_input))
+  for old, new in renames.items():
+    tf_input = re.sub("@" + re.escape(old) + r"(?=[(\s,\]}>])", "@" + new, tf_input)
+  return tf_input
+
+
+def unconverted_tf_ops(iree_input: str) -> List[str]:
+  """TF ops the lowering left behind, which would make iree-compile crash."""
+  return sorted(set(_TF_OP_RE.findall(iree_input)))
+
+
+def import_module(module: tf.Module, module_name: str,
+                  exported_names: Sequence[str] = (),
+                  keep_saved_model_at: Optional[Sequence[str]] = None) -> ImportedModule:
+  """SavedModel -> tf_input -> iree_input, with the errors the tools themselves don't give."""
+  names = exported_function_names(module, module_name, exported_names)
+  signatures = function_signatures(module, names)
+  saved_model_dir = tempfile.mkdtemp(prefix="pyiree_tf_support_saved_model_")
+  try:
+    options = tf.saved_model.SaveOptions(save_debug_info=False)
+    tf.saved_model.save(module, saved_model_dir, options=options)
+    raw = tf.mlir.experimental.convert_saved_model(
+        saved_model_dir, exported_names=",".join(names), show_debug_info=False)
+    for destination in keep_saved_model_at or ():
+      if os.path.exists(destination):
+        shutil.rmtree(destination)
+      shutil.copytree(saved_model_dir, destination)
+  finally:
+    shutil.rmtree(saved_model_dir, ignore_errors=True)
+  tf_input = rename_exported_functions(raw)
+  iree_input = tf.mlir.experimental.run_pass_pipeline(tf_input, "tf-lower-to-mlprogram-and-hlo")
+  problem = None
+  missing = [name for name in names if f"func.func @{name}(" not in iree_input]
+  leftover = unconverted_tf_ops(iree_input)
+  if missing:
+    problem = (f"Module '{module_name}' imported without the functions {', '.join(missing)}: "
+               "the SavedModel importer produced no code for them (see tf_input.mlir).")
+  elif leftover:
+    problem = (f"Module '{module_name}' uses TensorFlow ops IREE cannot compile: "
+               f"{', '.join(leftover)} (left unconverted by the TF->StableHLO lowering; "
+               "see iree_input.mlir).")
+  return ImportedModule(module_name, tuple(names), tf_input, iree_input, signatures, problem)

@@ -1,0 +1,215 @@
+"""Public API for trace-based differential tests: flags, traces, compile_module and the test case.
+
+A test class decorated with `@compile_module(MyModule)` and derived from `TracedModuleTestCase`
+compiles MyModule once for the reference and every target backend; each test calls
+`self.compare_backends(trace_function)`, which runs the trace on every backend and compares.
+"""
+
+import collections
+import concurrent.futures
+import os
+import unittest
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from absl import logging
+import tensorflow as tf
+
+from pyiree_tf_support import artifacts
+from pyiree_tf_support import cli_flags
+from pyiree_tf_support import compile_cache
+from pyiree_tf_support import reporting
+from pyiree_tf_support import tf_utils
+from pyiree_tf_support import tolerances
+from pyiree_tf_support.reporting import Outcome, Status
+from pyiree_tf_support.traces import ModuleCall, Trace, TracedModule, compare_calls  # pylint: disable=unused-import
+from pyiree_tf_support.tf_utils import BackendInfo
+
+FLAGS = cli_flags.FLAGS
+
+
+def _indexed_names(names: Sequence[str]) -> List[str]:
+  """Artifact names: repeated backends get an index (`tf,x,tf` -> `tf_0,x,tf_1`)."""
+  counts = collections.Counter(names)
+  seen: Dict[str, int] = collections.defaultdict(int)
+  result = []
+  for name in names:
+    if counts[name] > 1:
+      result.append(f"{name}_{seen[name]}")
+      seen[name] += 1
+    else:
+      result.append(name)
+  return result
+
+
+def _parse_target_backends() -> Tuple[List[str], List[str]]:
+  """The --target_backends names and their artifact names."""
+  names = list(cli_flags.value("target_backends") or ())
+  return names, _indexed_names(names)
+
+
+def get_reference_backend_info() -> BackendInfo:
+  name = cli_flags.value("reference_backend")
+  return BackendInfo(name, f"{name}_ref")
+
+
+def get_target_backends() -> List[BackendInfo]:
+  """The backends named by --target_backends, or every backend this machine can run."""
+  if cli_flags.value("target_backends") is not None:
+    names, artifact_names = _parse_target_backends()
+    return [BackendInfo(name, artifact) for name, artifact in zip(names, artifact_names)]
+  infos = []
+  for info in BackendInfo.get_all_backends():
+    available, reason = info.available()
+    if available:
+      infos.append(info)
+    else:
+      logging.warning("Skipping backend '%s': %s", info.name, reason)
+  return infos
+
+
+def _setup_artifacts_dir(module_name: str) -> str:
+  root = cli_flags.value("artifacts_dir") or artifacts.default_root()
+  path = os.path.join(root, artifacts.safe_name(module_name))
+  os.makedirs(path, exist_ok=True)
+  return path
+
+
+def _configure_from_flags() -> None:
+  tolerances.clear_backend_overrides()
+  tolerances.parse_overrides(cli_flags.value("tolerances") or "")
+  if cli_flags.value("compile_cache"):
+    directory = cli_flags.value("compile_cache_dir") or compile_cache.default_cache_dir()
+    tf_utils.set_compile_cache(compile_cache.CompileCache(directory))
+  else:
+    tf_utils.set_compile_cache(None)
+
+
+def compile_module(module_class, exported_names: Sequence[str] = ()) -> Callable[[type], type]:
+  """Class decorator: the TracedModuleTestCase compiles `module_class` (a class or factory)."""
+
+  def decorator(cls):
+    cls._module_class = module_class
+    cls._exported_names = tuple(exported_names)
+    return cls
+
+  return decorator
+
+
+class _BackendSetup:
+  """One target backend after setUpClass: its compiled module, or why it has none."""
+
+  def __init__(self, info: BackendInfo, module=None, status: Status = Status.PASS,
+               detail: str = ""):
+    self.info = info
+    self.module = module
+    self.status = status
+    self.detail = detail
+
+
+def _compile_backend(cls, info: BackendInfo) -> _BackendSetup:
+  available, reason = info.available()
+  if not available:
+    return _BackendSetup(info, status=Status.SKIPPED, detail=reason)
+  try:
+    return _BackendSetup(info, info.compile(cls._module_class, cls._exported_names,
+                                            cls._artifacts_dir))
+  except Exception as e:  # pylint: disable=broad-except
+    return _BackendSetup(info, status=Status.COMPILE_ERROR, detail=f"{type(e).__name__}: {e}")
+
+
+class TracedModuleTestCase(tf.test.TestCase):
+  """Compiles the module once per class; each test compares a trace across the backends."""
+
+  _module_class = None
+  _exported_names: Tuple[str, ...] = ()
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    if cls._module_class is None:
+      raise AttributeError(
+          f"{cls.__name__} has no module to compile: decorate it with "
+          "@tf_test_utils.compile_module(YourModule).")
+    cli_flags.ensure_parsed()
+    _configure_from_flags()
+    cls._module_name = tf_utils.module_name_of(cls._module_class)
+    cls._artifacts_dir = _setup_artifacts_dir(cls._module_name)
+    logging.info("Artifacts of %s are saved in %s", cls._module_name, cls._artifacts_dir)
+
+    ref_info = get_reference_backend_info()
+    ref_setup = _compile_backend(cls, ref_info)
+    if ref_setup.module is None:
+      raise RuntimeError(f"The reference backend '{ref_info.name}' could not be used for module "
+                         f"'{cls._module_name}': {ref_setup.detail}")
+    cls._compiled_ref_module = ref_setup.module
+
+    infos = get_target_backends()
+    iree_infos = [info for info in infos if info.is_iree]
+    if iree_infos:  # import once on this thread, so that compiles below run concurrently.
+      try:
+        tf_utils.import_module_class(cls._module_class, cls._exported_names, cls._artifacts_dir)
+      except Exception:  # pylint: disable=broad-except
+        pass  # reported per backend by _compile_backend.
+    workers = max(1, min(len(infos), os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+      cls._target_setups = list(pool.map(lambda info: _compile_backend(cls, info), infos))
+    for setup in cls._target_setups:
+      if setup.status is Status.SKIPPED:
+        logging.warning("Skipping backend '%s': %s", setup.info.name, setup.detail)
+    if infos and all(s.status is Status.SKIPPED for s in cls._target_setups):
+      raise unittest.SkipTest("No target backend can run here: " + "; ".join(
+          f"{s.info.name}: {s.detail}" for s in cls._target_setups))
+
+  def setUp(self):
+    super().setUp()
+    self._ref_module = self._compiled_ref_module.create_reinitialized()
+    self._tar_modules = [s.module.create_reinitialized() if s.module else None
+                         for s in self._target_setups]
+
+  def _run_trace(self, module, trace_function) -> Tuple[Trace, Optional[str]]:
+    trace = Trace(module, trace_function)
+    tf_utils.set_random_seed()
+    try:
+      trace_function(TracedModule(module, trace))
+    except Exception as e:  # pylint: disable=broad-except
+      where = (f"call {len(trace.calls)} ({trace.pending_method})" if trace.pending_method
+               else f"the trace function after call {len(trace.calls) - 1}")
+      return trace, f"{where} raised {type(e).__name__}: {e}"
+    return trace, None
+
+  def compare_backends(self, trace_function: Callable[[TracedModule], None]) -> None:
+    """Runs `trace_function` on the reference and every target, saves the traces, compares."""
+    summarize = cli_flags.value("summarize")
+    trace_dir = artifacts.trace_dir(self._artifacts_dir)
+    ref_trace, ref_error = self._run_trace(self._ref_module, trace_function)
+    ref_path = ref_trace.save_plaintext(trace_dir, summarize)
+    if cli_flags.value("log_all_traces"):
+      logging.info("%s", ref_trace)
+    if ref_error:
+      raise RuntimeError(f"Trace '{ref_trace.function_name}' failed on the reference backend "
+                         f"'{ref_trace.backend}': {ref_error} (trace: {ref_path})")
+
+    outcomes = []
+    for setup, module in zip(self._target_setups, self._tar_modules):
+      if module is None:
+        outcomes.append(Outcome(setup.info.name, setup.status, setup.detail))
+        continue
+      trace, error = self._run_trace(module, trace_function)
+      path = trace.save_plaintext(trace_dir, summarize)
+      if error:
+        outcome = Outcome(trace.backend, Status.RUNTIME_ERROR, error, path)
+      else:
+        mismatches = compare_calls(ref_trace, trace)
+        if mismatches:
+          outcome = Outcome(trace.backend, Status.MISMATCH,
+                            "\n".join(m.describe() for m in mismatches), path)
+        else:
+          outcome = Outcome(trace.backend, Status.PASS, "", path)
+      if cli_flags.value("log_all_traces") or outcome.status.failed:
+        logging.info("%s", trace)
+      outcomes.append(outcome)
+
+    report = reporting.format_report(ref_trace.function_name, ref_trace.backend, outcomes)
+    logging.info("%s", report)
+    if any(o.status.failed for o in outcomes):
+      self.fail(report)

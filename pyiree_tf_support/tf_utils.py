@@ -1,0 +1,338 @@
+"""Public API for compiling and running tf.Modules on TensorFlow and IREE backends.
+
+Thin glue over `backends` (the table), `importer` (TF -> MLIR), `compiler` (iree-compile and its
+cache), `runtime` (running .vmfb files) and `artifacts` (file layout).
+"""
+
+import concurrent.futures
+import os
+import random
+import threading
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+
+from absl import logging
+import numpy as np
+import tensorflow as tf
+
+from pyiree_tf_support import artifacts
+from pyiree_tf_support import backends
+from pyiree_tf_support import cli_flags
+from pyiree_tf_support import compiler
+from pyiree_tf_support import importer
+from pyiree_tf_support import runtime
+from pyiree_tf_support import structure
+from pyiree_tf_support.compile_cache import CompileCache
+from pyiree_tf_support.signatures import FunctionSignature
+
+ModuleClass = Union[type, Callable[[], tf.Module]]
+
+
+def set_random_seed(seed: int = 0) -> None:
+  """Sets the seed of TensorFlow, numpy and random, so every backend sees the same inputs."""
+  tf.random.set_seed(seed)
+  np.random.seed(seed)
+  random.seed(seed)
+
+
+def uniform(shape: Sequence[int], dtype: np.dtype = np.float32) -> np.ndarray:
+  """Random values in [0, 1) of `shape` and `dtype`."""
+  return np.random.uniform(size=shape).astype(dtype)
+
+
+def ndarange(shape: Sequence[int], dtype: np.dtype = np.float32) -> np.ndarray:
+  """0, 1, 2, ... reshaped to `shape`."""
+  return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+
+
+def to_mlir_type(dtype: np.dtype) -> str:
+  """The MLIR element type of a numpy dtype (float32 -> f32, int8 -> i8, bool -> i1)."""
+  dtype = np.dtype(dtype)
+  if dtype == np.bool_:
+    return "i1"
+  if dtype.kind == "f":
+    return f"f{dtype.itemsize * 8}"
+  if dtype.kind in "iu":
+    return f"i{dtype.itemsize * 8}"
+  if dtype.kind == "c":
+    return f"complex<f{dtype.itemsize * 4}>"
+  raise TypeError(f"Expected a numeric or bool dtype, got {dtype}.")
+
+
+def get_shape_and_dtype(array: np.ndarray, allow_non_mlir_dtype: bool = False) -> str:
+  """A short description like '2x3xf32' (or '2x3xstr' with allow_non_mlir_dtype)."""
+  array = np.asarray(array)
+  shape_dtype = [str(size) for size in array.shape]
+  try:
+    shape_dtype.append(to_mlir_type(array.dtype))
+  except TypeError:
+    if not allow_non_mlir_dtype:
+      raise
+    shape_dtype.append(str(array.dtype))
+  return "x".join(shape_dtype)
+
+
+def module_name_of(module_class: ModuleClass) -> str:
+  """The name of a module class or factory function, safe as a directory name."""
+  return artifacts.safe_name(getattr(module_class, "__name__", type(module_class).__name__))
+
+
+class BackendInfo:
+  """A backend from the table, with the name its artifacts and traces use."""
+
+  def __init__(self, backend_name: str, artifact_name: Optional[str] = None):
+    self._spec = backends.lookup(backend_name)
+    self.backend_name = backend_name
+    self.artifact_name = backend_name if artifact_name is None else artifact_name
+    self.name = self.artifact_name
+    self.driver = self._spec.driver
+    self.compiler_targets = list(self._spec.compiler_targets)
+    self.compiler_flags = list(self._spec.compiler_flags)
+    self.isolated = self._spec.isolated
+
+  @property
+  def spec(self) -> backends.BackendSpec:
+    return self._spec
+
+  @property
+  def is_iree(self) -> bool:
+    return self._spec.is_iree
+
+  def names(self) -> Tuple[str, ...]:
+    """Names this backend is known by, most specific first (for tolerance overrides)."""
+    return tuple(dict.fromkeys([self.name, self.backend_name, self._spec.name]))
+
+  def available(self) -> Tuple[bool, str]:
+    """Whether this machine can run the backend, and why not."""
+    if not self.is_iree:
+      return True, ""
+    return runtime.driver_available(self.driver)
+
+  def compile(self, module: ModuleClass, exported_names: Sequence[str] = (),
+              artifacts_dir: Optional[str] = None) -> "CompiledModule":
+    """Compiles `module` (a tf.Module class or factory) for this backend."""
+    module_type = IreeCompiledModule if self.is_iree else TfCompiledModule
+    return module_type(module, self, exported_names, artifacts_dir)
+
+  @classmethod
+  def get_all_backends(cls) -> list:
+    """One BackendInfo per backend in the table (canonical names)."""
+    return [cls(spec.name) for spec in backends.BACKENDS]
+
+  def __repr__(self) -> str:
+    return f"BackendInfo({self.backend_name!r}, artifact_name={self.artifact_name!r})"
+
+
+def backends_to_str(backend_infos: Sequence[BackendInfo]) -> str:
+  """Names normalized to [0-9a-zA-Z_], stripped of '_', joined by '__'."""
+  return artifacts.backends_to_str(info.name for info in backend_infos)
+
+
+# --- Import once per module per process -------------------------------------------------------
+
+_import_lock = threading.Lock()
+_imports: Dict[Tuple[Any, Tuple[str, ...]], importer.ImportedModule] = {}
+_saved_import_dirs: Dict[Tuple[Any, Tuple[str, ...]], set] = {}
+# One compilation per distinct request per process: duplicate backends share it.
+_compiles: Dict[str, concurrent.futures.Future] = {}
+_compile_cache: Optional[CompileCache] = None
+
+
+def set_compile_cache(cache: Optional[CompileCache]) -> None:
+  """Sets the compile cache used by every compilation in this process (None disables it)."""
+  global _compile_cache
+  _compile_cache = cache
+
+
+def _import_module(module: tf.Module, module_name: str, exported_names: Sequence[str],
+                   artifacts_dir: Optional[str],
+                   keep_saved_model_at: Sequence[str] = ()) -> importer.ImportedModule:
+  imported = importer.import_module(module, module_name, exported_names, keep_saved_model_at)
+  _save_import_artifacts(imported, artifacts_dir)
+  imported.check()
+  return imported
+
+
+def _save_import_artifacts(imported: importer.ImportedModule, artifacts_dir: Optional[str]) -> None:
+  if artifacts_dir is not None:
+    artifacts.write_text(os.path.join(artifacts_dir, "tf_input.mlir"), imported.tf_input)
+    artifacts.write_text(os.path.join(artifacts_dir, "iree_input.mlir"), imported.iree_input)
+
+
+def import_module_class(module_class: ModuleClass, exported_names: Sequence[str] = (),
+                        artifacts_dir: Optional[str] = None,
+                        keep_saved_model_at: Sequence[str] = ()) -> importer.ImportedModule:
+  """Imports a module class once per process and exported names; later calls reuse the result."""
+  key = (module_class, tuple(exported_names))
+  with _import_lock:
+    imported = _imports.get(key)
+    if imported is None:
+      imported = importer.import_module(module_class(), module_name_of(module_class),
+                                        exported_names, keep_saved_model_at)
+      _imports[key] = imported
+      _saved_import_dirs[key] = set()
+    if artifacts_dir is not None and artifacts_dir not in _saved_import_dirs[key]:
+      _save_import_artifacts(imported, artifacts_dir)
+      _saved_import_dirs[key].add(artifacts_dir)
+  imported.check()
+  return imported
+
+
+def _keep_saved_model_at(artifacts_dir: Optional[str], backends_str: str) -> Tuple[str, ...]:
+  if artifacts_dir is None or not cli_flags.value("keep_saved_model"):
+    return ()
+  return (artifacts.saved_model_path(artifacts_dir, backends_str),)
+
+
+def _compile_imported(imported: importer.ImportedModule, backend_infos: Sequence[BackendInfo],
+                      artifacts_dir: Optional[str]) -> bytes:
+  names = backends_to_str(backend_infos)
+  targets = tuple(t for info in backend_infos for t in info.compiler_targets)
+  flags = tuple(dict.fromkeys(f for info in backend_infos for f in info.compiler_flags))
+  request = compiler.CompileRequest(imported.iree_input, targets, flags)
+  reproducer = None if artifacts_dir is None else artifacts.reproducer_path(artifacts_dir, names)
+  description = f"module '{imported.module_name}' for backend(s) {names}"
+  with _import_lock:
+    future = _compiles.get(request.key())
+    owner = future is None
+    if owner:
+      future = _compiles[request.key()] = concurrent.futures.Future()
+  if owner:
+    try:
+      future.set_result(compiler.compile_request(request, description, reproducer, _compile_cache))
+    except BaseException as e:
+      future.set_exception(e)
+  else:
+    logging.info("Reusing this process's compilation of %s.", description)
+  vmfb = future.result()
+  if artifacts_dir is not None:
+    artifacts.write_bytes(artifacts.compiled_path(artifacts_dir, names), vmfb)
+  return vmfb
+
+
+def compile_tf_module(tf_module: tf.Module, backend_infos: Sequence[BackendInfo] = (),
+                      exported_names: Sequence[str] = (),
+                      artifacts_dir: Optional[str] = None) -> bytes:
+  """Compiles a tf.Module instance for the IREE backends `backend_infos`, returning the vmfb.
+
+  Saves tf_input.mlir, iree_input.mlir and compiled__<backends>.vmfb in `artifacts_dir` (and a
+  reproducer on failure, the SavedModel with --keep_saved_model).
+  """
+  backend_infos = list(backend_infos) or [BackendInfo("iree_vmvx")]
+  not_iree = [info.name for info in backend_infos if not info.is_iree]
+  if not_iree:
+    raise ValueError(f"compile_tf_module compiles for IREE backends only, got {', '.join(not_iree)}.")
+  module_name = artifacts.safe_name(type(tf_module).__name__)
+  imported = _import_module(tf_module, module_name, exported_names, artifacts_dir,
+                            _keep_saved_model_at(artifacts_dir, backends_to_str(backend_infos)))
+  return _compile_imported(imported, backend_infos, artifacts_dir)
+
+
+# --- Compiled modules -------------------------------------------------------------------------
+
+
+class CompiledModule:
+  """A module compiled for one backend; exported functions are attributes returning numpy."""
+
+  def __init__(self, module_class: ModuleClass, backend_info: BackendInfo,
+               exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None):
+    self._module_class = module_class
+    self._backend_info = backend_info
+    self._exported_names = tuple(exported_names)
+    self._artifacts_dir = artifacts_dir
+    self.module_name = module_name_of(module_class)
+    self.backend = backend_info.name
+    self.backend_info = backend_info
+
+  @property
+  def signatures(self) -> Dict[str, FunctionSignature]:
+    raise NotImplementedError
+
+  def create_reinitialized(self) -> "CompiledModule":
+    """A copy with freshly initialized state that reuses this module's compilation."""
+    raise NotImplementedError
+
+  def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
+    raise NotImplementedError
+
+  def __getattr__(self, attr: str) -> Callable[..., Any]:
+    if attr.startswith("_"):
+      raise AttributeError(attr)
+    signature = self.signatures.get(attr)
+    if signature is None:
+      raise AttributeError(
+          f"Module '{self.module_name}' on backend '{self.backend}' has no exported function "
+          f"'{attr}'; its functions are: {', '.join(self.signatures) or 'none'}.")
+
+    def call(*args, **kwargs):
+      return self._call(attr, signature, args, kwargs)
+
+    call.__name__ = attr
+    return call
+
+  def __dir__(self):
+    return list(super().__dir__()) + list(self.signatures)
+
+
+def _to_numpy(value: Any) -> Any:
+  if isinstance(value, (tf.Tensor, tf.Variable)):
+    return np.asarray(value.numpy())
+  if value is None or isinstance(value, np.ndarray):
+    return value
+  return np.asarray(value)
+
+
+class TfCompiledModule(CompiledModule):
+  """The tf.Module itself, executed by TensorFlow."""
+
+  def __init__(self, module_class: ModuleClass, backend_info: BackendInfo,
+               exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None):
+    super().__init__(module_class, backend_info, exported_names, artifacts_dir)
+    self._instance = module_class()
+    names = importer.exported_function_names(self._instance, self.module_name, exported_names)
+    self._signatures = importer.function_signatures(self._instance, names)
+
+  @property
+  def signatures(self) -> Dict[str, FunctionSignature]:
+    return self._signatures
+
+  def create_reinitialized(self) -> "TfCompiledModule":
+    return TfCompiledModule(self._module_class, self._backend_info, self._exported_names,
+                            self._artifacts_dir)
+
+  def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
+    flat = signature.flatten_inputs(self.module_name, args, kwargs)
+    result = getattr(self._instance, name)(*signature.pack_inputs(flat))
+    return structure.map_structure(_to_numpy, result)
+
+
+class IreeCompiledModule(CompiledModule):
+  """The module compiled by IREE for one backend and loaded into its runtime driver."""
+
+  def __init__(self, module_class: ModuleClass, backend_info: BackendInfo,
+               exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None,
+               _compiled: Optional[Tuple[bytes, Dict[str, FunctionSignature]]] = None):
+    super().__init__(module_class, backend_info, exported_names, artifacts_dir)
+    if _compiled is None:
+      imported = import_module_class(
+          module_class, exported_names, artifacts_dir,
+          _keep_saved_model_at(artifacts_dir, backends_to_str([backend_info])))
+      _compiled = (_compile_imported(imported, [backend_info], artifacts_dir), imported.signatures)
+    self._vmfb, self._signatures = _compiled
+    self._loaded = runtime.load_module(self._vmfb, backend_info.driver,
+                                       isolated=backend_info.isolated)
+
+  @property
+  def signatures(self) -> Dict[str, FunctionSignature]:
+    return self._signatures
+
+  @property
+  def vmfb(self) -> bytes:
+    return self._vmfb
+
+  def create_reinitialized(self) -> "IreeCompiledModule":
+    return IreeCompiledModule(self._module_class, self._backend_info, self._exported_names,
+                              self._artifacts_dir, _compiled=(self._vmfb, self._signatures))
+
+  def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
+    flat = signature.flatten_inputs(self.module_name, args, kwargs)
+    return signature.pack_outputs(self._loaded.call(name, flat))

@@ -1,0 +1,20 @@
+"""pyiree-tf-support: differential testing of tf.Modules on TensorFlow and IREE backends."""
+
+import setuptools
+
+setuptools.setup(
+    name="pyiree-tf-support",
+    version="0.1.0",
+    description="Trace-based differential testing of TensorFlow modules across IREE backends.",
+    packages=["pyiree_tf_support"],
+    python_requires=">=3.10",
+    install_requires=[
+        "tensorflow-cpu>=2.21,<2.22",
+        "iree-base-compiler>=3.13,<3.14",
+        "iree-base-runtime>=3.13,<3.14",
+        "iree-tools-tf>=20260316",
+        "absl-py>=2.5,<3",
+        "numpy>=2.0,<3",
+    ],
+    extras_require={"test": ["pytest>=8"]},
+)
