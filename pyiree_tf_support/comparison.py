@@ -154,9 +154,14 @@ def _value_mismatch(ref, tar, path, close, diffs, tolerance) -> ValueMismatch:
       path=path, shape=tuple(ref.shape), dtype=str(ref.dtype),
       mismatched=int(np.count_nonzero(bad)), total=int(ref.size),
       max_abs_diff=max_abs, max_abs_index=abs_index,
-      ref_value=ref[abs_index].item() if ref.ndim else ref.item(),
-      tar_value=tar[abs_index].item() if ref.ndim else tar.item(),
+      ref_value=_element(ref, abs_index),
+      tar_value=_element(tar, abs_index),
       max_rel_diff=max_rel, max_rel_index=rel_index, tolerance=tolerance)
+
+
+def _element(array: np.ndarray, index: Tuple[int, ...]) -> Any:
+  value = array[index] if array.ndim else array[()]
+  return value.item() if isinstance(value, np.generic) else value
 
 
 def _index(index: Tuple[int, ...]) -> str:

@@ -209,10 +209,11 @@ def _plain_input(value: Any) -> Any:
 
 def _worker_env(extra_env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
   env = dict(os.environ)
-  path = env.get("PYTHONPATH")
-  env["PYTHONPATH"] = _PACKAGE_PARENT + (os.pathsep + path if path else "")
   if extra_env:
     env.update(extra_env)
+  # The worker must import this very package, wherever it lives (checkout, Bazel runfiles, wheel).
+  path = env.get("PYTHONPATH")
+  env["PYTHONPATH"] = _PACKAGE_PARENT + (os.pathsep + path if path else "")
   return env
 
 

@@ -74,10 +74,10 @@ class FunctionSignature:
                      kwargs: Mapping[str, Any]) -> List[np.ndarray]:
     """The call's inputs flattened in signature order and cast to the signature's dtypes."""
     bound = self.bind(module_name, args, kwargs)
-    flat = structure.flatten(tuple(bound))
-    if len(flat) != len(self.inputs):
-      raise TypeError(f"{module_name}.{self.name}() expects inputs structured as "
-                      f"{self.input_structure}, got {len(flat)} values instead of {len(self.inputs)}.")
+    try:
+      flat = structure.flatten_as(self.input_structure, tuple(bound), "args")
+    except TypeError as e:
+      raise TypeError(f"{module_name}.{self.name}() inputs do not match its signature: {e}.") from None
     return [self._cast(i, value, spec, module_name) for i, (value, spec)
             in enumerate(zip(flat, self.inputs))]
 

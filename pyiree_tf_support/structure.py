@@ -30,6 +30,27 @@ def flatten(value: Any) -> List[Any]:
   return [value]
 
 
+def flatten_as(spec: Any, value: Any, path: str = "") -> List[Any]:
+  """Leaves of `value` taken where `spec` has leaves, so a Python list can be one tensor value."""
+  if spec == LEAF:
+    return [value]
+  if spec is None:
+    return []
+  if "dict" in spec:
+    if not isinstance(value, dict):
+      raise TypeError(f"expected a dict at {path or 'the top level'}, got {type(value).__name__}")
+    keys = [key for key, _ in spec["dict"]]
+    if sorted(map(repr, value)) != sorted(map(repr, keys)):
+      raise TypeError(f"expected keys {keys} at {path or 'the top level'}, got {list(value)}")
+    return [leaf for key, sub in spec["dict"] for leaf in flatten_as(sub, value[key], f"{path}[{key!r}]")]
+  items = spec.get("list", spec.get("tuple"))
+  if not isinstance(value, (list, tuple)) or len(value) != len(items):
+    got = f"{len(value)} items" if isinstance(value, (list, tuple)) else type(value).__name__
+    raise TypeError(f"expected {len(items)} items at {path or 'the top level'}, got {got}")
+  return [leaf for i, (sub, item) in enumerate(zip(items, value))
+          for leaf in flatten_as(sub, item, f"{path}[{i}]")]
+
+
 def spec_of(value: Any, is_leaf=lambda v: v is not None) -> Any:
   """The JSON-able structure spec of `value`."""
   if isinstance(value, dict):
