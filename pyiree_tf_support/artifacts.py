@@ -2,10 +2,14 @@
 
 Layout under the artifacts root:
   <Module>/tf_input.mlir, iree_input.mlir       the module before and after the TF->IREE import
+  <Module>/signatures.json                      the exported functions' metadata (for replay)
   <Module>/compiled__<backends>.vmfb            one per compiled backend (artifact name)
   <Module>/reproducer__<backends>.mlir          when compilation fails
   <Module>/saved_model__<backends>/             only with --keep_saved_model
   <Module>/traces/<trace function>__<backend>.txt
+  <Module>/traces/<trace function>__<backend>/  the same trace, loadable (trace.json + arrays.npz)
+  <Module>/repro/<trace function>__<backend>/call_<i>_<method>/
+                                                inputs, expected outputs and an iree-run-module flagfile
 """
 
 import os
@@ -70,6 +74,14 @@ def reproducer_path(artifacts_dir: str, backends: str) -> str:
 
 def saved_model_path(artifacts_dir: str, backends: str) -> str:
   return os.path.join(artifacts_dir, f"saved_model__{backends}")
+
+
+def signatures_path(module_dir: str) -> str:
+  return os.path.join(module_dir, "signatures.json")
+
+
+def repro_dir(module_dir: str, function_name: str, backend: str) -> str:
+  return os.path.join(module_dir, "repro", f"{safe_name(function_name)}__{safe_name(backend)}")
 
 
 def trace_dir(module_dir: str) -> str:

@@ -1,7 +1,8 @@
 """The backend table: the single source of truth for every backend name the library accepts."""
 
+import collections
 import dataclasses
-from typing import Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 TF_DRIVER = "tf"
 
@@ -74,3 +75,17 @@ def lookup(name: str) -> BackendSpec:
 
 def find(name: str) -> Optional[BackendSpec]:
   return _BY_NAME.get(name)
+
+
+def indexed_names(names: Sequence[str]) -> List[str]:
+  """Artifact names: repeated backends get an index (`tf,x,tf` -> `tf_0,x,tf_1`)."""
+  counts = collections.Counter(names)
+  seen: Dict[str, int] = collections.defaultdict(int)
+  result = []
+  for name in names:
+    if counts[name] > 1:
+      result.append(f"{name}_{seen[name]}")
+      seen[name] += 1
+    else:
+      result.append(name)
+  return result

@@ -27,6 +27,9 @@ flags.DEFINE_bool("keep_saved_model", False,
 flags.DEFINE_string("tolerances", "",
                     "Per-backend tolerance overrides: backend:dtype:rtol:atol[,...], "
                     "e.g. iree_vulkan:float32:1e-5:1e-5.")
+flags.DEFINE_list("xfail_backends", [],
+                  "Target backends expected to fail in this file: their failures are XFAIL, and "
+                  "passing every trace is an XPASS error.")
 flags.DEFINE_bool("compile_cache", True, "Reuse compiled modules from the on-disk compile cache.")
 flags.DEFINE_string("compile_cache_dir", None,
                     "Compile cache location. Default: $PYIREE_TF_SUPPORT_CACHE_DIR, else "

@@ -160,8 +160,12 @@ def _value_mismatch(ref, tar, path, close, diffs, tolerance) -> ValueMismatch:
 
 
 def _element(array: np.ndarray, index: Tuple[int, ...]) -> Any:
-  value = array[index] if array.ndim else array[()]
-  return value.item() if isinstance(value, np.generic) else value
+  return array[index] if array.ndim else array[()]
+
+
+def _value(value: Any) -> str:
+  """An element as its dtype prints it (float32 11.3, not 11.300000190734863)."""
+  return str(value) if isinstance(value, (np.number, np.bool_)) else repr(value)
 
 
 def _index(index: Tuple[int, ...]) -> str:
@@ -174,17 +178,17 @@ def describe(mismatch: Mismatch) -> str:
     return f"{mismatch.path}: {mismatch.reason}."
   m = mismatch
   if not m.shape:
-    return (f"{m.path}: scalars are not close ({m.dtype}): expected {m.ref_value!r}, "
-            f"got {m.tar_value!r} (absolute difference {m.max_abs_diff:g}, relative difference "
+    return (f"{m.path}: scalars are not close ({m.dtype}): expected {_value(m.ref_value)}, "
+            f"got {_value(m.tar_value)} (absolute difference {m.max_abs_diff:g}, relative difference "
             f"{m.max_rel_diff:g}; {m.tolerance}).")
   percent = 100.0 * m.mismatched / m.total
   tolerance = "exact comparison" if m.tolerance == tolerances.EXACT else str(m.tolerance)
   if np.isnan(m.max_abs_diff):
-    detail = (f"first at index {_index(m.max_abs_index)}: expected {m.ref_value!r}, "
-              f"got {m.tar_value!r}")
+    detail = (f"first at index {_index(m.max_abs_index)}: expected {_value(m.ref_value)}, "
+              f"got {_value(m.tar_value)}")
   else:
     detail = (f"greatest absolute difference {m.max_abs_diff:g} at index {_index(m.max_abs_index)} "
-              f"(expected {m.ref_value!r}, got {m.tar_value!r}); greatest relative difference "
+              f"(expected {_value(m.ref_value)}, got {_value(m.tar_value)}); greatest relative difference "
               f"{m.max_rel_diff:g} at index {_index(m.max_rel_index)}")
   return (f"{m.path}: {m.dtype}{list(m.shape)} arrays are not close: {m.mismatched} of {m.total} "
           f"elements ({percent:.1f}%) differ; {detail}; {tolerance}.")

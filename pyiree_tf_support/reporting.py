@@ -1,8 +1,15 @@
-"""Per-backend outcomes of one compared trace, and the one report format built from them."""
+"""Per-backend outcomes of one compared trace, and the one report format built from them.
+
+PASS, MISMATCH, COMPILE ERROR, RUNTIME ERROR and SKIPPED describe what happened; a backend listed as
+expected to fail turns a failure into XFAIL (the test passes) and is held to it: a backend expected
+to fail that fails nothing is an XPASS, reported as an error so the list stays honest.
+"""
 
 import dataclasses
 import enum
 from typing import Optional, Sequence
+
+from pyiree_tf_support import traces
 
 
 class Status(enum.Enum):
@@ -11,6 +18,7 @@ class Status(enum.Enum):
   COMPILE_ERROR = "COMPILE ERROR"
   RUNTIME_ERROR = "RUNTIME ERROR"
   SKIPPED = "SKIPPED"
+  XFAIL = "XFAIL"
 
   @property
   def failed(self) -> bool:
@@ -24,6 +32,31 @@ class Outcome:
   status: Status
   detail: str = ""
   trace_path: Optional[str] = None
+  repro_command: Optional[str] = None  # re-runs the first mismatching call alone
+
+  def expecting_failure(self) -> "Outcome":
+    """This outcome for a backend listed as expected to fail."""
+    if not self.status.failed:
+      return self
+    return dataclasses.replace(self, status=Status.XFAIL,
+                               detail=f"expected failure: {self.status.value}\n{self.detail}")
+
+
+def evaluate(ref_trace: traces.Trace, tar_trace: traces.Trace, error: Optional[str],
+             trace_path: Optional[str] = None,
+             repro_commands: Sequence[Optional[str]] = ()) -> Outcome:
+  """The outcome of a target trace: its runtime error, or its mismatches against the reference."""
+  if error:
+    return Outcome(tar_trace.backend, Status.RUNTIME_ERROR, error, trace_path)
+  call_mismatches = traces.compare_calls(ref_trace, tar_trace)
+  if not call_mismatches:
+    return Outcome(tar_trace.backend, Status.PASS, "", trace_path)
+  detail = "\n".join(m.describe() for m in call_mismatches)
+  first = call_mismatches[0].index
+  command = repro_commands[first] if first < len(repro_commands) else None
+  if command:
+    command = f"re-run call {first} alone: {command}"
+  return Outcome(tar_trace.backend, Status.MISMATCH, detail, trace_path, command)
 
 
 def _indent(text: str, prefix: str = "  ") -> str:
@@ -34,19 +67,29 @@ def format_outcome(outcome: Outcome) -> str:
   line = f"{outcome.backend}: {outcome.status.value}"
   if outcome.detail:
     line += "\n" + _indent(outcome.detail)
-  if outcome.trace_path and outcome.status.failed:
+  if outcome.trace_path and outcome.status in (Status.MISMATCH, Status.RUNTIME_ERROR, Status.XFAIL):
     line += "\n" + _indent(f"trace: {outcome.trace_path}")
+  if outcome.repro_command:
+    line += "\n" + _indent(outcome.repro_command)
   return line
 
 
 def format_report(function_name: str, reference: str, outcomes: Sequence[Outcome]) -> str:
-  """The whole report of one compared trace, failing backends first named in the headline."""
+  """The whole report of one compared trace; the headline names every failing backend."""
   failed = [o for o in outcomes if o.status.failed]
   if failed:
     headline = (f"Trace '{function_name}' failed on {len(failed)} of {len(outcomes)} target "
                 f"backend(s) compared with the reference '{reference}': "
                 + ", ".join(f"{o.backend} ({o.status.value.lower()})" for o in failed) + ".")
   else:
-    headline = (f"Trace '{function_name}' matched the reference '{reference}' on "
-                f"{sum(o.status is Status.PASS for o in outcomes)} target backend(s).")
+    counts = {status: sum(o.status is status for o in outcomes) for status in Status}
+    parts = [f"{n} {status.value.lower()}" for status, n in counts.items() if n]
+    headline = (f"Trace '{function_name}' compared with the reference '{reference}': "
+                + ", ".join(parts or ["no target backends"]) + ".")
   return headline + "\n" + "\n".join(format_outcome(o) for o in outcomes)
+
+
+def xpass_message(test_class: str, backends: Sequence[str]) -> str:
+  return (f"XPASS: {test_class} passed every trace on {', '.join(backends)}, which "
+          f"{'is' if len(backends) == 1 else 'are'} listed as expected to fail; remove "
+          f"{'it' if len(backends) == 1 else 'them'} from the failing list (--xfail_backends).")

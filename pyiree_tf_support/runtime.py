@@ -4,11 +4,12 @@ TensorFlow-free. The in-process host suits CPU drivers; the isolated host (a wor
 never imports TensorFlow, see runtime_worker) is required for Vulkan and contains runtime crashes.
 """
 
-from typing import List, Protocol, Sequence, Tuple
+from typing import Any, List, Mapping, Protocol, Sequence, Tuple
 
 import numpy as np
 
 from pyiree_tf_support import readback
+from pyiree_tf_support.signatures import FunctionSignature
 from pyiree_tf_support.runtime_errors import BackendRuntimeError, WorkerCrashedError  # pylint: disable=unused-import
 
 
@@ -65,6 +66,13 @@ class InProcessModule:
   def close(self) -> None:
     self._functions = None
     self._context = None
+
+
+def call_function(loaded: LoadedModule, signature: FunctionSignature, module_name: str,
+                  args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+  """Calls one function: inputs cast and flattened by its signature, results re-packed."""
+  flat = signature.flatten_inputs(module_name, args, kwargs)
+  return signature.pack_outputs(loaded.call(signature.name, flat))
 
 
 def load_module(vmfb: bytes, driver: str, *, isolated: bool = False) -> LoadedModule:

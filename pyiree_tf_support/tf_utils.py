@@ -22,7 +22,7 @@ from pyiree_tf_support import importer
 from pyiree_tf_support import runtime
 from pyiree_tf_support import structure
 from pyiree_tf_support.compile_cache import CompileCache
-from pyiree_tf_support.signatures import FunctionSignature
+from pyiree_tf_support.signatures import FunctionSignature, signatures_to_json
 
 ModuleClass = Union[type, Callable[[], tf.Module]]
 
@@ -156,6 +156,8 @@ def _save_import_artifacts(imported: importer.ImportedModule, artifacts_dir: Opt
   if artifacts_dir is not None:
     artifacts.write_text(os.path.join(artifacts_dir, "tf_input.mlir"), imported.tf_input)
     artifacts.write_text(os.path.join(artifacts_dir, "iree_input.mlir"), imported.iree_input)
+    artifacts.write_text(artifacts.signatures_path(artifacts_dir),
+                         signatures_to_json(imported.signatures))
 
 
 def import_module_class(module_class: ModuleClass, exported_names: Sequence[str] = (),
@@ -334,5 +336,4 @@ class IreeCompiledModule(CompiledModule):
                               self._artifacts_dir, _compiled=(self._vmfb, self._signatures))
 
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
-    flat = signature.flatten_inputs(self.module_name, args, kwargs)
-    return signature.pack_outputs(self._loaded.call(name, flat))
+    return runtime.call_function(self._loaded, signature, self.module_name, args, kwargs)

@@ -8,7 +8,7 @@ import copy
 import dataclasses
 import os
 import sys
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -148,6 +148,20 @@ def compare_calls(ref_trace: Trace, tar_trace: Trace) -> List[CallMismatch]:
     if mismatches:
       result.append(CallMismatch(i, ref_call.method, tuple(mismatches)))
   return result
+
+
+def run_trace(module: Any, trace_function: Callable, before: Callable[[], None] = lambda: None,
+              function_name: Optional[str] = None) -> Tuple["Trace", Optional[str]]:
+  """Runs `trace_function` on `module`, recording a Trace; returns it and the error, if any."""
+  trace = Trace(module, trace_function, function_name=function_name)
+  before()
+  try:
+    trace_function(TracedModule(module, trace))
+  except Exception as e:  # pylint: disable=broad-except
+    where = (f"call {len(trace.calls)} ({trace.pending_method})" if trace.pending_method
+             else f"the trace function after call {len(trace.calls) - 1}")
+    return trace, f"{where} raised {type(e).__name__}: {e}"
+  return trace, None
 
 
 class TracedModule:

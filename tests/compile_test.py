@@ -46,7 +46,7 @@ class CompileTfModuleTest(absltest.TestCase):
     self.assertGreater(len(vmfb), 1000)
     files = sorted(os.listdir(self.artifacts_dir))
     self.assertEqual(files, ["compiled__iree_vmla__iree_llvmjit.vmfb", "iree_input.mlir",
-                             "tf_input.mlir"])
+                             "signatures.json", "tf_input.mlir"])
     with open(os.path.join(self.artifacts_dir, "tf_input.mlir")) as f:
       self.assertIn("tf_saved_model", f.read())
     with open(os.path.join(self.artifacts_dir, "iree_input.mlir")) as f:
@@ -80,7 +80,8 @@ class CompileTfModuleTest(absltest.TestCase):
     with self.assertRaisesRegex(importer.ModuleImportError, r"'PrintingModule'.*tf\.PrintV2"):
       tf_utils.compile_tf_module(PrintingModule(), artifacts_dir=self.artifacts_dir)
     # The texts are saved for inspection, and no compiler output or reproducer exists.
-    self.assertEqual(sorted(os.listdir(self.artifacts_dir)), ["iree_input.mlir", "tf_input.mlir"])
+    self.assertEqual(sorted(os.listdir(self.artifacts_dir)),
+                     ["iree_input.mlir", "signatures.json", "tf_input.mlir"])
 
   def test_tf_is_not_an_iree_backend(self):
     with self.assertRaisesRegex(ValueError, "IREE backends only, got tf"):

@@ -63,10 +63,13 @@ class TracedModuleTestCaseTest(absltest.TestCase):
     cli_flags.ensure_parsed()
     self.artifacts_dir = tempfile.mkdtemp()
 
-  def files(self):
+  def files(self, everything=False):
+    """The module's artifacts; by default the top level and the readable traces."""
     root = os.path.join(self.artifacts_dir, "CounterModule")
-    return sorted(os.path.relpath(os.path.join(d, f), root)
-                  for d, _, files in os.walk(root) for f in files)
+    paths = sorted(os.path.relpath(os.path.join(d, f), root)
+                   for d, _, files in os.walk(root) for f in files)
+    return paths if everything else [
+        p for p in paths if p.count("/") == 0 or (p.startswith("traces/") and p.count("/") == 1)]
 
   def test_duplicate_backends_are_indexed_and_the_reference_is_ref(self):
     with flagsaver.flagsaver(target_backends=["iree_vmla", "iree_vmla", "iree_llvmjit"],
@@ -75,7 +78,7 @@ class TracedModuleTestCaseTest(absltest.TestCase):
     self.assertTrue(result.wasSuccessful(), result.failures + result.errors)
     self.assertEqual(self.files(), [
         "compiled__iree_llvmjit.vmfb", "compiled__iree_vmla_0.vmfb", "compiled__iree_vmla_1.vmfb",
-        "iree_input.mlir", "tf_input.mlir",
+        "iree_input.mlir", "signatures.json", "tf_input.mlir",
         "traces/mul_and_add__iree_llvmjit.txt", "traces/mul_and_add__iree_vmla_0.txt",
         "traces/mul_and_add__iree_vmla_1.txt", "traces/mul_and_add__tf_ref.txt"])
 
