@@ -12,6 +12,7 @@ Layout under the artifacts root:
                                                 inputs, expected outputs and an iree-run-module flagfile
 """
 
+import hashlib
 import os
 import re
 import tempfile
@@ -35,6 +36,35 @@ def default_root() -> str:
   """$TEST_UNDECLARED_OUTPUTS_DIR under Bazel, else <tmp>/iree/modules."""
   return os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.path.join(
       tempfile.gettempdir(), "iree", "modules")
+
+
+def claim_module_dir(root: str, module_name: str, identity: str) -> str:
+  """The directory of one module's artifacts under `root`, created if needed.
+
+  `<root>/<module_name>` belongs to the first test file that used it (its identity is recorded in
+  `.owner`); a different module that happens to have the same name gets
+  `<root>/<module_name>__<8 hex digits of its identity>`, so the two never overwrite each other.
+  """
+  path = os.path.join(root, module_name)
+  os.makedirs(path, exist_ok=True)
+  owner = os.path.join(path, ".owner")
+  if not os.path.exists(owner):
+    fd, tmp = tempfile.mkstemp(dir=path, prefix=".tmp-owner-")
+    with os.fdopen(fd, "w") as f:
+      f.write(identity)
+    try:
+      os.link(tmp, owner)  # atomic, and fails if another process claimed it first.
+    except FileExistsError:
+      pass
+    finally:
+      os.remove(tmp)
+  with open(owner) as f:
+    if f.read() == identity:
+      return path
+  digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:8]
+  path = os.path.join(root, f"{module_name}__{digest}")
+  os.makedirs(path, exist_ok=True)
+  return path
 
 
 def _write(path: str, data: Union[str, bytes]) -> None:

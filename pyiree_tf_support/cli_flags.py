@@ -3,11 +3,13 @@
 
 import os
 import shlex
-from typing import Any, List
+from typing import Any, List, Optional
 
 from absl import flags
+from absl import logging
 
 from pyiree_tf_support import backends
+from pyiree_tf_support import compile_cache
 from pyiree_tf_support import tolerances
 
 ENV_VAR = "PYIREE_TF_SUPPORT_FLAGS"
@@ -30,6 +32,9 @@ flags.DEFINE_string("tolerances", "",
 flags.DEFINE_list("xfail_backends", [],
                   "Target backends expected to fail in this file: their failures are XFAIL, and "
                   "passing every trace is an XPASS error.")
+flags.DEFINE_integer("compile_jobs", None,
+                     "How many backends compile concurrently (iree-compile processes). "
+                     "Default: the number of CPUs.", lower_bound=1)
 flags.DEFINE_bool("compile_cache", True, "Reuse compiled modules from the on-disk compile cache.")
 flags.DEFINE_string("compile_cache_dir", None,
                     "Compile cache location. Default: $PYIREE_TF_SUPPORT_CACHE_DIR, else "
@@ -73,3 +78,14 @@ def ensure_parsed() -> None:
 def value(name: str) -> Any:
   ensure_parsed()
   return getattr(FLAGS, name)
+
+
+def compile_cache_from_flags() -> Optional[compile_cache.CompileCache]:
+  """The cache --compile_cache / --compile_cache_dir ask for (None when off)."""
+  if not value("compile_cache"):
+    return None
+  directory = value("compile_cache_dir") or compile_cache.default_cache_dir()
+  if directory is None:
+    logging.info("Compile cache off under Bazel; set PYIREE_TF_SUPPORT_CACHE_DIR to share one.")
+    return None
+  return compile_cache.CompileCache(directory)

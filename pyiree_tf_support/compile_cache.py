@@ -14,11 +14,17 @@ _DIGEST_BYTES = 32
 _MAGIC = b"PYIREE-TF-CACHE-1\n"
 
 
-def default_cache_dir() -> str:
-  """$PYIREE_TF_SUPPORT_CACHE_DIR, else $XDG_CACHE_HOME or ~/.cache, else the temp dir."""
+def default_cache_dir() -> Optional[str]:
+  """$PYIREE_TF_SUPPORT_CACHE_DIR, else $XDG_CACHE_HOME or ~/.cache, else the temp dir.
+
+  None under a Bazel test (TEST_TMPDIR set) unless the variable is set: a test there must not
+  depend on files another test left behind.
+  """
   explicit = os.environ.get("PYIREE_TF_SUPPORT_CACHE_DIR")
   if explicit:
     return explicit
+  if os.environ.get("TEST_TMPDIR"):
+    return None
   base = os.environ.get("XDG_CACHE_HOME")
   if not base and os.environ.get("HOME"):
     base = os.path.join(os.environ["HOME"], ".cache")
@@ -98,3 +104,4 @@ def _remove_quietly(path: str) -> None:
     os.remove(path)
   except OSError:
     pass
+

@@ -10,19 +10,19 @@ report is the one a live run prints. Exit status: 0 all passed, 1 a backend fail
 
 import os
 import sys
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from absl import app
 
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import backends
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import compile_cache
 from pyiree_tf_support import compiler
 from pyiree_tf_support import reporting
 from pyiree_tf_support import runtime
 from pyiree_tf_support import tolerances
 from pyiree_tf_support import trace_io
+from pyiree_tf_support.compile_cache import CompileCache
 from pyiree_tf_support.signatures import FunctionSignature, signatures_from_json
 from pyiree_tf_support.traces import Trace, run_trace
 
@@ -59,7 +59,7 @@ def _read(path: str, what: str) -> str:
 
 
 def replay(trace_dir: str, target_backends: Sequence[str],
-           cache: compile_cache.CompileCache = None) -> List[reporting.Outcome]:
+           cache: Optional[CompileCache] = None) -> List[reporting.Outcome]:
   """Replays the trace saved in `trace_dir` on each target backend; returns their outcomes."""
   if not os.path.isfile(os.path.join(trace_dir, "trace.json")):
     raise ReplayError(f"No saved trace in {trace_dir}: expected trace.json and arrays.npz "
@@ -117,12 +117,8 @@ def main(argv: Sequence[str]) -> int:
           file=sys.stderr)
     return 2
   tolerances.parse_overrides(cli_flags.value("tolerances") or "")
-  cache = None
-  if cli_flags.value("compile_cache"):
-    cache = compile_cache.CompileCache(
-        cli_flags.value("compile_cache_dir") or compile_cache.default_cache_dir())
   try:
-    outcomes = replay(argv[1], targets, cache)
+    outcomes = replay(argv[1], targets, cli_flags.compile_cache_from_flags())
   except (ReplayError, KeyError) as e:
     print(f"replay: {e.args[0] if isinstance(e, KeyError) else e}", file=sys.stderr)
     return 2

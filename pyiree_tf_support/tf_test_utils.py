@@ -7,6 +7,7 @@ compiles MyModule once for the reference and every target backend; each test cal
 
 import concurrent.futures
 import os
+import time
 import unittest
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -16,7 +17,6 @@ import tensorflow as tf
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import backends
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import compile_cache
 from pyiree_tf_support import reporting
 from pyiree_tf_support import repro
 from pyiree_tf_support import tf_utils
@@ -55,21 +55,17 @@ def get_target_backends() -> List[BackendInfo]:
   return infos
 
 
-def _setup_artifacts_dir(module_name: str) -> str:
+def _setup_artifacts_dir(module_class) -> str:
+  """<artifacts_dir>/<Module>, or <Module>__<hash> when another test file's module has the name."""
   root = cli_flags.value("artifacts_dir") or artifacts.default_root()
-  path = os.path.join(root, artifacts.safe_name(module_name))
-  os.makedirs(path, exist_ok=True)
-  return path
+  return artifacts.claim_module_dir(root, tf_utils.module_name_of(module_class),
+                                    tf_utils.module_identity(module_class))
 
 
 def _configure_from_flags() -> None:
   tolerances.clear_backend_overrides()
   tolerances.parse_overrides(cli_flags.value("tolerances") or "")
-  if cli_flags.value("compile_cache"):
-    directory = cli_flags.value("compile_cache_dir") or compile_cache.default_cache_dir()
-    tf_utils.set_compile_cache(compile_cache.CompileCache(directory))
-  else:
-    tf_utils.set_compile_cache(None)
+  tf_utils.set_compile_cache(cli_flags.compile_cache_from_flags())
 
 
 def compile_module(module_class, exported_names: Sequence[str] = ()) -> Callable[[type], type]:
@@ -121,9 +117,10 @@ class TracedModuleTestCase(tf.test.TestCase):
     cli_flags.ensure_parsed()
     _configure_from_flags()
     cls._module_name = tf_utils.module_name_of(cls._module_class)
-    cls._artifacts_dir = _setup_artifacts_dir(cls._module_name)
+    cls._artifacts_dir = _setup_artifacts_dir(cls._module_class)
     logging.info("Artifacts of %s are saved in %s", cls._module_name, cls._artifacts_dir)
 
+    started = time.monotonic()
     ref_info = get_reference_backend_info()
     ref_setup = _compile_backend(cls, ref_info)
     if ref_setup.module is None:
@@ -138,9 +135,11 @@ class TracedModuleTestCase(tf.test.TestCase):
         tf_utils.import_module_class(cls._module_class, cls._exported_names, cls._artifacts_dir)
       except Exception:  # pylint: disable=broad-except
         pass  # reported per backend by _compile_backend.
-    workers = max(1, min(len(infos), os.cpu_count() or 1))
+    workers = max(1, min(len(infos), cli_flags.value("compile_jobs") or os.cpu_count() or 1))
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
       cls._target_setups = list(pool.map(lambda info: _compile_backend(cls, info), infos))
+    logging.info("Compiled %s for the reference and %d target backend(s) in %.2f s.",
+                 cls._module_name, len(infos), time.monotonic() - started)
     xfail = set(cli_flags.value("xfail_backends") or ())
     cls._xfail_results = {s.info.name: s.status.failed for s in cls._target_setups
                           if xfail & set(s.info.names()) and s.status is not Status.SKIPPED}

@@ -5,6 +5,7 @@ cache), `runtime` (running .vmfb files) and `artifacts` (file layout).
 """
 
 import concurrent.futures
+import inspect
 import os
 import random
 import threading
@@ -74,6 +75,15 @@ def get_shape_and_dtype(array: np.ndarray, allow_non_mlir_dtype: bool = False) -
 def module_name_of(module_class: ModuleClass) -> str:
   """The name of a module class or factory function, safe as a directory name."""
   return artifacts.safe_name(getattr(module_class, "__name__", type(module_class).__name__))
+
+
+def module_identity(module_class: ModuleClass) -> str:
+  """Tells apart two module classes with the same name: defining file name and qualified name."""
+  try:
+    source = os.path.basename(inspect.getsourcefile(module_class) or "")
+  except TypeError:
+    source = ""
+  return f"{source}:{getattr(module_class, '__qualname__', module_name_of(module_class))}"
 
 
 class BackendInfo:

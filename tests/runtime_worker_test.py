@@ -18,6 +18,7 @@ from absl.testing import absltest
 import numpy as np
 
 from pyiree_tf_support import readback
+from pyiree_tf_support import runtime
 from pyiree_tf_support import runtime_worker
 from pyiree_tf_support.runtime_errors import BackendRuntimeError, WorkerCrashedError
 
@@ -172,6 +173,25 @@ class LocalTaskWorkerTest(_ResultAssertions):
     self.assertScriptResults(worker)
     for got, want in zip(worker, in_process):
       self.assertResultsEqual(got, want)
+
+  def test_load_module_isolated_matches_in_process(self):
+    in_process = runtime.load_module(self.vmfb, "local-task")
+    isolated = runtime.load_module(self.vmfb, "local-task", isolated=True)
+    self.addCleanup(in_process.close)
+    self.addCleanup(isolated.close)
+    self.assertIsInstance(isolated, runtime_worker.WorkerModule)
+    self.assertEqual(isolated.function_names, in_process.function_names)
+    expected = _run_script(in_process)
+    self.assertScriptResults(expected)
+    for got, want in zip(_run_script(isolated), expected):
+      self.assertResultsEqual(got, want)
+
+  def test_local_sync_driver(self):
+    module = runtime_worker.WorkerModule(self.vmfb, "local-sync")
+    self.addCleanup(module.close)
+    self.assertScriptResults(_run_script(module))
+    module.reset()
+    self.assertResultsEqual(module.call("get_counter", []), [np.array(10.0, np.float32)])
 
   def test_function_names_hide_internal_exports(self):
     module = self._worker()
@@ -406,7 +426,7 @@ class ImportHygieneTest(absltest.TestCase):
   def test_worker_modules_do_not_import_tensorflow(self):
     code = ("import sys\n"
             "import pyiree_tf_support.runtime_worker, pyiree_tf_support.readback\n"
-            "import pyiree_tf_support.runtime_errors\n"
+            "import pyiree_tf_support.runtime_errors, pyiree_tf_support.runtime\n"
             "bad = sorted(m for m in sys.modules if m == 'tensorflow' or m.startswith(('tensorflow.', 'keras', 'tf_keras')))\n"
             "print(repr(bad))\n")
     env = dict(os.environ, PYTHONPATH=_REPO_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))

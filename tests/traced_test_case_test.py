@@ -67,7 +67,7 @@ class TracedModuleTestCaseTest(absltest.TestCase):
     """The module's artifacts; by default the top level and the readable traces."""
     root = os.path.join(self.artifacts_dir, "CounterModule")
     paths = sorted(os.path.relpath(os.path.join(d, f), root)
-                   for d, _, files in os.walk(root) for f in files)
+                   for d, _, files in os.walk(root) for f in files if not f.startswith("."))
     return paths if everything else [
         p for p in paths if p.count("/") == 0 or (p.startswith("traces/") and p.count("/") == 1)]
 
