@@ -32,6 +32,9 @@ flags.DEFINE_string("tolerances", "",
 flags.DEFINE_list("xfail_backends", [],
                   "Target backends expected to fail in this file: their failures are XFAIL, and "
                   "passing every trace is an XPASS error.")
+flags.DEFINE_bool("run_in_worker", False,
+                  "Run every IREE backend in a worker process without TensorFlow (Vulkan always "
+                  "runs there), so a runtime crash fails that backend instead of the test process.")
 flags.DEFINE_integer("compile_jobs", None,
                      "How many backends compile concurrently (iree-compile processes). "
                      "Default: the number of CPUs.", lower_bound=1)

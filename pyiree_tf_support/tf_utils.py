@@ -97,7 +97,7 @@ class BackendInfo:
     self.driver = self._spec.driver
     self.compiler_targets = list(self._spec.compiler_targets)
     self.compiler_flags = list(self._spec.compiler_flags)
-    self.isolated = self._spec.isolated
+    self.isolated = self._spec.isolated or (self.is_iree and cli_flags.value("run_in_worker"))
 
   @property
   def spec(self) -> backends.BackendSpec:

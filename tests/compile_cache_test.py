@@ -1,0 +1,124 @@
+"""The compile cache: content-addressed, verified on read, bounded, shared safely; and a process
+compiles each distinct request once."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+
+from absl.testing import absltest
+
+from pyiree_tf_support import compile_cache
+from pyiree_tf_support import compiler
+
+MLIR = """
+func.func @double(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}"""
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class CompileCacheTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.cache = compile_cache.CompileCache(tempfile.mkdtemp())
+    self.request = compiler.CompileRequest(MLIR, ("vmvx",))
+
+  def entry_path(self):
+    key = self.request.key()
+    return os.path.join(self.cache.directory, key[:2], key + ".vmfb")
+
+  def test_second_compile_is_a_hit_with_identical_bytes(self):
+    first = compiler.compile_request(self.request, "double", cache=self.cache)
+    second = compiler.compile_request(self.request, "double", cache=self.cache)
+    self.assertEqual(first, second)
+    self.assertEqual((self.cache.hits, self.cache.misses), (1, 1))
+
+  def test_key_covers_input_targets_and_flags(self):
+    keys = {
+        self.request.key(),
+        compiler.CompileRequest(MLIR + "\n", ("vmvx",)).key(),
+        compiler.CompileRequest(MLIR, ("llvm-cpu",)).key(),
+        compiler.CompileRequest(MLIR, ("vmvx",), ("--iree-opt-level=O0",)).key(),
+    }
+    self.assertLen(keys, 4)
+
+  def test_a_corrupt_entry_is_discarded_and_recompiled(self):
+    good = compiler.compile_request(self.request, "double", cache=self.cache)
+    with open(self.entry_path(), "r+b") as f:
+      f.seek(-10, os.SEEK_END)
+      f.write(b"\xff" * 10)
+    self.assertIsNone(self.cache.get(self.request.key()))
+    self.assertFalse(os.path.exists(self.entry_path()))
+    self.assertEqual(compiler.compile_request(self.request, "double", cache=self.cache), good)
+
+  def test_a_truncated_entry_is_a_miss(self):
+    compiler.compile_request(self.request, "double", cache=self.cache)
+    with open(self.entry_path(), "r+b") as f:
+      f.truncate(40)
+    self.assertIsNone(self.cache.get(self.request.key()))
+
+  def test_least_recently_used_entries_are_evicted_beyond_the_bound(self):
+    cache = compile_cache.CompileCache(tempfile.mkdtemp(), max_bytes=2500)
+    for i, key in enumerate(["aa" + "0" * 62, "bb" + "0" * 62, "cc" + "0" * 62]):
+      cache.put(key, bytes([i]) * 1000)
+      os.utime(cache._path(key), (i, i))  # pylint: disable=protected-access
+    cache.evict()
+    self.assertIsNone(cache.get("aa" + "0" * 62))
+    self.assertEqual(cache.get("cc" + "0" * 62), bytes([2]) * 1000)
+
+  def test_concurrent_writers_leave_a_whole_entry(self):
+    payloads = [bytes([i]) * 200_000 for i in range(8)]
+    key = "dd" + "1" * 62
+    threads = [threading.Thread(target=self.cache.put, args=(key, p)) for p in payloads]
+    for thread in threads:
+      thread.start()
+    for thread in threads:
+      thread.join()
+    self.assertIn(self.cache.get(key), payloads)
+    self.assertEqual([n for n in os.listdir(os.path.dirname(self.cache._path(key)))  # pylint: disable=protected-access
+                      if n.startswith(".tmp")], [])
+
+  def test_default_location_is_off_under_bazel_unless_set(self):
+    environment = {"TEST_TMPDIR": "/tmp/x"}
+    with absltest.mock.patch.dict(os.environ, environment, clear=True):
+      self.assertIsNone(compile_cache.default_cache_dir())
+    with absltest.mock.patch.dict(os.environ, dict(environment, PYIREE_TF_SUPPORT_CACHE_DIR="/c"),
+                                  clear=True):
+      self.assertEqual(compile_cache.default_cache_dir(), "/c")
+    with absltest.mock.patch.dict(os.environ, {"HOME": "/home/u"}, clear=True):
+      self.assertEqual(compile_cache.default_cache_dir(),
+                       "/home/u/.cache/pyiree_tf_support/compile_cache")
+
+
+class CompileOncePerProcessTest(absltest.TestCase):
+
+  def run_e2e(self, *args):
+    process = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "e2e", "simple_stateful_test.py"),
+         f"--artifacts_dir={tempfile.mkdtemp()}", *args],
+        capture_output=True, text=True, check=False, timeout=600,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    self.assertEqual(process.returncode, 0, process.stderr[-3000:])
+    return process.stderr
+
+  def test_duplicate_backends_compile_once(self):
+    log = self.run_e2e("--target_backends=iree_vmla,iree_vmla,iree_vmla", "--nocompile_cache")
+    self.assertEqual(log.count("Invoke IREE Tool"), 1, log)
+    self.assertEqual(log.count("Reusing this process's compilation"), 2)
+
+  def test_an_unchanged_module_compiles_nothing_the_second_time(self):
+    cache_dir = tempfile.mkdtemp()
+    first = self.run_e2e("--target_backends=iree_vmla,iree_llvmjit", f"--compile_cache_dir={cache_dir}")
+    second = self.run_e2e("--target_backends=iree_vmla,iree_llvmjit", f"--compile_cache_dir={cache_dir}")
+    self.assertEqual(first.count("Compile cache miss"), 2)
+    self.assertEqual(second.count("Compile cache hit"), 2)
+    self.assertNotIn("Invoke IREE Tool", second)
+
+
+if __name__ == "__main__":
+  absltest.main()
