@@ -118,5 +118,10 @@ def trace_dir(module_dir: str) -> str:
   return os.path.join(module_dir, "traces")
 
 
-def trace_path(module_dir: str, function_name: str, backend: str) -> str:
-  return os.path.join(trace_dir(module_dir), f"{safe_name(function_name)}__{safe_name(backend)}.txt")
+def trace_file_name(function_name: str, backend: str, suffix: str = ".txt") -> str:
+  """<function>__<backend><suffix>: the readable trace, or (suffix "") the loadable one."""
+  return f"{safe_name(function_name)}__{safe_name(backend)}{suffix}"
+
+
+def trace_path(module_dir: str, function_name: str, backend: str, suffix: str = ".txt") -> str:
+  return os.path.join(trace_dir(module_dir), trace_file_name(function_name, backend, suffix))

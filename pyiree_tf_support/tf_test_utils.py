@@ -6,6 +6,7 @@ compiles MyModule once for the reference and every target backend; each test cal
 """
 
 import concurrent.futures
+import dataclasses
 import os
 import time
 import unittest
@@ -79,15 +80,13 @@ def compile_module(module_class, exported_names: Sequence[str] = ()) -> Callable
   return decorator
 
 
+@dataclasses.dataclass(frozen=True)
 class _BackendSetup:
   """One target backend after setUpClass: its compiled module, or why it has none."""
-
-  def __init__(self, info: BackendInfo, module=None, status: Status = Status.PASS,
-               detail: str = ""):
-    self.info = info
-    self.module = module
-    self.status = status
-    self.detail = detail
+  info: BackendInfo
+  module: Optional[tf_utils.CompiledModule] = None
+  status: Status = Status.PASS
+  detail: str = ""
 
 
 def _compile_backend(cls, info: BackendInfo) -> _BackendSetup:
@@ -165,10 +164,11 @@ class TracedModuleTestCase(tf.test.TestCase):
       raise AssertionError(reporting.xpass_message(cls.__name__, passed_all))
 
   def _save_trace(self, trace: Trace) -> str:
-    trace_dir = artifacts.trace_dir(self._artifacts_dir)
-    trace_io.save_trace(trace, os.path.join(
-        trace_dir, f"{artifacts.safe_name(trace.function_name)}__{artifacts.safe_name(trace.backend)}"))
-    return trace.save_plaintext(trace_dir, cli_flags.value("summarize"))
+    """Saves the trace readable (.txt, returned) and loadable (a directory beside it)."""
+    trace_io.save_trace(trace, artifacts.trace_path(
+        self._artifacts_dir, trace.function_name, trace.backend, suffix=""))
+    return trace.save_plaintext(artifacts.trace_dir(self._artifacts_dir),
+                                cli_flags.value("summarize"))
 
   def _repro_commands(self, module, ref_trace: Trace, trace: Trace) -> List[Optional[str]]:
     if not isinstance(module, tf_utils.IreeCompiledModule):

@@ -96,8 +96,7 @@ class Trace:
 
   def save_plaintext(self, trace_dir: str, summarize: bool = True) -> str:
     """Writes the readable trace to <trace_dir>/<function>__<backend>.txt and returns the path."""
-    path = os.path.join(trace_dir, f"{artifacts.safe_name(self.function_name)}__"
-                        f"{artifacts.safe_name(self.backend)}.txt")
+    path = os.path.join(trace_dir, artifacts.trace_file_name(self.function_name, self.backend))
     artifacts.write_text(path, self.format(summarize))
     return path
 
