@@ -24,6 +24,10 @@ class BackendSpec:
     return self.driver != TF_DRIVER
 
 
+# IREE demotes f64 to f32 by default; TF computes in f64, so the CPU targets keep it.
+# (vulkan-spirv cannot convert f64 memrefs, so it keeps the default and fails f64 modules.)
+KEEP_F64 = "--iree-input-demote-f64-to-f32=false"
+
 BACKENDS: Tuple[BackendSpec, ...] = (
     BackendSpec(
         name="tf",
@@ -34,13 +38,14 @@ BACKENDS: Tuple[BackendSpec, ...] = (
         description="IREE target vmvx on the local-task driver",
         driver="local-task",
         compiler_targets=("vmvx",),
+        compiler_flags=(KEEP_F64,),
         aliases=("iree_vmla",)),
     BackendSpec(
         name="iree_llvmcpu",
         description="IREE target llvm-cpu on the local-task driver",
         driver="local-task",
         compiler_targets=("llvm-cpu",),
-        compiler_flags=("--iree-llvmcpu-target-cpu=host",),
+        compiler_flags=(KEEP_F64, "--iree-llvmcpu-target-cpu=host"),
         aliases=("iree_llvmjit",)),
     BackendSpec(
         name="iree_vulkan",

@@ -34,7 +34,7 @@ def _save_value(call_dir: str, stem: str, array: np.ndarray) -> str:
   functions use signless integers (i32), so integers and bools go to raw .bin files with an
   explicit signless type.
   """
-  array = np.ascontiguousarray(array)
+  array = np.asarray(array)  # np.ascontiguousarray would turn a 0-d array into shape [1].
   if array.dtype.kind == "f":
     name = stem + ".npy"
     with io.BytesIO() as buffer:

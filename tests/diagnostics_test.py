@@ -37,6 +37,11 @@ class DenseModule(tf.Module):
     return {"logits": y, "argmax": tf.argmax(y, axis=1, output_type=tf.int32)}
 
 
+  @tf.function(input_signature=[tf.TensorSpec([2, 3], tf.float32), tf.TensorSpec([], tf.int32)])
+  def count_above(self, x, threshold):
+    return tf.reduce_sum(tf.cast(x > tf.cast(threshold, tf.float32), tf.int32)), tf.reduce_max(x)
+
+
 def predict(module):
   module.logits(np.array([[1, 2, 3], [4, 5, 6]], np.float32))
   module.logits(np.array([[0, 1, 0], [1, 0, 0]], np.float32))
@@ -100,6 +105,22 @@ class LiveDiagnosticsTest(absltest.TestCase):
     call_dir = os.path.join(self.module_dir, "repro", "predict__iree_vmla", "call_1_logits")
     self.assertEqual(sorted(os.listdir(call_dir)), [
         "expected_output_0.bin", "expected_output_1.npy", "flagfile", "input_0.npy"])
+    process = subprocess.run([os.path.join(VENV_BIN, "iree-run-module"), "--flagfile=flagfile"],
+                             cwd=call_dir, capture_output=True, text=True, check=False)
+    self.assertEqual(process.returncode, 0, process.stdout + process.stderr)
+
+  def test_scalar_inputs_and_outputs_re_run_from_their_flagfile(self):
+
+    def count(module):
+      module.count_above(np.array([[1, 2, 3], [4, 5, 6]], np.float32), 3)
+
+    result = self.run_with(count, target_backends=["iree_llvmjit"])
+    self.assertTrue(result.wasSuccessful(), result.failures + result.errors)
+    call_dir = os.path.join(self.module_dir, "repro", "count__iree_llvmjit", "call_0_count_above")
+    with open(os.path.join(call_dir, "flagfile")) as f:
+      flagfile = f.read()
+    self.assertIn("--input=i32=@input_1.bin", flagfile)
+    self.assertIn("--expected_output=i32=@expected_output_0.bin", flagfile)
     process = subprocess.run([os.path.join(VENV_BIN, "iree-run-module"), "--flagfile=flagfile"],
                              cwd=call_dir, capture_output=True, text=True, check=False)
     self.assertEqual(process.returncode, 0, process.stdout + process.stderr)
