@@ -42,6 +42,14 @@ class DenseModule(tf.Module):
     return tf.reduce_sum(tf.cast(x > tf.cast(threshold, tf.float32), tf.int32)), tf.reduce_max(x)
 
 
+class SignModule(tf.Module):
+  """tf.sign lowers to math.copysign, which today's vmvx target cannot compile; llvm-cpu can."""
+
+  @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+  def sign(self, x):
+    return tf.sign(x)
+
+
 def predict(module):
   module.logits(np.array([[1, 2, 3], [4, 5, 6]], np.float32))
   module.logits(np.array([[0, 1, 0], [1, 0, 0]], np.float32))
@@ -85,6 +93,32 @@ class SavedTraceTest(absltest.TestCase):
     self.assertIsNone(call.outputs["b"][1])
     self.assertEqual(call.outputs["a"][0], b"x")
     self.assertTrue(Trace.compare_traces(trace, loaded))
+
+
+class CompileFailureOutcomeTest(absltest.TestCase):
+
+  def test_one_backend_failing_to_compile_does_not_stop_the_others(self):
+    cli_flags.ensure_parsed()
+    artifacts_dir = tempfile.mkdtemp()
+
+    @tf_test_utils.compile_module(SignModule)
+    class SignTest(tf_test_utils.TracedModuleTestCase):
+
+      def test_sign(self):
+        self.compare_backends(lambda module: module.sign(np.array([-2, 0, 3, -0.5], np.float32)))
+
+    with flagsaver.flagsaver(artifacts_dir=artifacts_dir, compile_cache=False,
+                             target_backends=["iree_vmla", "iree_llvmjit"]):
+      result = run_case(SignTest)
+    self.assertLen(result.failures, 1)
+    message = result.failures[0][1]
+    self.assertIn("failed on 1 of 2 target backend(s) compared with the reference 'tf_ref': "
+                  "iree_vmla (compile error)", message)
+    self.assertIn("failed to legalize operation 'math.copysign'", message)
+    reproducer = os.path.join(artifacts_dir, "SignModule", "reproducer__iree_vmla.mlir")
+    self.assertIn(f"Reproducer: {reproducer}", message)
+    self.assertTrue(os.path.exists(reproducer))
+    self.assertIn("iree_llvmjit: PASS", message)
 
 
 class LiveDiagnosticsTest(absltest.TestCase):
