@@ -121,22 +121,27 @@ class TracedModuleTestCase(tf.test.TestCase):
 
     started = time.monotonic()
     ref_info = get_reference_backend_info()
-    ref_setup = _compile_backend(cls, ref_info)
-    if ref_setup.module is None:
-      raise RuntimeError(f"The reference backend '{ref_info.name}' could not be used for module "
-                         f"'{cls._module_name}': {ref_setup.detail}")
-    cls._compiled_ref_module = ref_setup.module
-
     infos = get_target_backends()
-    iree_infos = [info for info in infos if info.is_iree]
-    if iree_infos:  # import once on this thread, so that compiles below run concurrently.
+    iree_infos = [info for info in [ref_info] + infos if info.is_iree]
+    if iree_infos:  # import once on this thread, so that the compiles below run concurrently.
       try:
         tf_utils.import_module_class(cls._module_class, cls._exported_names, cls._artifacts_dir)
       except Exception:  # pylint: disable=broad-except
         pass  # reported per backend by _compile_backend.
-    workers = max(1, min(len(infos), cli_flags.value("compile_jobs") or os.cpu_count() or 1))
+    # IREE backends compile in a pool while TensorFlow builds its modules on this thread.
+    workers = max(1, min(len(iree_infos) or 1,
+                         cli_flags.value("compile_jobs") or os.cpu_count() or 1))
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-      cls._target_setups = list(pool.map(lambda info: _compile_backend(cls, info), infos))
+      pending = {id(info): pool.submit(_compile_backend, cls, info) for info in iree_infos}
+      setups = {id(info): _compile_backend(cls, info) for info in [ref_info] + infos
+                if not info.is_iree}
+      setups.update({key: future.result() for key, future in pending.items()})
+    ref_setup = setups[id(ref_info)]
+    if ref_setup.module is None:
+      raise RuntimeError(f"The reference backend '{ref_info.name}' could not be used for module "
+                         f"'{cls._module_name}': {ref_setup.detail}")
+    cls._compiled_ref_module = ref_setup.module
+    cls._target_setups = [setups[id(info)] for info in infos]
     logging.info("Compiled %s for the reference and %d target backend(s) in %.2f s.",
                  cls._module_name, len(infos), time.monotonic() - started)
     xfail = set(cli_flags.value("xfail_backends") or ())
@@ -151,9 +156,11 @@ class TracedModuleTestCase(tf.test.TestCase):
 
   def setUp(self):
     super().setUp()
-    self._ref_module = self._compiled_ref_module.create_reinitialized()
-    self._tar_modules = [s.module.create_reinitialized() if s.module else None
-                         for s in self._target_setups]
+    # Fresh state for every test, without recompiling or restarting worker processes.
+    self._ref_module = self._compiled_ref_module
+    self._tar_modules = [s.module for s in self._target_setups]
+    for module in [self._ref_module] + [m for m in self._tar_modules if m is not None]:
+      module.reinitialize()
 
   @classmethod
   def tearDownClass(cls):

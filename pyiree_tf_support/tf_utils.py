@@ -263,6 +263,10 @@ class CompiledModule:
     """A copy with freshly initialized state that reuses this module's compilation."""
     raise NotImplementedError
 
+  def reinitialize(self) -> None:
+    """Resets this module's state (variables) in place, reusing its compilation and host."""
+    raise NotImplementedError
+
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     raise NotImplementedError
 
@@ -297,11 +301,14 @@ class TfCompiledModule(CompiledModule):
   """The tf.Module itself, executed by TensorFlow."""
 
   def __init__(self, module_class: ModuleClass, backend_info: BackendInfo,
-               exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None):
+               exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None,
+               _signatures: Optional[Dict[str, FunctionSignature]] = None):
     super().__init__(module_class, backend_info, exported_names, artifacts_dir)
     self._instance = module_class()
-    names = importer.exported_function_names(self._instance, self.module_name, exported_names)
-    self._signatures = importer.function_signatures(self._instance, names)
+    if _signatures is None:
+      names = importer.exported_function_names(self._instance, self.module_name, exported_names)
+      _signatures = importer.function_signatures(self._instance, names)
+    self._signatures = _signatures
 
   @property
   def signatures(self) -> Dict[str, FunctionSignature]:
@@ -309,7 +316,10 @@ class TfCompiledModule(CompiledModule):
 
   def create_reinitialized(self) -> "TfCompiledModule":
     return TfCompiledModule(self._module_class, self._backend_info, self._exported_names,
-                            self._artifacts_dir)
+                            self._artifacts_dir, _signatures=self._signatures)
+
+  def reinitialize(self) -> None:
+    self._instance = self._module_class()
 
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     flat = signature.flatten_inputs(self.module_name, args, kwargs)
@@ -344,6 +354,9 @@ class IreeCompiledModule(CompiledModule):
   def create_reinitialized(self) -> "IreeCompiledModule":
     return IreeCompiledModule(self._module_class, self._backend_info, self._exported_names,
                               self._artifacts_dir, _compiled=(self._vmfb, self._signatures))
+
+  def reinitialize(self) -> None:
+    self._loaded.reset()  # a new context; an isolated module keeps its worker process.
 
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     return runtime.call_function(self._loaded, signature, self.module_name, args, kwargs)

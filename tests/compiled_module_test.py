@@ -2,6 +2,7 @@
 
 import os
 import tempfile
+import unittest
 
 from absl.testing import absltest
 import numpy as np
@@ -104,6 +105,13 @@ class CompiledModuleContract:
     self.assertEqual(int(fresh.increment()), 1)
     self.assertEqual(int(module.increment()), 3)
 
+  def test_reinitialize_resets_state_in_place(self):
+    module = self.module.create_reinitialized()
+    module.increment()
+    module.increment()
+    module.reinitialize()
+    self.assertEqual(int(module.increment()), 1)
+
   def test_unknown_function_names_the_module_backend_and_valid_functions(self):
     with self.assertRaisesRegex(AttributeError, r"'RichModule'.*'%s'.*'missing'.*scale" %
                                 self.module.backend):
@@ -144,6 +152,18 @@ class IreeVmvxCompiledModuleTest(CompiledModuleContract, absltest.TestCase):
 
 class IreeLlvmCpuCompiledModuleTest(CompiledModuleContract, absltest.TestCase):
   backend_name = "iree_llvmcpu"
+
+
+class IreeVulkanCompiledModuleTest(CompiledModuleContract, absltest.TestCase):
+  """Runs in a worker process without TensorFlow; skipped with the reason without a device."""
+  backend_name = "iree_vulkan"
+
+  @classmethod
+  def setUpClass(cls):
+    available, reason = tf_utils.BackendInfo("iree_vulkan").available()
+    if not available:
+      raise unittest.SkipTest(reason)
+    super().setUpClass()
 
 
 class FactoryAndNamesTest(absltest.TestCase):
