@@ -1,0 +1,525 @@
+"""Benchmarks pyiree_tf_support against hand-written code, itself and IREE's own iree.tf.support.
+
+  .venv/bin/python bench/run_benchmark.py [--repeats 3] [--cheap_repeats 5] [--timeout 300]
+      [--output /tmp/bench_results.json] [--only 1,2,3,4,5] [--keep]
+
+Every measurement is a whole child process (a fresh interpreter, TF_CPP_MIN_LOG_LEVEL=2), so this
+script never imports TensorFlow, IREE or the library itself. Configurations that are compared run
+interleaved (A, B, A, B, ...) so that a change in machine load hits both sides alike; each figure is
+the median of the repeats. Peak memory per child: ru_maxrss from os.wait4 (the kernel's high-water
+mark of the child, or of its largest single descendant, e.g. iree-compile; wall time ends
+when a blocked wait4 returns, so polling adds no error to it), and the peak of the
+summed RSS of the child's whole process tree, polled from /proc every 0.15 s (it can miss spikes
+shorter than that and counts shared pages twice). Each process-level ratio is also given in CPU
+seconds (user + sys of the child and the descendants it reaped, from the same wait4), which other
+load on the machine disturbs much less than wall time.
+"""
+
+import argparse
+import dataclasses
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV_PYTHON = os.path.join(REPO, ".venv", "bin", "python")
+PYTHON = VENV_PYTHON if os.path.exists(VENV_PYTHON) else sys.executable
+POLL_SECONDS = 0.15
+PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
+COMPILED_RE = re.compile(
+    r"Compiled (\S+) for the reference and (\d+) target backend\(s\) in ([0-9.]+) s\.")
+HAND_COMPILED_RE = re.compile(r"hand-written: compiled for \d+ target\(s\) in ([0-9.]+) s")
+CACHE_HIT_RE = re.compile(r"Compile cache hit for ")
+
+
+@dataclasses.dataclass
+class Run:
+  """One child process: what ran and what it cost."""
+  label: str
+  command: List[str]
+  wall_s: float = 0.0
+  cpu_s: float = 0.0  # user + sys of the child and the descendants it reaped
+  returncode: Optional[int] = None
+  maxrss_kib: int = 0
+  tree_peak_kib: int = 0
+  compile_phase_s: Optional[float] = None
+  cache_hits: int = 0
+  artifacts_bytes: int = 0
+  error: Optional[str] = None
+  stderr_tail: str = ""
+
+  @property
+  def ok(self) -> bool:
+    """True when the process exited 0 before its timeout."""
+    return self.error is None
+
+
+def _process_table() -> Dict[int, int]:
+  """pid -> parent pid for every process in /proc."""
+  table = {}
+  for entry in os.listdir("/proc"):
+    if not entry.isdigit():
+      continue
+    try:
+      with open(f"/proc/{entry}/stat", "rb") as f:
+        stat = f.read()
+    except OSError:
+      continue
+    fields = stat[stat.rfind(b")") + 2:].split()
+    if len(fields) > 1:
+      table[int(entry)] = int(fields[1])
+  return table
+
+
+def _tree_rss_kib(root: int) -> int:
+  """Summed RSS (KiB) of `root` and all its descendants."""
+  children: Dict[int, List[int]] = {}
+  for pid, ppid in _process_table().items():
+    children.setdefault(ppid, []).append(pid)
+  total, stack = 0, [root]
+  while stack:
+    pid = stack.pop()
+    stack.extend(children.get(pid, ()))
+    try:
+      with open(f"/proc/{pid}/statm") as f:
+        total += int(f.read().split()[1]) * PAGE_KIB
+    except (OSError, IndexError, ValueError):
+      pass
+  return total
+
+
+def child_env() -> Dict[str, str]:
+  """The environment of every child: quiet TF, no flags or cache dir inherited from the caller."""
+  env = dict(os.environ)
+  env["TF_CPP_MIN_LOG_LEVEL"] = "2"
+  env.pop("PYIREE_TF_SUPPORT_FLAGS", None)
+  env.pop("PYIREE_TF_SUPPORT_CACHE_DIR", None)
+  return env
+
+
+def run_process(label: str, args: Sequence[str], timeout: float) -> Run:
+  """Runs `python args...` in the repo, timing it and tracking its peak memory."""
+  command = [PYTHON] + list(args)
+  run = Run(label, command)
+  with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    started = time.monotonic()
+    try:
+      proc = subprocess.Popen(command, cwd=REPO, env=child_env(), stdout=out, stderr=err,
+                              stdin=subprocess.DEVNULL, start_new_session=True)
+    except OSError as e:
+      run.error = f"could not start: {e}"
+      return run
+    reaped: Dict[str, Any] = {}
+
+    def reap() -> None:
+      """Blocks until the child exits; records the exact end time and its rusage."""
+      _, reaped["status"], reaped["usage"] = os.wait4(proc.pid, 0)
+      reaped["ended"] = time.monotonic()
+
+    waiter = threading.Thread(target=reap, daemon=True)
+    waiter.start()
+    while waiter.is_alive():
+      run.tree_peak_kib = max(run.tree_peak_kib, _tree_rss_kib(proc.pid))
+      if time.monotonic() - started > timeout:
+        os.killpg(proc.pid, signal.SIGKILL)  # the session this call started, by its id.
+        run.error = f"timed out after {timeout:.0f} s"
+        waiter.join()
+        break
+      waiter.join(POLL_SECONDS)
+    status, usage = reaped["status"], reaped["usage"]
+    run.wall_s = reaped["ended"] - started
+    proc.returncode = run.returncode = os.waitstatus_to_exitcode(status)
+    run.maxrss_kib = usage.ru_maxrss if usage else 0
+    run.cpu_s = (usage.ru_utime + usage.ru_stime) if usage else 0.0
+    run.tree_peak_kib = max(run.tree_peak_kib, run.maxrss_kib)
+    err.seek(0)
+    stderr = err.read().decode("utf-8", "replace")
+    out.seek(0)
+    stderr += out.read().decode("utf-8", "replace")
+  match = COMPILED_RE.search(stderr) or HAND_COMPILED_RE.search(stderr)
+  if match:
+    run.compile_phase_s = float(match.groups()[-1])
+  run.cache_hits = len(CACHE_HIT_RE.findall(stderr))
+  run.artifacts_bytes = sum(_dir_bytes(a.split("=", 1)[1]) for a in args
+                            if a.startswith("--artifacts_dir="))
+  run.stderr_tail = "\n".join(stderr.strip().splitlines()[-25:])
+  if run.error is None and run.returncode != 0:
+    run.error = f"exit status {run.returncode}: {_failure_reason(stderr)}"
+  print(f"    {label:<30} wall {run.wall_s:6.2f} s  cpu {run.cpu_s:5.2f} s  compile phase "
+        f"{_fmt(run.compile_phase_s):>6} s  maxrss {run.maxrss_kib / 1024:5.0f} MiB  "
+        f"tree peak {run.tree_peak_kib / 1024:4.0f} MiB  files {run.artifacts_bytes / 2**20:4.1f} MiB"
+        + (f"  cache hits {run.cache_hits}" if run.cache_hits else "")
+        + (f"  ERROR {run.error}" if run.error else ""), flush=True)
+  return run
+
+
+def _dir_bytes(path: str) -> int:
+  """Total size of the files under `path`."""
+  total = 0
+  for root, _, files in os.walk(path):
+    for name in files:
+      try:
+        total += os.path.getsize(os.path.join(root, name))
+      except OSError:
+        pass
+  return total
+
+
+def _failure_reason(stderr: str) -> str:
+  """The most telling line of a failed child's output."""
+  lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+  for pattern in ("Error:", "Error ", "error:", "FAIL:", "AssertionError", "Traceback"):
+    hits = [line for line in lines if pattern in line]
+    if hits:
+      return hits[-1][:300]
+  return (lines[-1] if lines else "no output")[:300]
+
+
+def _fmt(value: Optional[float], digits: int = 2) -> str:
+  """A number or 'n/a'."""
+  return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def median(values: Sequence[float]) -> Optional[float]:
+  """The median, or None for no values."""
+  return statistics.median(values) if values else None
+
+
+def summarize(runs: Sequence[Run], field: str) -> Dict[str, Any]:
+  """Median, values and failures of one field over a configuration's runs."""
+  good = [r for r in runs if r.ok and getattr(r, field) is not None]
+  values = [getattr(r, field) for r in good]
+  return {"median": median(values), "values": values, "n": len(values),
+          "failed": [r.error for r in runs if not r.ok]}
+
+
+def loadavg() -> str:
+  """The 1/5/15-minute load averages."""
+  try:
+    with open("/proc/loadavg") as f:
+      return " ".join(f.read().split()[:3])
+  except OSError:
+    return "n/a"
+
+
+class Bench:
+  """Runs the configurations, keeps every run and builds the ratios."""
+
+  def __init__(self, repeats: int, cheap_repeats: int, timeout: float, workdir: str):
+    self.repeats = repeats
+    self.cheap_repeats = cheap_repeats
+    self.timeout = timeout
+    self.workdir = workdir
+    self.runs: List[Run] = []
+    self.ratios: List[Dict[str, Any]] = []
+    self._counter = 0
+
+  def fresh_dir(self, prefix: str) -> str:
+    """A new empty directory under the work dir."""
+    self._counter += 1
+    path = os.path.join(self.workdir, f"{prefix}_{self._counter}")
+    os.makedirs(path)
+    return path
+
+  def interleaved(self, configs: Sequence[Tuple[str, Any]],
+                  repeats: Optional[int] = None) -> Dict[str, List[Run]]:
+    """Runs each (label, args or args-factory) `repeats` times, alternating between them."""
+    results: Dict[str, List[Run]] = {label: [] for label, _ in configs}
+    repeats = repeats or self.repeats
+    print(f"  N={repeats} runs per configuration, interleaved", flush=True)
+    for _ in range(repeats):
+      for label, args in configs:
+        argv = args() if callable(args) else args
+        run = run_process(label, argv, self.timeout)
+        self.runs.append(run)
+        results[label].append(run)
+    return results
+
+  def ratio(self, rid: str, title: str, num: Sequence[Run], den: Sequence[Run], field: str,
+            goal: Optional[float], note: str = "", unavailable: Optional[str] = None) -> None:
+    """Records and prints median(num.field) / median(den.field) against `goal`."""
+    a, b = summarize(num, field), summarize(den, field)
+    value, reason = None, unavailable
+    if reason is None:
+      failed = a["failed"] + b["failed"]
+      if failed:
+        reason = f"a run failed: {failed[0]}"
+      elif not a["n"] or not b["n"]:
+        reason = f"no '{field}' figure in the output"
+      elif not b["median"]:
+        reason = "denominator is zero"
+      else:
+        value = a["median"] / b["median"]
+    met = None if value is None or goal is None else value <= goal
+    entry = {"id": rid, "title": title, "field": field, "value": value, "goal": goal, "met": met,
+             "unavailable": reason, "note": note,
+             "numerator": {"label": num[0].label if num else "", **a},
+             "denominator": {"label": den[0].label if den else "", **b}}
+    if field == "wall_s" and value is not None:
+      cpu_a, cpu_b = summarize(num, "cpu_s")["median"], summarize(den, "cpu_s")["median"]
+      entry["cpu_ratio"] = cpu_a / cpu_b if cpu_a and cpu_b else None
+      entry["cpu_medians"] = [cpu_a, cpu_b]
+    self.ratios.append(entry)
+    unit = "s"
+    print(f"  => {rid} {title}")
+    print(f"     {entry['numerator']['label']}: {field} median {_fmt(a['median'])} {unit} of "
+          f"{a['n']} ({', '.join(_fmt(v) for v in a['values'])})")
+    print(f"     {entry['denominator']['label']}: {field} median {_fmt(b['median'])} {unit} of "
+          f"{b['n']} ({', '.join(_fmt(v) for v in b['values'])})")
+    shown = f"n/a: {reason}" if value is None else f"{value:.3f}"
+    print(f"     ratio = {shown}   goal <= {_fmt(goal)}" if goal is not None
+          else f"     ratio = {shown}   (no goal: information only)")
+    if entry.get("cpu_ratio") is not None:
+      cpu_a, cpu_b = entry["cpu_medians"]
+      print(f"     load-robust cross-check: CPU seconds (user+sys, incl. reaped children) median "
+            f"{cpu_a:.2f} / {cpu_b:.2f} = {entry['cpu_ratio']:.3f}")
+    if note:
+      print(f"     note: {note}")
+    print(flush=True)
+
+
+def print_memory(label: str, runs: Sequence[Run]) -> None:
+  """Peak memory figures of one configuration."""
+  good = [r for r in runs if r.ok]
+  if not good:
+    return
+  print(f"     peak RSS {label}: maxrss median {median([r.maxrss_kib for r in good]) / 1024:.0f} "
+        f"MiB (max {max(r.maxrss_kib for r in good) / 1024:.0f}), process-tree peak median "
+        f"{median([r.tree_peak_kib for r in good]) / 1024:.0f} MiB "
+        f"(max {max(r.tree_peak_kib for r in good) / 1024:.0f})")
+
+
+def vulkan_available(timeout: float) -> Tuple[bool, str]:
+  """Asks the library (in a child, TF-free) whether the Vulkan driver can run here."""
+  code = ("from pyiree_tf_support import runtime\n"
+          "ok, why = runtime.driver_available('vulkan')\n"
+          "print('AVAILABLE' if ok else 'UNAVAILABLE', why)\n")
+  try:
+    done = subprocess.run([PYTHON, "-c", code], cwd=REPO, env=child_env(), capture_output=True,
+                          text=True, timeout=timeout, check=False)
+  except subprocess.TimeoutExpired:
+    return False, f"availability check timed out after {timeout:.0f} s"
+  line = (done.stdout.strip().splitlines() or ["UNAVAILABLE no answer: " + done.stderr[-200:]])[-1]
+  return line.startswith("AVAILABLE"), line.split(" ", 1)[-1]
+
+
+def bench_library_vs_hand_vs_iree(bench: Bench) -> None:
+  """Ratios 1 and 5: e2e simple_arithmetic through the library, by hand, and via iree.tf.support."""
+  print("[1+5] simple_arithmetic (llvm-cpu): library vs hand-written vs IREE's iree.tf.support")
+  results = bench.interleaved([
+      ("library iree_llvmjit", lambda: [
+          "e2e/simple_arithmetic_test.py", "--target_backends=iree_llvmjit", "--nocompile_cache",
+          f"--artifacts_dir={bench.fresh_dir('lib')}"]),
+      ("hand-written iree_llvmjit", lambda: [
+          "bench/hand_written_simple_arithmetic.py", "--target_backends=iree_llvmjit",
+          f"--artifacts_dir={bench.fresh_dir('hand')}"]),
+      ("iree.tf.support iree_llvmcpu", lambda: [
+          "bench/iree_tf_support_equivalent_test.py", "--target_backends=iree_llvmcpu",
+          f"--artifacts_dir={bench.fresh_dir('ireetf')}"]),
+  ], bench.cheap_repeats)
+  lib, hand, iree = (results["library iree_llvmjit"], results["hand-written iree_llvmjit"],
+                     results["iree.tf.support iree_llvmcpu"])
+  bench.ratio("1", "library / hand-written, whole process", lib, hand, "wall_s", 1.10,
+              "same module, traces, backend (llvm-cpu, --iree-llvmcpu-target-cpu=host), no cache; "
+              "the library also writes .npz traces and per-call repro inputs (see 'files')")
+  bench.ratio("1c", "library / hand-written, compilation phase (import + compile)", lib, hand,
+              "compile_phase_s", None,
+              "hand: SavedModel+import+iree-compile; library: also builds the TF reference module")
+  print_memory("library", lib)
+  print_memory("hand-written", hand)
+  print_memory("iree.tf.support", iree)
+  print()
+  iree_failed = [r for r in iree if not r.ok]
+  reason = None
+  if iree_failed:
+    reason = f"iree.tf.support test did not run: {iree_failed[0].error}"
+  bench.ratio("5", "library / IREE's iree.tf.support, whole process", lib, iree, "wall_s", 0.8,
+              "IREE's iree_llvmcpu compiles llvm-cpu without a target CPU (generic, plus a long "
+              "warning); ours passes --iree-llvmcpu-target-cpu=host", unavailable=reason)
+
+
+def bench_duplicate_backends(bench: Bench) -> None:
+  """Ratio 2: X,X,X vs X (iree_vmla) on the stateful e2e file, no compile cache."""
+  print("[2] e2e/simple_stateful_test.py: --target_backends=iree_vmla,iree_vmla,iree_vmla vs "
+        "iree_vmla (--nocompile_cache)")
+  results = bench.interleaved([
+      ("stateful vmla x3", lambda: [
+          "e2e/simple_stateful_test.py", "--target_backends=iree_vmla,iree_vmla,iree_vmla",
+          "--nocompile_cache", f"--artifacts_dir={bench.fresh_dir('dup3')}"]),
+      ("stateful vmla x1", lambda: [
+          "e2e/simple_stateful_test.py", "--target_backends=iree_vmla", "--nocompile_cache",
+          f"--artifacts_dir={bench.fresh_dir('dup1')}"]),
+  ], bench.cheap_repeats)
+  x3, x1 = results["stateful vmla x3"], results["stateful vmla x1"]
+  bench.ratio("2a", "X,X,X / X, compilation phase", x3, x1, "compile_phase_s", 1.15)
+  bench.ratio("2b", "X,X,X / X, whole process", x3, x1, "wall_s", 1.15,
+              "x3 also runs every trace on three vmvx modules")
+  print_memory("x3", x3)
+  print_memory("x1", x1)
+  print()
+
+
+def bench_compile_cache(bench: Bench) -> None:
+  """Ratio 3: the same file run cold (fresh cache dir) then warm (same dir)."""
+  print("[3] e2e/matmul_test.py --target_backends=iree_vmla,iree_llvmjit: warm vs cold compile cache")
+  cold: List[Run] = []
+  warm: List[Run] = []
+  print(f"  N={bench.repeats} cold/warm pairs, each with its own fresh cache dir", flush=True)
+  for _ in range(bench.repeats):
+    cache = bench.fresh_dir("cache")
+    for label, runs in (("matmul cold cache", cold), ("matmul warm cache", warm)):
+      run = run_process(label, [
+          "e2e/matmul_test.py", "--target_backends=iree_vmla,iree_llvmjit",
+          f"--compile_cache_dir={cache}", f"--artifacts_dir={bench.fresh_dir('cachert')}"],
+                        bench.timeout)
+      bench.runs.append(run)
+      runs.append(run)
+  missing_hits = [r for r in warm if r.ok and r.cache_hits < 2]
+  note = ("warm runs logged cache hits: " + ", ".join(str(r.cache_hits) for r in warm)
+          + (" (some warm run missed the cache!)" if missing_hits else ""))
+  bench.ratio("3a", "warm / cold, compilation phase", warm, cold, "compile_phase_s", 0.33, note)
+  bench.ratio("3b", "warm / cold, whole process", warm, cold, "wall_s", None)
+  print_memory("cold", cold)
+  print_memory("warm", warm)
+  print()
+
+
+def bench_concurrent_compiles(bench: Bench) -> None:
+  """Ratio 4: three backends compiled concurrently (default jobs) vs --compile_jobs=1."""
+  ok, why = vulkan_available(120)
+  if ok:
+    targets = "iree_vmla,iree_llvmjit,iree_vulkan"
+    note = (f"Vulkan device: {why}. The default pool has min(3, os.cpu_count()={os.cpu_count()}) "
+            "workers; the compilation phase also contains the serial TF reference module and "
+            "TF->MLIR import before the compiles fan out")
+  else:
+    targets = "iree_vmla,iree_llvmjit,iree_vmla"
+    note = (f"iree_vulkan unavailable ({why}); third backend is a repeat of iree_vmla, which the "
+            "in-process dedupe compiles once, so this understates the work")
+  print(f"[4] e2e/matmul_test.py --target_backends={targets}: default compile jobs "
+        f"(os.cpu_count()={os.cpu_count()}) vs --compile_jobs=1 (--nocompile_cache)")
+  results = bench.interleaved([
+      ("matmul 3 backends concurrent", lambda: [
+          "e2e/matmul_test.py", f"--target_backends={targets}", "--nocompile_cache",
+          f"--artifacts_dir={bench.fresh_dir('conc')}"]),
+      ("matmul 3 backends jobs=1", lambda: [
+          "e2e/matmul_test.py", f"--target_backends={targets}", "--nocompile_cache",
+          "--compile_jobs=1", f"--artifacts_dir={bench.fresh_dir('seq')}"]),
+  ])
+  conc, seq = results["matmul 3 backends concurrent"], results["matmul 3 backends jobs=1"]
+  bench.ratio("4", "concurrent / one after another, compilation phase", conc, seq,
+              "compile_phase_s", 0.7, note)
+  bench.ratio("4b", "concurrent / one after another, whole process", conc, seq, "wall_s", None)
+  print_memory("concurrent", conc)
+  print_memory("jobs=1", seq)
+  print()
+
+
+SUMMARY_NAMES = {
+    "1": "library / hand-written (process)",
+    "1c": "library / hand-written (compile phase)",
+    "2a": "X,X,X / X (compile phase)",
+    "2b": "X,X,X / X (process)",
+    "3a": "warm / cold cache (compile phase)",
+    "3b": "warm / cold cache (process)",
+    "4": "concurrent / jobs=1 (compile phase)",
+    "4b": "concurrent / jobs=1 (process)",
+    "5": "library / iree.tf.support (process)",
+}
+
+
+def print_summary(ratios: Sequence[Dict[str, Any]]) -> None:
+  """The final table: ratio, value, goal, met."""
+  order = {rid: i for i, rid in enumerate(SUMMARY_NAMES)}
+  print("Summary")
+  header = f"  {'#':<3} {'ratio':<42} {'measured':>9} {'goal':>7} {'cpu x-check':>11}  result"
+  print(header)
+  print("  " + "-" * (len(header) - 2))
+  for r in sorted(ratios, key=lambda r: order.get(r["id"], 99)):
+    value = "n/a" if r["value"] is None else f"{r['value']:.3f}"
+    goal = "-" if r["goal"] is None else f"<= {r['goal']:.2f}"
+    if r["value"] is None:
+      result = f"n/a: {r['unavailable']}"
+    elif r["goal"] is None:
+      result = "info"
+    else:
+      result = "met" if r["met"] else "NOT MET"
+    cpu = "-" if r.get("cpu_ratio") is None else f"{r['cpu_ratio']:.3f}"
+    print(f"  {r['id']:<3} {SUMMARY_NAMES.get(r['id'], r['title']):<42} {value:>9} {goal:>7} "
+          f"{cpu:>11}  {result}")
+  print("  (measured = ratio of median wall seconds; cpu x-check = ratio of median CPU seconds of "
+        "the whole process tree, less sensitive to other load on the machine)")
+
+
+def main() -> int:
+  """Runs every benchmark, prints the figures and the summary, writes the JSON results."""
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument("--repeats", type=int, default=3,
+                      help="runs per configuration (median) for benchmarks 3 and 4")
+  parser.add_argument("--cheap_repeats", type=int, default=5,
+                      help="runs per configuration for the cheaper benchmarks 1, 2 and 5")
+  parser.add_argument("--timeout", type=float, default=300, help="seconds per child process")
+  parser.add_argument("--output", default="/tmp/bench_results.json", help="JSON results path")
+  parser.add_argument("--only", default="1,2,3,4,5",
+                      help="comma list of benchmarks to run (1 and 5 share their runs)")
+  parser.add_argument("--keep", action="store_true", help="keep the artifacts and cache dirs")
+  args = parser.parse_args()
+  if args.repeats < 1 or args.cheap_repeats < 1:
+    parser.error("--repeats and --cheap_repeats must be >= 1")
+  only = set(args.only.split(","))
+
+  workdir = tempfile.mkdtemp(prefix="pyiree_tf_bench_")
+  started = time.monotonic()
+  load_before = loadavg()
+  print(f"pyiree-tf-support benchmark: medians of N runs per configuration (N={args.cheap_repeats} "
+        f"for benchmarks 1, 2, 5; N={args.repeats} for 3, 4); python {PYTHON}")
+  print(f"machine: {os.cpu_count()} CPUs, load average at start {load_before} (other processes "
+        "may be running: figures are wall times on a shared machine, interleaved A/B to spread "
+        "load changes over both sides)")
+  print(f"work dir: {workdir}\n", flush=True)
+  bench = Bench(args.repeats, args.cheap_repeats, args.timeout, workdir)
+  sections = [("1", bench_library_vs_hand_vs_iree), ("2", bench_duplicate_backends),
+              ("3", bench_compile_cache), ("4", bench_concurrent_compiles)]
+  try:
+    for key, section in sections:
+      if key in only or (key == "1" and "5" in only):
+        section(bench)
+        print(f"  (load average now {loadavg()})\n", flush=True)
+  except KeyboardInterrupt:
+    print("interrupted; reporting what was measured", file=sys.stderr)
+  finally:
+    if not args.keep:
+      shutil.rmtree(workdir, ignore_errors=True)
+  elapsed = time.monotonic() - started
+  print_summary(bench.ratios)
+  print(f"\ntotal benchmark time {elapsed:.0f} s; load average at start {load_before}, "
+        f"at end {loadavg()}")
+
+  results = {
+      "repeats": args.repeats, "cheap_repeats": args.cheap_repeats, "cpu_count": os.cpu_count(), "load_before": load_before,
+      "load_after": loadavg(), "elapsed_s": elapsed, "python": PYTHON,
+      "ratios": bench.ratios,
+      "runs": [dataclasses.asdict(r) for r in bench.runs],
+  }
+  try:
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    with open(args.output, "w") as f:
+      json.dump(results, f, indent=2)
+    print(f"results written to {args.output}")
+  except OSError as e:
+    print(f"could not write {args.output}: {e}", file=sys.stderr)
+    return 1
+  return 0 if all(r["value"] is not None for r in bench.ratios) else 2
+
+
+if __name__ == "__main__":
+  sys.exit(main())
