@@ -15,8 +15,9 @@ Layout under the artifacts root:
 import hashlib
 import os
 import re
+import shlex
 import tempfile
-from typing import Iterable, Optional, Union
+from typing import Iterable, Optional, Tuple, Union
 
 _UNSAFE = re.compile(r"[^0-9a-zA-Z_.-]")
 
@@ -65,6 +66,37 @@ def claim_module_dir(root: str, module_name: str, identity: str) -> str:
   path = os.path.join(root, f"{module_name}__{digest}")
   os.makedirs(path, exist_ok=True)
   return path
+
+
+def _bazel_outputs(path: str) -> Optional[Tuple[str, str]]:
+  """(path relative to the outputs dir, the outputs.zip Bazel leaves) for a Bazel test's artifact."""
+  outputs = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
+  if not outputs:
+    return None
+  relative = os.path.relpath(os.path.abspath(path), os.path.abspath(outputs))
+  if relative.startswith(".."):
+    return None
+  package, _, name = os.environ.get("TEST_TARGET", "").lstrip("/").partition(":")
+  zip_path = (f"bazel-testlogs/{package}/{name}/test.outputs/outputs.zip" if name
+              else "the test's test.outputs/outputs.zip")
+  return relative, zip_path
+
+
+def display_path(path: str) -> str:
+  """Where a person finds `path` after the run: under Bazel the sandbox is gone and the
+  artifacts are zipped into bazel-testlogs/<package>/<test>/test.outputs/outputs.zip."""
+  located = _bazel_outputs(path)
+  return path if located is None else f"{located[0]} in {located[1]}"
+
+
+def shell_cd(directory: str) -> str:
+  """A shell prefix that enters `directory`, unzipping Bazel's outputs.zip first if needed."""
+  located = _bazel_outputs(directory)
+  if located is None:
+    return f"cd {shlex.quote(os.path.abspath(directory))}"
+  relative, zip_path = located
+  # Run from the workspace root: $OLDPWD is where the command started.
+  return f"cd \"$(mktemp -d)\" && unzip -q \"$OLDPWD/{zip_path}\" && cd {shlex.quote(relative)}"
 
 
 def _write(path: str, data: Union[str, bytes]) -> None:

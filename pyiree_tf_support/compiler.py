@@ -106,7 +106,7 @@ def compile_request(request: CompileRequest, description: str,
         os.replace(crash_path, reproducer_path)
       else:
         artifacts.write_text(reproducer_path, _input_reproducer(request, reproducer_path, str(e)))
-      message += f" Reproducer: {reproducer_path}"
+      message += f" Reproducer: {artifacts.display_path(reproducer_path)}"
     raise CompileError(message, reproducer_path) from e
   finally:
     if crash_path and os.path.exists(crash_path):

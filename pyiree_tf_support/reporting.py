@@ -9,6 +9,7 @@ import dataclasses
 import enum
 from typing import Optional, Sequence
 
+from pyiree_tf_support import artifacts
 from pyiree_tf_support import traces
 
 
@@ -68,7 +69,7 @@ def format_outcome(outcome: Outcome) -> str:
   if outcome.detail:
     line += "\n" + _indent(outcome.detail)
   if outcome.trace_path and outcome.status in (Status.MISMATCH, Status.RUNTIME_ERROR, Status.XFAIL):
-    line += "\n" + _indent(f"trace: {outcome.trace_path}")
+    line += "\n" + _indent(f"trace: {artifacts.display_path(outcome.trace_path)}")
   if outcome.repro_command:
     line += "\n" + _indent(outcome.repro_command)
   return line

@@ -6,7 +6,6 @@ with the one command that re-runs that call alone against the saved .vmfb.
 
 import io
 import os
-import shlex
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
@@ -81,8 +80,7 @@ def write_call_repros(module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_
     lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.rtol, tar_call.atol)
     flagfile = os.path.join(call_dir, "flagfile")
     artifacts.write_text(flagfile, "\n".join(lines) + "\n")
-    commands.append(f"cd {shlex.quote(os.path.abspath(call_dir))} && "
-                    "iree-run-module --flagfile=flagfile")
+    commands.append(f"{artifacts.shell_cd(call_dir)} && iree-run-module --flagfile=flagfile")
   return commands
 
 

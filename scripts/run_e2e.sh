@@ -1,17 +1,15 @@
 #!/usr/bin/env bash
-# Runs every e2e/*_test.py on the default backends (or the flags given), printing a closing tally.
+# The main job: the e2e suite (every e2e/*_test.py) on the default backends - tf, iree_vmla,
+# iree_llvmjit and iree_vulkan - through Bazel, one test per (file, backend). Extra arguments go to
+# `bazel test`, e.g. --test_tag_filters=-driver=vulkan.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-2}
-passed=0; failed=0; failed_files=()
-for test_file in e2e/*_test.py; do
-  echo "=== $test_file $*"
-  if .venv/bin/python "$test_file" "$@" > /tmp/pyiree_e2e_$$.log 2>&1; then
-    passed=$((passed + 1)); tail -n 3 /tmp/pyiree_e2e_$$.log
-  else
-    failed=$((failed + 1)); failed_files+=("$test_file"); tail -n 60 /tmp/pyiree_e2e_$$.log
-  fi
-done
-rm -f /tmp/pyiree_e2e_$$.log
-echo "e2e: $passed files passed, $failed failed${failed_files:+: ${failed_files[*]}}"
-[ "$failed" = 0 ]
+log=$(mktemp)
+bazel test //e2e:e2e_tests "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+passed=$(grep -cE '^//e2e:\S+\s+(\(cached\) )?PASSED' "$log")
+failed=$(grep -cE '^//e2e:\S+\s+(\(cached\) )?(FAILED|TIMEOUT|NO STATUS)' "$log")
+rm -f "$log"
+bazel shutdown >/dev/null 2>&1
+echo "e2e: $passed passed, $failed failed"
+exit "$status"

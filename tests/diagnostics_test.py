@@ -15,6 +15,7 @@ from absl.testing import flagsaver
 import numpy as np
 import tensorflow as tf
 
+from pyiree_tf_support import artifacts
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import reporting
 from pyiree_tf_support import replay
@@ -69,6 +70,25 @@ def make_case(trace_function):
       self.compare_backends(trace_function)
 
   return Case
+
+
+class BazelLocationTest(absltest.TestCase):
+  """Under Bazel the sandbox is gone after the test: paths point into the outputs.zip."""
+
+  def test_paths_and_commands_name_the_outputs_zip(self):
+    environment = {"TEST_UNDECLARED_OUTPUTS_DIR": "/sandbox/out", "TEST_TARGET": "//e2e:t__x__y"}
+    with absltest.mock.patch.dict(os.environ, environment):
+      self.assertEqual(artifacts.display_path("/sandbox/out/M/traces/f__b.txt"),
+                       "M/traces/f__b.txt in bazel-testlogs/e2e/t__x__y/test.outputs/outputs.zip")
+      self.assertEqual(
+          artifacts.shell_cd("/sandbox/out/M/repro/f__b/call_0_f"),
+          'cd "$(mktemp -d)" && unzip -q "$OLDPWD/bazel-testlogs/e2e/t__x__y/test.outputs/'
+          'outputs.zip" && cd M/repro/f__b/call_0_f')
+      self.assertEqual(artifacts.display_path("/elsewhere/x"), "/elsewhere/x")
+
+  def test_outside_bazel_paths_are_absolute(self):
+    with absltest.mock.patch.dict(os.environ, {"TEST_UNDECLARED_OUTPUTS_DIR": ""}):
+      self.assertEqual(artifacts.shell_cd("/a/b"), "cd /a/b")
 
 
 class SavedTraceTest(absltest.TestCase):

@@ -1,0 +1,147 @@
+"""Macro `iree_e2e_test_suite`: one py_test per (backend, e2e test file).
+
+An e2e test file (e.g. `e2e/simple_arithmetic_test.py`) defines a
+`tf_test_utils.TracedModuleTestCase` and is backend-agnostic: which backends it
+compares is chosen on the command line with the absl flags
+`--reference_backend=<backend>` and `--target_backends=<backend>[,...]`.
+This macro turns a mapping `{backend: [files]}` into
+
+* one `py_test` per (backend, file), named
+  `<name>__<file basename without .py>__<backend>`, e.g.
+  `e2e_tests__simple_arithmetic_test__iree_vmla`, whose `args` are
+  `["--reference_backend=<reference_backend>", "--target_backends=<backend>"]`
+  (any `args` passed in are appended), and
+* a `test_suite` called `<name>` containing exactly those tests.
+
+Every test is tagged with `tags + ["driver=<driver>"]`, where the driver is the
+IREE runtime/compiler family the backend exercises:
+
+| backend                       | tag                |
+|-------------------------------|--------------------|
+| `tf`                          | `driver=tf`        |
+| `iree_vmla`, `iree_vmvx`      | `driver=vmvx`      |
+| `iree_llvmjit`, `iree_llvmcpu`| `driver=llvm-cpu`  |
+| `iree_vulkan`                 | `driver=vulkan`    |
+
+(`iree_vmla` / `iree_llvmjit` are the 2020 names; VMLA's successor is VMVX and
+the LLVM JIT's is the `llvm-cpu` target, so they share tags with the new names.)
+Select or skip drivers with e.g. `--test_tag_filters=-driver=vulkan` or
+`--test_tag_filters=driver=vmvx`.
+
+If `tags` contains `"manual"` (use this for suites of known failures), every
+test and the suite itself are `manual`: `bazel test //...` skips them, while
+`bazel test //pkg:<name>` still runs them all.
+
+With `expect_failure = True` each test also gets `--xfail_backends=<backend>`:
+the library then reports the backend's failures as XFAIL and the test passes,
+while a file that passes every trace on it is an XPASS error (remove it from
+the failing list). So a suite of known failures is green exactly when every
+listed failure still happens.
+
+An empty suite (no files for any backend) is legal: it then contains no tests
+(rather than, as a bare `test_suite(tests = [])` would, every test of the
+package).
+
+Defaults applied to each `py_test` unless given in `**kwargs`: `size =
+"medium"` (TensorFlow import + compilation do not fit in `small`'s 60 s),
+`timeout = "long"` for `iree_vulkan` only (lavapipe is a software GPU on the
+same 2 cores; an early library version took 40-160 s per file, too close to
+medium's 300 s; ~10 s now),
+`env = {"TF_CPP_MIN_LOG_LEVEL": "2"}` (merged with a given `env`) and
+`legacy_create_init = False` (no generated `__init__.py` files in runfiles: the
+workspace directory and the library package are both called
+`pyiree_tf_support`).
+
+Args:
+  name: name of the test_suite, and prefix of the generated tests.
+  backends_to_srcs: dict backend name -> list of test files (`*.py`).
+  reference_backend: backend passed as `--reference_backend` (usually "tf").
+  deps: deps of every py_test (e.g. `["//:pyiree_tf_support"]`).
+  tags: extra tags of every py_test.
+  expect_failure: if True, pass `--xfail_backends=<backend>` to each test.
+  **kwargs: passed on to every py_test (`size`, `timeout`, `data`, `args`,
+    `env`, `shard_count`, ...).
+"""
+
+# Backend name (as accepted by --target_backends) -> value of the driver= tag.
+BACKEND_TO_DRIVER = {
+    "tf": "tf",
+    "iree_vmla": "vmvx",
+    "iree_vmvx": "vmvx",
+    "iree_llvmjit": "llvm-cpu",
+    "iree_llvmcpu": "llvm-cpu",
+    "iree_vulkan": "vulkan",
+}
+
+# Backends whose tests get a longer default timeout (size stays "medium").
+_BACKEND_TO_DEFAULT_TIMEOUT = {
+    "iree_vulkan": "long",
+}
+
+# A tag no test carries: filters an otherwise-empty test_suite down to nothing.
+_EMPTY_SUITE_TAG = "iree-e2e-empty-test-suite"
+
+def _basename_without_py(src):
+    if not src.endswith(".py"):
+        fail("iree_e2e_test_suite: %r is not a .py file" % src)
+    return src.rsplit("/", 1)[-1][:-len(".py")]
+
+def iree_e2e_test_suite(
+        name,
+        backends_to_srcs,
+        reference_backend,
+        deps = None,
+        tags = None,
+        expect_failure = False,
+        **kwargs):
+    """Creates a py_test per (backend, src) and a test_suite `name` of them.
+
+    See the module docstring for the naming, args and tags of the tests.
+    """
+    deps = deps or []
+    tags = tags or []
+    if reference_backend not in BACKEND_TO_DRIVER:
+        fail("iree_e2e_test_suite(%s): unknown reference_backend %r; known: %s" %
+             (name, reference_backend, sorted(BACKEND_TO_DRIVER.keys())))
+
+    extra_args = kwargs.pop("args", [])
+    env = {"TF_CPP_MIN_LOG_LEVEL": "2"}
+    env.update(kwargs.pop("env", {}))
+    kwargs.setdefault("size", "medium")
+    kwargs.setdefault("legacy_create_init", False)
+
+    tests = []
+    for backend in sorted(backends_to_srcs.keys()):
+        if backend not in BACKEND_TO_DRIVER:
+            fail("iree_e2e_test_suite(%s): unknown backend %r; known: %s" %
+                 (name, backend, sorted(BACKEND_TO_DRIVER.keys())))
+        driver_tag = "driver=" + BACKEND_TO_DRIVER[backend]
+        test_kwargs = dict(kwargs)
+        if "timeout" not in test_kwargs and backend in _BACKEND_TO_DEFAULT_TIMEOUT:
+            test_kwargs["timeout"] = _BACKEND_TO_DEFAULT_TIMEOUT[backend]
+        for src in sorted(backends_to_srcs[backend]):
+            test_name = "%s__%s__%s" % (name, _basename_without_py(src), backend)
+            native.py_test(
+                name = test_name,
+                srcs = [src],
+                main = src,
+                args = [
+                    "--reference_backend=" + reference_backend,
+                    "--target_backends=" + backend,
+                ] + (["--xfail_backends=" + backend] if expect_failure else []) + extra_args,
+                deps = deps,
+                env = env,
+                tags = tags + [driver_tag],
+                **test_kwargs
+            )
+            tests.append(":" + test_name)
+
+    suite_tags = ["manual"] if "manual" in tags else []
+    if not tests:
+        # test_suite(tests = []) means "every non-manual test in the package".
+        suite_tags = suite_tags + [_EMPTY_SUITE_TAG]
+    native.test_suite(
+        name = name,
+        tests = tests,
+        tags = suite_tags,
+    )
