@@ -120,6 +120,11 @@ def unconverted_tf_ops(iree_input: str) -> List[str]:
   return sorted(set(_TF_OP_RE.findall(iree_input)))
 
 
+def save_saved_model(module: tf.Module, directory: str) -> None:
+  """Saves `module` as the SavedModel the importer reads."""
+  tf.saved_model.save(module, directory, options=tf.saved_model.SaveOptions(save_debug_info=False))
+
+
 def import_module(module: tf.Module, module_name: str,
                   exported_names: Sequence[str] = (),
                   keep_saved_model_at: Optional[Sequence[str]] = None) -> ImportedModule:
@@ -128,8 +133,7 @@ def import_module(module: tf.Module, module_name: str,
   signatures = function_signatures(module, names)
   saved_model_dir = tempfile.mkdtemp(prefix="pyiree_tf_support_saved_model_")
   try:
-    options = tf.saved_model.SaveOptions(save_debug_info=False)
-    tf.saved_model.save(module, saved_model_dir, options=options)
+    save_saved_model(module, saved_model_dir)
     raw = tf.mlir.experimental.convert_saved_model(
         saved_model_dir, exported_names=",".join(names), show_debug_info=False)
     for destination in keep_saved_model_at or ():

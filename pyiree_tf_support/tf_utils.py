@@ -185,6 +185,9 @@ def import_module_class(module_class: ModuleClass, exported_names: Sequence[str]
     if artifacts_dir is not None and artifacts_dir not in _saved_import_dirs[key]:
       _save_import_artifacts(imported, artifacts_dir)
       _saved_import_dirs[key].add(artifacts_dir)
+    for path in keep_saved_model_at:  # the import ran earlier, for another backend.
+      if not os.path.exists(path):
+        importer.save_saved_model(module_class(), path)
   imported.check()
   return imported
 

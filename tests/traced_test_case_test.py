@@ -82,6 +82,14 @@ class TracedModuleTestCaseTest(absltest.TestCase):
         "traces/mul_and_add__iree_llvmjit.txt", "traces/mul_and_add__iree_vmla_0.txt",
         "traces/mul_and_add__iree_vmla_1.txt", "traces/mul_and_add__tf_ref.txt"])
 
+  def test_keep_saved_model_keeps_one_per_iree_backend(self):
+    with flagsaver.flagsaver(target_backends=["iree_vmla", "iree_llvmjit"], keep_saved_model=True,
+                             artifacts_dir=self.artifacts_dir):
+      result = run_test_case(make_test_case({"mul_and_add": mul_and_add}))
+    self.assertTrue(result.wasSuccessful(), result.failures + result.errors)
+    for backend in ("iree_vmla", "iree_llvmjit"):
+      self.assertIn(f"saved_model__{backend}/saved_model.pb", self.files(everything=True))
+
   def test_any_backend_can_be_the_reference(self):
     with flagsaver.flagsaver(reference_backend="iree_vmla", target_backends=["iree_vmla", "tf"],
                              artifacts_dir=self.artifacts_dir):
