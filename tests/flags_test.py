@@ -32,6 +32,13 @@ class BadFlagsTest(absltest.TestCase):
     self.assertNotEqual(process.returncode, 0)
     self.assertIn("Unknown backend 'torch'", process.stderr)
 
+  def test_without_a_vulkan_device_vulkan_is_a_clear_skip(self):
+    process = run_e2e("--target_backends=iree_vulkan", f"--artifacts_dir={tempfile.mkdtemp()}",
+                      env={"VK_ICD_FILENAMES": "/nonexistent/icd.json"})
+    self.assertEqual(process.returncode, 0, process.stderr[-3000:])
+    self.assertIn("No target backend can run here: iree_vulkan: no Vulkan device", process.stderr)
+    self.assertIn("OK (skipped=1)", process.stderr)
+
   def test_the_file_runs_on_the_backends_named(self):
     artifacts_dir = tempfile.mkdtemp()
     process = run_e2e("--target_backends=iree_vmla", f"--artifacts_dir={artifacts_dir}")
