@@ -139,7 +139,7 @@ def backends_to_str(backend_infos: Sequence[BackendInfo]) -> str:
 
 # --- Import once per module per process -------------------------------------------------------
 
-_import_lock = threading.Lock()
+_process_cache_lock = threading.Lock()
 _imports: Dict[Tuple[Any, Tuple[str, ...]], importer.ImportedModule] = {}
 _saved_import_dirs: Dict[Tuple[Any, Tuple[str, ...]], set] = {}
 # One compilation per distinct request per process: duplicate backends share it.
@@ -175,7 +175,7 @@ def import_module_class(module_class: ModuleClass, exported_names: Sequence[str]
                         keep_saved_model_at: Sequence[str] = ()) -> importer.ImportedModule:
   """Imports a module class once per process and exported names; later calls reuse the result."""
   key = (module_class, tuple(exported_names))
-  with _import_lock:
+  with _process_cache_lock:
     imported = _imports.get(key)
     if imported is None:
       imported = importer.import_module(module_class(), module_name_of(module_class),
@@ -206,7 +206,7 @@ def _compile_imported(imported: importer.ImportedModule, backend_infos: Sequence
   request = compiler.CompileRequest(imported.iree_input, targets, flags)
   reproducer = None if artifacts_dir is None else artifacts.reproducer_path(artifacts_dir, names)
   description = f"module '{imported.module_name}' for backend(s) {names}"
-  with _import_lock:
+  with _process_cache_lock:
     future = _compiles.get(request.key())
     owner = future is None
     if owner:
