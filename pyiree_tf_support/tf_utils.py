@@ -192,6 +192,14 @@ def import_module_class(module_class: ModuleClass, exported_names: Sequence[str]
   return imported
 
 
+def _known_signatures(module_class: ModuleClass,
+                      exported_names: Sequence[str]) -> Optional[Dict[str, FunctionSignature]]:
+  """The signatures this process's import already traced, so TF need not trace them twice."""
+  with _process_cache_lock:
+    imported = _imports.get((module_class, tuple(exported_names)))
+  return None if imported is None else imported.signatures
+
+
 def _keep_saved_model_at(artifacts_dir: Optional[str], backends_str: str) -> Tuple[str, ...]:
   if artifacts_dir is None or not cli_flags.value("keep_saved_model"):
     return ()
@@ -308,6 +316,8 @@ class TfCompiledModule(CompiledModule):
                _signatures: Optional[Dict[str, FunctionSignature]] = None):
     super().__init__(module_class, backend_info, exported_names, artifacts_dir)
     self._instance = module_class()
+    if _signatures is None:
+      _signatures = _known_signatures(module_class, exported_names)
     if _signatures is None:
       names = importer.exported_function_names(self._instance, self.module_name, exported_names)
       _signatures = importer.function_signatures(self._instance, names)
