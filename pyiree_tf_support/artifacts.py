@@ -122,10 +122,6 @@ def write_bytes(path: str, data: bytes) -> None:
   _write(path, data)
 
 
-def join(artifacts_dir: Optional[str], *parts: str) -> Optional[str]:
-  return None if artifacts_dir is None else os.path.join(artifacts_dir, *parts)
-
-
 def compiled_path(artifacts_dir: str, backends: str) -> str:
   return os.path.join(artifacts_dir, f"compiled__{backends}.vmfb")
 

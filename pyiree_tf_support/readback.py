@@ -89,11 +89,6 @@ def _to_host_copy(value: Any) -> np.ndarray:
   return np.array(value.to_host(), copy=True)
 
 
-def to_numpy(value: Any, device: Any = None, driver: str = "local-task") -> np.ndarray:
-  """One result (DeviceArray, numpy value or Python scalar) as an owned numpy array."""
-  return results_to_numpy([value], device, driver)[0]
-
-
 def results_to_numpy(result: Any, device: Any = None, driver: str = "local-task") -> List[np.ndarray]:
   """A function's return value as a flat list of owned numpy arrays ([] for no result).
 

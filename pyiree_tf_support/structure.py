@@ -17,10 +17,6 @@ def _sorted_keys(d: dict) -> list:
     return list(d)
 
 
-def is_nested(value: Any) -> bool:
-  return isinstance(value, (dict, list, tuple))
-
-
 def flatten(value: Any) -> List[Any]:
   """Leaves of `value` in tf.nest order: dict values by sorted key, sequences in order."""
   if isinstance(value, dict):
