@@ -69,6 +69,11 @@ def _configure_from_flags() -> None:
   tf_utils.set_compile_cache(cli_flags.compile_cache_from_flags())
 
 
+def _expected_to_fail(info: BackendInfo) -> bool:
+  """Whether --xfail_backends names this backend (by artifact, typed or canonical name)."""
+  return bool(set(cli_flags.value("xfail_backends") or ()) & set(info.names()))
+
+
 def compile_module(module_class, exported_names: Sequence[str] = ()) -> Callable[[type], type]:
   """Class decorator: the TracedModuleTestCase compiles `module_class` (a class or factory)."""
 
@@ -144,9 +149,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     cls._target_setups = [setups[id(info)] for info in infos]
     logging.info("Compiled %s for the reference and %d target backend(s) in %.2f s.",
                  cls._module_name, len(infos), time.monotonic() - started)
-    xfail = set(cli_flags.value("xfail_backends") or ())
     cls._xfail_results = {s.info.name: s.status.failed for s in cls._target_setups
-                          if xfail & set(s.info.names()) and s.status is not Status.SKIPPED}
+                          if _expected_to_fail(s.info) and s.status is not Status.SKIPPED}
     for setup in cls._target_setups:
       if setup.status is Status.SKIPPED:
         logging.warning("Skipping backend '%s': %s", setup.info.name, setup.detail)
@@ -208,10 +212,9 @@ class TracedModuleTestCase(tf.test.TestCase):
                          f"'{ref_trace.backend}': {ref_error} (trace: {ref_path})")
 
     outcomes = []
-    xfail = set(cli_flags.value("xfail_backends") or ())
     for setup, module in zip(self._target_setups, self._tar_modules):
       outcome = self._target_outcome(setup, module, ref_trace, trace_function)
-      if xfail & set(setup.info.names()):
+      if _expected_to_fail(setup.info):
         results = type(self)._xfail_results
         results[setup.info.name] = bool(results.get(setup.info.name)) or outcome.status.failed
         outcome = outcome.expecting_failure()
