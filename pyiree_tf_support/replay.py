@@ -1,34 +1,31 @@
 """Replays a saved reference trace against IREE backends, without TensorFlow.
 
-  python -m pyiree_tf_support.replay <artifacts>/<Module>/traces/<trace>__<backend> \\
+  python -m pyiree_tf_support.replay <artifacts>/<Module>/traces/<trace>__tf_ref \\
       --target_backends=iree_vmla,iree_llvmjit
 
 The module's iree_input.mlir and signatures.json (saved next to traces/) are compiled for each
-target (through the compile cache) and every call of the trace is made again and compared; the
-report is the one a live run prints. Exit status: 0 all passed, 1 a backend failed, 2 bad input.
+target (through the compile cache) and every call of the trace is made again, in order, on one
+module instance, so each call sees the state the earlier ones left; the report is the one a live
+run prints. Only a reference trace whose files belong together is replayed (see `replay_input`).
+Exit status: 0 all passed, 1 a backend failed, 2 input replay does not trust (one line on stderr).
 """
 
-import os
 import sys
 from typing import Any, Dict, List, Optional, Sequence
 
 from absl import app
 
-from pyiree_tf_support import artifacts
 from pyiree_tf_support import backends
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import compiler
+from pyiree_tf_support import replay_input
 from pyiree_tf_support import reporting
 from pyiree_tf_support import runtime
 from pyiree_tf_support import tolerances
-from pyiree_tf_support import trace_io
 from pyiree_tf_support.compile_cache import CompileCache
-from pyiree_tf_support.signatures import FunctionSignature, signatures_from_json
+from pyiree_tf_support.replay_input import ReplayError, ReplayInput  # pylint: disable=unused-import
+from pyiree_tf_support.signatures import FunctionSignature
 from pyiree_tf_support.traces import Trace, run_trace
-
-
-class ReplayError(ValueError):
-  """Bad replay input: the message names what was wrong."""
 
 
 class ReplayModule:
@@ -50,34 +47,33 @@ class ReplayModule:
         self._loaded, signature, self.module_name, args, kwargs)
 
 
-def _read(path: str, what: str) -> str:
-  try:
-    with open(path) as f:
-      return f.read()
-  except OSError as e:
-    raise ReplayError(f"Cannot read the module's {what} at {path}: {e.strerror}.") from None
+def _target_specs(target_backends: Sequence[str]) -> List[backends.BackendSpec]:
+  """The IREE backends to replay on; KeyError / ReplayError naming a name that is not one."""
+  specs = [backends.lookup(name) for name in target_backends]
+  for name, spec in zip(target_backends, specs):
+    if not spec.is_iree:
+      raise ReplayError(f"Replay runs IREE backends only; '{name}' needs TensorFlow. "
+                        f"Valid: {', '.join(n for n in backends.valid_names() if n != 'tf')}.")
+  return specs
 
 
 def replay(trace_dir: str, target_backends: Sequence[str],
            cache: Optional[CompileCache] = None) -> List[reporting.Outcome]:
-  """Replays the trace saved in `trace_dir` on each target backend; returns their outcomes."""
-  if not os.path.isfile(os.path.join(trace_dir, "trace.json")):
-    raise ReplayError(f"No saved trace in {trace_dir}: expected trace.json and arrays.npz "
-                      "(a directory under <artifacts_dir>/<Module>/traces/).")
-  ref_trace = trace_io.load_trace(trace_dir)
-  module_dir = os.path.dirname(os.path.dirname(os.path.abspath(trace_dir)))
-  iree_input = _read(os.path.join(module_dir, "iree_input.mlir"), "iree_input.mlir")
-  signatures = signatures_from_json(_read(artifacts.signatures_path(module_dir), "signatures"))
+  """Replays the reference trace saved in `trace_dir` on each target backend; their outcomes.
+
+  ReplayError (before anything is compiled) when the saved files cannot be trusted.
+  """
+  return replay_loaded(replay_input.load(trace_dir), target_backends, cache)
+
+
+def replay_loaded(loaded: ReplayInput, target_backends: Sequence[str],
+                  cache: Optional[CompileCache] = None) -> List[reporting.Outcome]:
+  """Replays an already checked reference trace on each target backend."""
+  specs = _target_specs(target_backends)
   names = backends.indexed_names(list(target_backends))
-  outcomes = []
-  for backend_name, artifact_name in zip(target_backends, names):
-    spec = backends.lookup(backend_name)
-    if not spec.is_iree:
-      raise ReplayError(f"Replay runs IREE backends only; '{backend_name}' needs TensorFlow. "
-                        f"Valid: {', '.join(n for n in backends.valid_names() if n != 'tf')}.")
-    outcomes.append(_replay_on(ref_trace, spec, artifact_name, (artifact_name, backend_name),
-                               iree_input, signatures, cache))
-  return outcomes
+  return [_replay_on(loaded.reference, spec, artifact_name, (artifact_name, backend_name),
+                     loaded.iree_input, loaded.signatures, cache)
+          for backend_name, artifact_name, spec in zip(target_backends, names, specs)]
 
 
 def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_names,
@@ -108,22 +104,25 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
 
 def main(argv: Sequence[str]) -> int:
   if len(argv) != 2:
-    print("usage: python -m pyiree_tf_support.replay <saved trace dir> --target_backends=a,b",
-          file=sys.stderr)
+    print("usage: python -m pyiree_tf_support.replay <saved reference trace dir> "
+          "--target_backends=a,b", file=sys.stderr)
     return 2
   targets = cli_flags.value("target_backends")
   if not targets:
     print("replay: --target_backends is required (IREE backends, e.g. iree_vmla,iree_llvmjit).",
           file=sys.stderr)
     return 2
-  tolerances.parse_overrides(cli_flags.value("tolerances") or "")
   try:
-    outcomes = replay(argv[1], targets, cli_flags.compile_cache_from_flags())
-  except (ReplayError, KeyError) as e:
-    print(f"replay: {e.args[0] if isinstance(e, KeyError) else e}", file=sys.stderr)
+    tolerances.parse_overrides(cli_flags.value("tolerances") or "")
+    _target_specs(targets)
+    loaded = replay_input.load(argv[1])
+  except (ValueError, KeyError) as e:  # ReplayError, a bad --tolerances entry, unknown backend.
+    message = e.args[0] if isinstance(e, KeyError) else str(e)
+    print("replay: " + str(message).replace("\n", " "), file=sys.stderr)
     return 2
-  ref = trace_io.load_trace(argv[1])
-  print(reporting.format_report(ref.function_name, ref.backend, outcomes))
+  outcomes = replay_loaded(loaded, targets, cli_flags.compile_cache_from_flags())
+  print(reporting.format_report(loaded.reference.function_name, loaded.reference.backend,
+                                outcomes))
   return 1 if any(o.status.failed for o in outcomes) else 0
 
 

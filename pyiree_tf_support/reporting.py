@@ -33,7 +33,7 @@ class Outcome:
   status: Status
   detail: str = ""
   trace_path: Optional[str] = None
-  repro_command: Optional[str] = None  # re-runs the first mismatching call alone
+  repro_command: Optional[str] = None  # lines that reproduce the first mismatching call
 
   def expecting_failure(self) -> "Outcome":
     """This outcome for a backend listed as expected to fail."""
@@ -55,8 +55,6 @@ def evaluate(ref_trace: traces.Trace, tar_trace: traces.Trace, error: Optional[s
   detail = "\n".join(m.describe() for m in call_mismatches)
   first = call_mismatches[0].index
   command = repro_commands[first] if first < len(repro_commands) else None
-  if command:
-    command = f"re-run call {first} alone: {command}"
   return Outcome(tar_trace.backend, Status.MISMATCH, detail, trace_path, command)
 
 

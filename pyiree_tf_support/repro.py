@@ -1,16 +1,29 @@
-"""Per-call reproduction files for iree-run-module: inputs, expected outputs and a flagfile.
+"""What a failing IREE call offers to reproduce it: a replay command, and iree-run-module files.
 
-Every call an IREE backend made in a compared trace gets a directory; on a mismatch the report ends
-with the one command that re-runs that call alone against the saved .vmfb.
+Two commands, each printed only where it reproduces the failure it is printed for:
+- replaying the *reference* trace (`python -m pyiree_tf_support.replay`) makes every call again, in
+  order, on a freshly compiled module, so a call sees the state the earlier calls left;
+- `iree-run-module --flagfile=flagfile` runs one call alone from the module's initial state, which
+  is faithful only for the first call or for a module that keeps no state. Other calls get no
+  flagfile, and the report says why.
+Both name their programs by absolute path (the project's interpreter and its iree-run-module), so
+they run copy-pasted from any directory, without the venv on PATH.
 """
 
+import dataclasses
+import importlib.util
 import io
 import os
+import re
+import shlex
+import sys
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
 from pyiree_tf_support import artifacts
+from pyiree_tf_support import backends
+from pyiree_tf_support import cli_flags
 from pyiree_tf_support import structure
 from pyiree_tf_support import tolerances
 from pyiree_tf_support.signatures import FunctionSignature, numpy_dtype
@@ -18,6 +31,59 @@ from pyiree_tf_support.traces import Trace
 
 # iree-run-module's per-type absolute thresholds, by numpy dtype name.
 _THRESHOLD_FLAGS = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
+# A store to a global is what lets one call change what the next one computes.
+_STATE_WRITE = re.compile(r"\b(ml_program\.global_store|util\.global\.store)\b")
+
+
+@dataclasses.dataclass(frozen=True)
+class CallRepro:
+  """The commands that reproduce one call of a target trace, or why iree-run-module cannot."""
+  index: int
+  method: str
+  replay_command: str
+  run_module_command: Optional[str] = None
+  no_run_module_reason: str = ""
+
+  def describe(self) -> str:
+    """The lines a report prints under a mismatch of this call."""
+    lines = [f"replay every call in order: {self.replay_command}"]
+    if self.run_module_command:
+      lines.append(f"re-run call {self.index} alone: {self.run_module_command}")
+    else:
+      lines.append(f"no iree-run-module command for call {self.index}: {self.no_run_module_reason}")
+    return "\n".join(lines)
+
+
+def has_state(iree_input: str) -> bool:
+  """Whether the module's functions store to globals (tf.Variables), so calls depend on earlier ones."""
+  return bool(_STATE_WRITE.search(iree_input))
+
+
+def iree_run_module_binary() -> Optional[str]:
+  """The iree-run-module of this interpreter's IREE runtime: the venv's bin, else the package's."""
+  candidates = [os.path.join(os.path.dirname(sys.executable), "iree-run-module")]
+  spec = importlib.util.find_spec("iree._runtime_libs")
+  if spec is not None and spec.submodule_search_locations:
+    candidates += [os.path.join(p, "iree-run-module") for p in spec.submodule_search_locations]
+  return next((os.path.abspath(c) for c in candidates if os.access(c, os.X_OK)), None)
+
+
+def _replay_backend_name(trace: Trace) -> str:
+  """The name --target_backends accepts for the trace's backend (artifact names may be indexed)."""
+  return next((n for n in trace.backend_names if backends.find(n)), trace.backend)
+
+
+def replay_command(module_dir: str, ref_trace: Trace, tar_trace: Trace) -> str:
+  """The shell command that replays the saved reference trace on the target's backend."""
+  ref_dir = os.path.abspath(
+      artifacts.trace_path(module_dir, ref_trace.function_name, ref_trace.backend, suffix=""))
+  arguments = [f"--target_backends={_replay_backend_name(tar_trace)}"]
+  if cli_flags.value("tolerances"):
+    arguments.append(f"--tolerances={cli_flags.value('tolerances')}")
+  program = f"{shlex.quote(sys.executable)} -m pyiree_tf_support.replay"
+  if artifacts.display_path(ref_dir) != ref_dir:  # under Bazel: the trace is in outputs.zip.
+    return f"{artifacts.shell_cd(ref_dir)} && {program} . {' '.join(map(shlex.quote, arguments))}"
+  return " ".join([program, shlex.quote(ref_dir)] + [shlex.quote(a) for a in arguments])
 
 
 def _mlir_element_type(dtype: np.dtype) -> str:
@@ -46,42 +112,75 @@ def _save_value(call_dir: str, stem: str, array: np.ndarray) -> str:
   return f"{shape + 'x' if shape else ''}{_mlir_element_type(array.dtype)}=@{name}"
 
 
+def _unfaithful_reason(index: int, iree_input: Optional[str]) -> str:
+  """Why running call `index` alone would not reproduce it; "" when it would."""
+  if index == 0:
+    return ""
+  if iree_input is None:
+    return ("it is not the first call and whether the module keeps state is unknown (no "
+            "iree_input.mlir); the replay command makes the earlier calls first.")
+  if has_state(iree_input):
+    earlier = "call 0" if index == 1 else f"calls 0-{index - 1}"
+    return (f"the module keeps state (its functions store to globals, e.g. tf.Variables) and "
+            f"iree-run-module starts from the initial state, not from the one {earlier} left; "
+            "the replay command makes the earlier calls first.")
+  return ""
+
+
 def write_call_repros(module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_path: str,
-                      driver: str, signatures: Dict[str, FunctionSignature]) -> List[Optional[str]]:
-  """Writes one directory per call of `tar_trace`; returns each call's command (None if none)."""
+                      driver: str, signatures: Dict[str, FunctionSignature],
+                      iree_input: Optional[str] = None) -> List[CallRepro]:
+  """Writes an iree-run-module directory for each call it reproduces; returns every call's record.
+
+  `iree_input` is the text the vmfb was compiled from: it tells whether the module keeps state.
+  """
   root = artifacts.repro_dir(module_dir, tar_trace.function_name, tar_trace.backend)
-  commands: List[Optional[str]] = []
+  replay = replay_command(module_dir, ref_trace, tar_trace)
+  binary = iree_run_module_binary()
+  repros = []
   for index, (tar_call, ref_call) in enumerate(zip(tar_trace.calls, ref_trace.calls)):
+    reason = _unfaithful_reason(index, iree_input)
     signature = signatures.get(tar_call.method)
-    if signature is None:
-      commands.append(None)
-      continue
-    try:
-      inputs = signature.flatten_inputs(tar_trace.module_name, tar_call.inputs, tar_call.kwargs)
-    except (TypeError, ValueError):
-      commands.append(None)
+    if not reason and binary is None:
+      reason = (f"iree-run-module is neither next to {sys.executable} nor in the iree runtime "
+                "package.")
+    if not reason and signature is None:
+      reason = f"the compiled module exports no function '{tar_call.method}'."
+    if not reason:
+      try:
+        inputs = signature.flatten_inputs(tar_trace.module_name, tar_call.inputs, tar_call.kwargs)
+      except (TypeError, ValueError) as e:
+        reason = f"its inputs do not fit the function's signature ({e})."
+    if reason:
+      repros.append(CallRepro(index, tar_call.method, replay, no_run_module_reason=reason))
       continue
     call_dir = os.path.join(root, f"call_{index}_{artifacts.safe_name(tar_call.method)}")
-    os.makedirs(call_dir, exist_ok=True)
-    lines = [
-        f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
-        f"backend '{tar_trace.backend}' alone.",
-        "# From this directory: iree-run-module --flagfile=flagfile",
-        "# The module starts from its initial state: earlier calls of the trace are not replayed.",
-        "--module=" + os.path.relpath(vmfb_path, call_dir),
-        f"--device={driver}",
-        f"--function={signature.name}",
-    ]
-    for i, value in enumerate(inputs):
-      lines.append("--input=" + _save_value(call_dir, f"input_{i}", value))
-    expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs) if v is not None]
-    for i, value in enumerate(expected):
-      lines.append("--expected_output=" + _save_value(call_dir, f"expected_output_{i}", value))
-    lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.rtol, tar_call.atol)
-    flagfile = os.path.join(call_dir, "flagfile")
-    artifacts.write_text(flagfile, "\n".join(lines) + "\n")
-    commands.append(f"{artifacts.shell_cd(call_dir)} && iree-run-module --flagfile=flagfile")
-  return commands
+    _write_flagfile(call_dir, tar_trace, tar_call, ref_call, index, inputs, vmfb_path, driver,
+                    signature)
+    command = f"{artifacts.shell_cd(call_dir)} && {shlex.quote(binary)} --flagfile=flagfile"
+    repros.append(CallRepro(index, tar_call.method, replay, run_module_command=command))
+  return repros
+
+
+def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, ref_call, index: int,
+                    inputs: Sequence[np.ndarray], vmfb_path: str, driver: str,
+                    signature: FunctionSignature) -> None:
+  os.makedirs(call_dir, exist_ok=True)
+  lines = [
+      f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
+      f"backend '{tar_trace.backend}' alone, from the module's initial state.",
+      "# From this directory: iree-run-module --flagfile=flagfile",
+      "--module=" + os.path.relpath(vmfb_path, call_dir),
+      f"--device={driver}",
+      f"--function={signature.name}",
+  ]
+  for i, value in enumerate(inputs):
+    lines.append("--input=" + _save_value(call_dir, f"input_{i}", value))
+  expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs) if v is not None]
+  for i, value in enumerate(expected):
+    lines.append("--expected_output=" + _save_value(call_dir, f"expected_output_{i}", value))
+  lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.rtol, tar_call.atol)
+  artifacts.write_text(os.path.join(call_dir, "flagfile"), "\n".join(lines) + "\n")
 
 
 def _tolerance_flags(expected: Sequence[np.ndarray], backend_names: Sequence[str],

@@ -110,6 +110,7 @@ class TracedModuleTestCase(tf.test.TestCase):
 
   _module_class = None
   _exported_names: Tuple[str, ...] = ()
+  _iree_input: Optional[str] = None  # what the IREE backends compiled; saved traces keep its hash
 
   @classmethod
   def setUpClass(cls):
@@ -130,7 +131,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     iree_infos = [info for info in [ref_info] + infos if info.is_iree]
     if iree_infos:  # import once on this thread, so that the compiles below run concurrently.
       try:
-        tf_utils.import_module_class(cls._module_class, cls._exported_names, cls._artifacts_dir)
+        cls._iree_input = tf_utils.import_module_class(
+            cls._module_class, cls._exported_names, cls._artifacts_dir).iree_input
       except Exception:  # pylint: disable=broad-except
         pass  # reported per backend by _compile_backend.
     # IREE backends compile in a pool while TensorFlow builds its modules on this thread.
@@ -174,20 +176,22 @@ class TracedModuleTestCase(tf.test.TestCase):
     if passed_all:
       raise AssertionError(reporting.xpass_message(cls.__name__, passed_all))
 
-  def _save_trace(self, trace: Trace) -> str:
+  def _save_trace(self, trace: Trace, reference: bool = False) -> str:
     """Saves the trace readable (.txt, returned) and loadable (a directory beside it)."""
     trace_io.save_trace(trace, artifacts.trace_path(
-        self._artifacts_dir, trace.function_name, trace.backend, suffix=""))
+        self._artifacts_dir, trace.function_name, trace.backend, suffix=""), reference,
+                        self._iree_input)
     return trace.save_plaintext(artifacts.trace_dir(self._artifacts_dir),
                                 cli_flags.value("summarize"))
 
-  def _repro_commands(self, module, ref_trace: Trace, trace: Trace) -> List[Optional[str]]:
+  def _repro_commands(self, module, ref_trace: Trace, trace: Trace) -> List[str]:
     if not isinstance(module, tf_utils.IreeCompiledModule):
       return []
     vmfb_path = artifacts.compiled_path(self._artifacts_dir,
                                         tf_utils.backends_to_str([module.backend_info]))
-    return repro.write_call_repros(self._artifacts_dir, ref_trace, trace, vmfb_path,
-                                   module.backend_info.driver, module.signatures)
+    return [r.describe() for r in repro.write_call_repros(
+        self._artifacts_dir, ref_trace, trace, vmfb_path, module.backend_info.driver,
+        module.signatures, self._iree_input)]
 
   def _target_outcome(self, setup: "_BackendSetup", module, ref_trace: Trace,
                       trace_function) -> Outcome:
@@ -204,7 +208,7 @@ class TracedModuleTestCase(tf.test.TestCase):
   def compare_backends(self, trace_function: Callable[[TracedModule], None]) -> None:
     """Runs `trace_function` on the reference and every target, saves the traces, compares."""
     ref_trace, ref_error = run_trace(self._ref_module, trace_function, tf_utils.set_random_seed)
-    ref_path = self._save_trace(ref_trace)
+    ref_path = self._save_trace(ref_trace, reference=True)
     if cli_flags.value("log_all_traces"):
       logging.info("%s", ref_trace)
     if ref_error:

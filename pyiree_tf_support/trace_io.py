@@ -3,10 +3,11 @@
 Never pickle: a saved trace can be read by any process, including one without TensorFlow.
 """
 
+import hashlib
 import io
 import json
 import os
-from typing import Any, Dict
+from typing import Any, Dict, Optional, Union
 
 import numpy as np
 
@@ -54,8 +55,18 @@ def _decode(spec: Any, arrays: Dict[str, np.ndarray]) -> Any:
   return py_type(array.item()) if py_type else array
 
 
-def save_trace(trace: Trace, directory: str) -> None:
-  """Writes trace.json and arrays.npz into `directory` (atomically, file by file)."""
+def content_sha256(data: Union[str, bytes]) -> str:
+  """The hash a saved trace keeps of the iree_input.mlir it was recorded with (text as UTF-8)."""
+  return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
+
+
+def save_trace(trace: Trace, directory: str, reference: bool = False,
+               iree_input: Optional[str] = None) -> None:
+  """Writes trace.json and arrays.npz into `directory` (atomically, file by file).
+
+  `reference` and the hash of `iree_input` let replay refuse a target's trace or a module
+  directory whose iree_input.mlir was rewritten after the trace was saved.
+  """
   arrays: Dict[str, np.ndarray] = {}
   calls = [{
       "method": call.method,
@@ -72,9 +83,12 @@ def save_trace(trace: Trace, directory: str) -> None:
       "backend_names": list(trace.backend_names),
       "function_name": trace.function_name,
       "calls": calls,
+      "reference": reference,
+      "iree_input_sha256": None if iree_input is None else content_sha256(iree_input),
   }
   buffer = io.BytesIO()
   np.savez(buffer, **arrays)
+  document["arrays_sha256"] = content_sha256(buffer.getvalue())  # written first, must pair up.
   artifacts.write_bytes(os.path.join(directory, "arrays.npz"), buffer.getvalue())
   artifacts.write_text(os.path.join(directory, "trace.json"), json.dumps(document, indent=1))
 

@@ -198,7 +198,7 @@ class LiveDiagnosticsTest(absltest.TestCase):
                   message)
     self.assertIn("rtol=1e-06, atol=1e-06", message)
     last_line = message.strip().splitlines()[-1]
-    command = re.fullmatch(r"\s*re-run call 0 alone: (cd .* && iree-run-module --flagfile=flagfile)",
+    command = re.fullmatch(r"\s*re-run call 0 alone: (cd .* && \S+/iree-run-module --flagfile=flagfile)",
                            last_line).group(1)
     process = subprocess.run(command, shell=True, capture_output=True, text=True, check=False,
                              env=dict(os.environ, PATH=VENV_BIN + os.pathsep + os.environ["PATH"]))
@@ -228,7 +228,8 @@ class LiveDiagnosticsTest(absltest.TestCase):
     shutil.copytree(saved, perturbed)
     trace = trace_io.load_trace(perturbed)
     trace.calls[1].outputs["logits"][0, 2] += 0.5
-    trace_io.save_trace(trace, perturbed)
+    with open(os.path.join(self.module_dir, "iree_input.mlir")) as f:
+      trace_io.save_trace(trace, perturbed, reference=True, iree_input=f.read())
 
     outcomes = replay.replay(perturbed, ["iree_vmla"])
     self.assertEqual([o.status for o in outcomes], [reporting.Status.MISMATCH])
