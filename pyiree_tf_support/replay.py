@@ -98,7 +98,8 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
 
     def replay_calls(traced):
       for call in ref_trace.calls:
-        getattr(traced, call.method)(*call.inputs, rtol=call.rtol, atol=call.atol, **call.kwargs)
+        getattr(traced, call.method)(*call.inputs, rtol=call.given_rtol, atol=call.given_atol,
+                                      **call.kwargs)
 
     trace, error = run_trace(module, replay_calls, function_name=ref_trace.function_name)
     return reporting.evaluate(ref_trace, trace, error)

@@ -77,7 +77,7 @@ def write_call_repros(module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_
     expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs) if v is not None]
     for i, value in enumerate(expected):
       lines.append("--expected_output=" + _save_value(call_dir, f"expected_output_{i}", value))
-    lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.rtol, tar_call.atol)
+    lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.given_rtol, tar_call.given_atol)
     flagfile = os.path.join(call_dir, "flagfile")
     artifacts.write_text(flagfile, "\n".join(lines) + "\n")
     commands.append(f"{artifacts.shell_cd(call_dir)} && iree-run-module --flagfile=flagfile")
