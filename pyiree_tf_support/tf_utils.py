@@ -1,7 +1,9 @@
 """Public API for compiling and running tf.Modules on TensorFlow and IREE backends.
 
 Thin glue over `backends` (the table), `importer` (TF -> MLIR), `compiler` (iree-compile and its
-cache), `runtime` (running .vmfb files) and `artifacts` (file layout).
+cache), `runtime` (running .vmfb files) and `artifacts` (file layout). Over ~300 lines because it
+is 2020's `tf_utils` surface in one place (helpers, BackendInfo, the compiled module classes), which
+users' files import by that name.
 """
 
 import concurrent.futures
