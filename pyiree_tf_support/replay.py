@@ -112,7 +112,7 @@ def main(argv: Sequence[str]) -> int:
     print("usage: python -m pyiree_tf_support.replay <saved trace dir> --target_backends=a,b",
           file=sys.stderr)
     return 2
-  targets = cli_flags.value("target_backends")
+  targets = cli_flags.target_backend_names()
   if not targets:
     print("replay: --target_backends is required (IREE backends, e.g. iree_vmla,iree_llvmjit).",
           file=sys.stderr)
