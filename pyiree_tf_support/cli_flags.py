@@ -3,7 +3,7 @@
 
 import os
 import shlex
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Sequence, Union
 
 from absl import flags
 from absl import logging
@@ -16,9 +16,10 @@ ENV_VAR = "PYIREE_TF_SUPPORT_FLAGS"
 
 flags.DEFINE_string("reference_backend", "tf",
                     "The backend every target backend is compared against.")
-flags.DEFINE_list("target_backends", None,
-                  "Comma-separated backends to compare with the reference; repeats allowed. "
-                  "Default: every backend this machine can run.")
+# A string flag, as in 2020 (FLAGS.target_backends is "a,b" or None); target_backend_names() splits it.
+flags.DEFINE_string("target_backends", None,
+                    "Comma-separated backends to compare with the reference; repeats allowed. "
+                    "Default: every backend this machine can run.")
 flags.DEFINE_string("artifacts_dir", None,
                     "Where to save MLIR, .vmfb files, traces and reproducers. Default: "
                     "$TEST_UNDECLARED_OUTPUTS_DIR under Bazel, else <tmp>/iree/modules.")
@@ -46,7 +47,20 @@ flags.DEFINE_string("compile_cache_dir", None,
 FLAGS = flags.FLAGS
 
 
-def _validate_backend_list(names: List[str]) -> bool:
+def split_backends(value: Union[None, str, Sequence[str]]) -> Optional[List[str]]:
+  """The backend names of a --target_backends value ("a,b"; a list when set from Python)."""
+  if value is None:
+    return None
+  return value.split(",") if isinstance(value, str) else list(value)
+
+
+def _validate_backend_list(value: Union[None, str, Sequence[str]]) -> bool:
+  names = split_backends(value)
+  if names is not None and (not names or not all(names)):
+    raise flags.ValidationError(
+        f"--target_backends='{','.join(names)}' names an empty backend; give comma-separated "
+        f"backends ({', '.join(backends.valid_names())}) or leave the flag out to use every "
+        "available one.")
   for name in names or ():
     if backends.find(name) is None:
       raise flags.ValidationError(backends.unknown_backend_message(name))
@@ -81,6 +95,11 @@ def ensure_parsed() -> None:
 def value(name: str) -> Any:
   ensure_parsed()
   return getattr(FLAGS, name)
+
+
+def target_backend_names() -> Optional[List[str]]:
+  """--target_backends as a list of names, None when the flag is not given."""
+  return split_backends(value("target_backends"))
 
 
 def compile_cache_from_flags() -> Optional[compile_cache.CompileCache]:

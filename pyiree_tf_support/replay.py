@@ -94,7 +94,8 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
 
     def replay_calls(traced):
       for call in ref_trace.calls:
-        getattr(traced, call.method)(*call.inputs, rtol=call.rtol, atol=call.atol, **call.kwargs)
+        getattr(traced, call.method)(*call.inputs, rtol=call.given_rtol, atol=call.given_atol,
+                                      **call.kwargs)
 
     trace, error = run_trace(module, replay_calls, function_name=ref_trace.function_name)
     return reporting.evaluate(ref_trace, trace, error)
@@ -107,7 +108,7 @@ def main(argv: Sequence[str]) -> int:
     print("usage: python -m pyiree_tf_support.replay <saved reference trace dir> "
           "--target_backends=a,b", file=sys.stderr)
     return 2
-  targets = cli_flags.value("target_backends")
+  targets = cli_flags.target_backend_names()
   if not targets:
     print("replay: --target_backends is required (IREE backends, e.g. iree_vmla,iree_llvmjit).",
           file=sys.stderr)

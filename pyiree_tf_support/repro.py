@@ -179,7 +179,7 @@ def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, ref_call, index: 
   expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs) if v is not None]
   for i, value in enumerate(expected):
     lines.append("--expected_output=" + _save_value(call_dir, f"expected_output_{i}", value))
-  lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.rtol, tar_call.atol)
+  lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.given_rtol, tar_call.given_atol)
   artifacts.write_text(os.path.join(call_dir, "flagfile"), "\n".join(lines) + "\n")
 
 

@@ -24,7 +24,7 @@ from pyiree_tf_support import tf_utils
 from pyiree_tf_support import tolerances
 from pyiree_tf_support import trace_io
 from pyiree_tf_support.reporting import Outcome, Status
-from pyiree_tf_support.traces import ModuleCall, Trace, TracedModule, run_trace  # pylint: disable=unused-import
+from pyiree_tf_support.traces import NUMPY_LINEWIDTH, ModuleCall, Trace, TracedModule, run_trace  # pylint: disable=unused-import
 from pyiree_tf_support.tf_utils import BackendInfo
 
 FLAGS = cli_flags.FLAGS
@@ -32,22 +32,23 @@ FLAGS = cli_flags.FLAGS
 
 def _parse_target_backends() -> Tuple[List[str], List[str]]:
   """The --target_backends names and their artifact names."""
-  names = list(cli_flags.value("target_backends") or ())
+  names = cli_flags.target_backend_names() or []
   return names, backends.indexed_names(names)
 
 
 def get_reference_backend_info() -> BackendInfo:
   name = cli_flags.value("reference_backend")
-  return BackendInfo(name, f"{name}_ref")
+  return BackendInfo(name, f"{name}_ref", cli_flags.value("run_in_worker"))
 
 
 def get_target_backends() -> List[BackendInfo]:
   """The backends named by --target_backends, or every backend this machine can run."""
-  if cli_flags.value("target_backends") is not None:
+  if cli_flags.target_backend_names() is not None:
     names, artifact_names = _parse_target_backends()
-    return [BackendInfo(name, artifact) for name, artifact in zip(names, artifact_names)]
+    return [BackendInfo(name, artifact, cli_flags.value("run_in_worker"))
+            for name, artifact in zip(names, artifact_names)]
   infos = []
-  for info in BackendInfo.get_all_backends():
+  for info in BackendInfo.get_all_backends(cli_flags.value("run_in_worker")):
     available, reason = info.available()
     if available:
       infos.append(info)
@@ -66,7 +67,6 @@ def _setup_artifacts_dir(module_class) -> str:
 def _configure_from_flags() -> None:
   tolerances.clear_backend_overrides()
   tolerances.parse_overrides(cli_flags.value("tolerances") or "")
-  tf_utils.set_compile_cache(cli_flags.compile_cache_from_flags())
 
 
 def _expected_to_fail(info: BackendInfo) -> bool:
@@ -100,7 +100,7 @@ def _compile_backend(cls, info: BackendInfo) -> _BackendSetup:
     return _BackendSetup(info, status=Status.SKIPPED, detail=reason)
   try:
     return _BackendSetup(info, info.compile(cls._module_class, cls._exported_names,
-                                            cls._artifacts_dir))
+                                            cls._artifacts_dir, cls._compile_cache))
   except Exception as e:  # pylint: disable=broad-except
     return _BackendSetup(info, status=Status.COMPILE_ERROR, detail=f"{type(e).__name__}: {e}")
 
@@ -121,6 +121,7 @@ class TracedModuleTestCase(tf.test.TestCase):
           "@tf_test_utils.compile_module(YourModule).")
     cli_flags.ensure_parsed()
     _configure_from_flags()
+    cls._compile_cache = cli_flags.compile_cache_from_flags()
     cls._module_name = tf_utils.module_name_of(cls._module_class)
     cls._artifacts_dir = _setup_artifacts_dir(cls._module_class)
     logging.info("Artifacts of %s are saved in %s", cls._module_name, cls._artifacts_dir)
@@ -181,8 +182,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     trace_io.save_trace(trace, artifacts.trace_path(
         self._artifacts_dir, trace.function_name, trace.backend, suffix=""), reference,
                         self._iree_input)
-    return trace.save_plaintext(artifacts.trace_dir(self._artifacts_dir),
-                                cli_flags.value("summarize"))
+    return trace.save_plaintext(self._artifacts_dir, cli_flags.value("summarize"))
 
   def _repro_commands(self, module, ref_trace: Trace, trace: Trace) -> List[str]:
     if not isinstance(module, tf_utils.IreeCompiledModule):

@@ -1,7 +1,9 @@
 """Public API for compiling and running tf.Modules on TensorFlow and IREE backends.
 
 Thin glue over `backends` (the table), `importer` (TF -> MLIR), `compiler` (iree-compile and its
-cache), `runtime` (running .vmfb files) and `artifacts` (file layout).
+cache), `runtime` (running .vmfb files) and `artifacts` (file layout). Over ~300 lines because it
+is 2020's `tf_utils` surface in one place (helpers, BackendInfo, the compiled module classes), which
+users' files import by that name.
 """
 
 import concurrent.futures
@@ -27,12 +29,21 @@ from pyiree_tf_support.signatures import FunctionSignature, signatures_to_json
 
 ModuleClass = Union[type, Callable[[], tf.Module]]
 
+FLAGS = cli_flags.FLAGS  # 2020 code reads tf_utils.FLAGS.
+
 
 def set_random_seed(seed: int = 0) -> None:
   """Sets the seed of TensorFlow, numpy and random, so every backend sees the same inputs."""
   tf.random.set_seed(seed)
   np.random.seed(seed)
   random.seed(seed)
+
+
+def _instantiate(module_class: ModuleClass) -> tf.Module:
+  """Builds the user's module with the seed set first, as 2020 did, so that weights drawn from
+  tf.random or np.random in __init__ are the same on every backend (and in the import)."""
+  set_random_seed()
+  return module_class()
 
 
 def uniform(shape: Sequence[int], dtype: np.dtype = np.float32) -> np.ndarray:
@@ -72,6 +83,24 @@ def get_shape_and_dtype(array: np.ndarray, allow_non_mlir_dtype: bool = False) -
   return "x".join(shape_dtype)
 
 
+def save_input_values(inputs: Sequence[np.ndarray], artifacts_dir: Optional[str] = None) -> str:
+  """The inputs in IREE's tool format, one `2x3xf32=1.0 2.0 ...` line per array.
+
+  With `artifacts_dir`, also writes them to <artifacts_dir>/inputs.txt (newline-terminated).
+  """
+  lines = []
+  for array in inputs:
+    array = np.asarray(array)
+    values = " ".join(str(value) for value in array.flatten())
+    lines.append(f"{get_shape_and_dtype(array)}={values}")
+  text = "\n".join(lines)
+  if artifacts_dir is not None:
+    path = os.path.join(artifacts_dir, "inputs.txt")
+    logging.info("Saving IREE input values to: %s", path)
+    artifacts.write_text(path, text + "\n")
+  return text
+
+
 def module_name_of(module_class: ModuleClass) -> str:
   """The name of a module class or factory function, safe as a directory name."""
   return artifacts.safe_name(getattr(module_class, "__name__", type(module_class).__name__))
@@ -86,18 +115,32 @@ def module_identity(module_class: ModuleClass) -> str:
   return f"{source}:{getattr(module_class, '__qualname__', module_name_of(module_class))}"
 
 
-class BackendInfo:
-  """A backend from the table, with the name its artifacts and traces use."""
+def seed_name(spec: backends.BackendSpec) -> str:
+  """The 2020 name of a backend (its first alias, e.g. iree_vmla), else its table name."""
+  return spec.aliases[0] if spec.aliases else spec.name
 
-  def __init__(self, backend_name: str, artifact_name: Optional[str] = None):
+
+class BackendInfo:
+  """A backend from the table, with the name its artifacts and traces use (`name`).
+
+  `run_in_worker` asks for a TF-free worker process for an IREE backend (Vulkan always uses
+  one); it is passed in by whoever reads the flags, so that building one reads no flag.
+  """
+
+  def __init__(self, backend_name: str, artifact_name: Optional[str] = None,
+               run_in_worker: bool = False):
     self._spec = backends.lookup(backend_name)
     self.backend_name = backend_name
-    self.artifact_name = backend_name if artifact_name is None else artifact_name
-    self.name = self.artifact_name
+    self.name = backend_name if artifact_name is None else artifact_name
     self.driver = self._spec.driver
     self.compiler_targets = list(self._spec.compiler_targets)
     self.compiler_flags = list(self._spec.compiler_flags)
-    self.isolated = self._spec.isolated or (self.is_iree and cli_flags.value("run_in_worker"))
+    self.isolated = self._spec.isolated or (self.is_iree and run_in_worker)
+
+  @property
+  def artifact_name(self) -> str:
+    """The same as `name` (kept for callers of earlier versions of this port)."""
+    return self.name
 
   @property
   def spec(self) -> backends.BackendSpec:
@@ -118,15 +161,22 @@ class BackendInfo:
     return runtime.driver_available(self.driver)
 
   def compile(self, module: ModuleClass, exported_names: Sequence[str] = (),
-              artifacts_dir: Optional[str] = None) -> "CompiledModule":
-    """Compiles `module` (a tf.Module class or factory) for this backend."""
-    module_type = IreeCompiledModule if self.is_iree else TfCompiledModule
-    return module_type(module, self, exported_names, artifacts_dir)
+              artifacts_dir: Optional[str] = None,
+              compile_cache: Optional[CompileCache] = None) -> "CompiledModule":
+    """Compiles `module` (a tf.Module class or factory) for this backend.
+
+    `compile_cache` is the on-disk cache to read and fill (None: compile without one).
+    """
+    if self.is_iree:
+      return IreeCompiledModule(module, self, exported_names, artifacts_dir,
+                                compile_cache=compile_cache)
+    return TfCompiledModule(module, self, exported_names, artifacts_dir)
 
   @classmethod
-  def get_all_backends(cls) -> list:
-    """One BackendInfo per backend in the table (canonical names)."""
-    return [cls(spec.name) for spec in backends.BACKENDS]
+  def get_all_backends(cls, run_in_worker: bool = False) -> list:
+    """One BackendInfo per backend in the table, named as in 2020 (tf, iree_vmla, iree_llvmjit,
+    iree_vulkan) so that a default run and a run naming those backends share artifact names."""
+    return [cls(seed_name(spec), run_in_worker=run_in_worker) for spec in backends.BACKENDS]
 
   def __repr__(self) -> str:
     return f"BackendInfo({self.backend_name!r}, artifact_name={self.artifact_name!r})"
@@ -144,13 +194,6 @@ _imports: Dict[Tuple[Any, Tuple[str, ...]], importer.ImportedModule] = {}
 _saved_import_dirs: Dict[Tuple[Any, Tuple[str, ...]], set] = {}
 # One compilation per distinct request per process: duplicate backends share it.
 _compiles: Dict[str, concurrent.futures.Future] = {}
-_compile_cache: Optional[CompileCache] = None
-
-
-def set_compile_cache(cache: Optional[CompileCache]) -> None:
-  """Sets the compile cache used by every compilation in this process (None disables it)."""
-  global _compile_cache
-  _compile_cache = cache
 
 
 def _import_module(module: tf.Module, module_name: str, exported_names: Sequence[str],
@@ -178,7 +221,7 @@ def import_module_class(module_class: ModuleClass, exported_names: Sequence[str]
   with _process_cache_lock:
     imported = _imports.get(key)
     if imported is None:
-      imported = importer.import_module(module_class(), module_name_of(module_class),
+      imported = importer.import_module(_instantiate(module_class), module_name_of(module_class),
                                         exported_names, keep_saved_model_at)
       _imports[key] = imported
       _saved_import_dirs[key] = set()
@@ -187,7 +230,7 @@ def import_module_class(module_class: ModuleClass, exported_names: Sequence[str]
       _saved_import_dirs[key].add(artifacts_dir)
     for path in keep_saved_model_at:  # the import ran earlier, for another backend.
       if not os.path.exists(path):
-        importer.save_saved_model(module_class(), path)
+        importer.save_saved_model(_instantiate(module_class), path)
   imported.check()
   return imported
 
@@ -207,7 +250,7 @@ def _keep_saved_model_at(artifacts_dir: Optional[str], backends_str: str) -> Tup
 
 
 def _compile_imported(imported: importer.ImportedModule, backend_infos: Sequence[BackendInfo],
-                      artifacts_dir: Optional[str]) -> bytes:
+                      artifacts_dir: Optional[str], cache: Optional[CompileCache]) -> bytes:
   names = backends_to_str(backend_infos)
   targets = tuple(t for info in backend_infos for t in info.compiler_targets)
   flags = tuple(dict.fromkeys(f for info in backend_infos for f in info.compiler_flags))
@@ -221,7 +264,7 @@ def _compile_imported(imported: importer.ImportedModule, backend_infos: Sequence
       future = _compiles[request.key()] = concurrent.futures.Future()
   if owner:
     try:
-      future.set_result(compiler.compile_request(request, description, reproducer, _compile_cache))
+      future.set_result(compiler.compile_request(request, description, reproducer, cache))
     except BaseException as e:
       future.set_exception(e)
   else:
@@ -234,7 +277,8 @@ def _compile_imported(imported: importer.ImportedModule, backend_infos: Sequence
 
 def compile_tf_module(tf_module: tf.Module, backend_infos: Sequence[BackendInfo] = (),
                       exported_names: Sequence[str] = (),
-                      artifacts_dir: Optional[str] = None) -> bytes:
+                      artifacts_dir: Optional[str] = None,
+                      compile_cache: Optional[CompileCache] = None) -> bytes:
   """Compiles a tf.Module instance for the IREE backends `backend_infos`, returning the vmfb.
 
   Saves tf_input.mlir, iree_input.mlir and compiled__<backends>.vmfb in `artifacts_dir` (and a
@@ -247,14 +291,17 @@ def compile_tf_module(tf_module: tf.Module, backend_infos: Sequence[BackendInfo]
   module_name = artifacts.safe_name(type(tf_module).__name__)
   imported = _import_module(tf_module, module_name, exported_names, artifacts_dir,
                             _keep_saved_model_at(artifacts_dir, backends_to_str(backend_infos)))
-  return _compile_imported(imported, backend_infos, artifacts_dir)
+  return _compile_imported(imported, backend_infos, artifacts_dir, compile_cache)
 
 
 # --- Compiled modules -------------------------------------------------------------------------
 
 
 class CompiledModule:
-  """A module compiled for one backend; exported functions are attributes returning numpy."""
+  """A module compiled for one backend; exported functions are attributes returning numpy.
+
+  `module_name` and `backend` (the backend's artifact name) are 2020's public attributes.
+  """
 
   def __init__(self, module_class: ModuleClass, backend_info: BackendInfo,
                exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None):
@@ -263,8 +310,14 @@ class CompiledModule:
     self._exported_names = tuple(exported_names)
     self._artifacts_dir = artifacts_dir
     self.module_name = module_name_of(module_class)
-    self.backend = backend_info.name
-    self.backend_info = backend_info
+
+  @property
+  def backend_info(self) -> BackendInfo:
+    return self._backend_info
+
+  @property
+  def backend(self) -> str:
+    return self._backend_info.name
 
   @property
   def signatures(self) -> Dict[str, FunctionSignature]:
@@ -315,7 +368,7 @@ class TfCompiledModule(CompiledModule):
                exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None,
                _signatures: Optional[Dict[str, FunctionSignature]] = None):
     super().__init__(module_class, backend_info, exported_names, artifacts_dir)
-    self._instance = module_class()
+    self._instance = _instantiate(module_class)
     if _signatures is None:
       _signatures = _known_signatures(module_class, exported_names)
     if _signatures is None:
@@ -332,7 +385,7 @@ class TfCompiledModule(CompiledModule):
                             self._artifacts_dir, _signatures=self._signatures)
 
   def reinitialize(self) -> None:
-    self._instance = self._module_class()
+    self._instance = _instantiate(self._module_class)
 
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     flat = signature.flatten_inputs(self.module_name, args, kwargs)
@@ -345,13 +398,15 @@ class IreeCompiledModule(CompiledModule):
 
   def __init__(self, module_class: ModuleClass, backend_info: BackendInfo,
                exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None,
-               _compiled: Optional[Tuple[bytes, Dict[str, FunctionSignature]]] = None):
+               _compiled: Optional[Tuple[bytes, Dict[str, FunctionSignature]]] = None,
+               compile_cache: Optional[CompileCache] = None):
     super().__init__(module_class, backend_info, exported_names, artifacts_dir)
     if _compiled is None:
       imported = import_module_class(
           module_class, exported_names, artifacts_dir,
           _keep_saved_model_at(artifacts_dir, backends_to_str([backend_info])))
-      _compiled = (_compile_imported(imported, [backend_info], artifacts_dir), imported.signatures)
+      _compiled = (_compile_imported(imported, [backend_info], artifacts_dir, compile_cache),
+                   imported.signatures)
     self._vmfb, self._signatures = _compiled
     self._loaded = runtime.load_module(self._vmfb, backend_info.driver,
                                        isolated=backend_info.isolated)

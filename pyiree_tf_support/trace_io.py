@@ -72,9 +72,9 @@ def save_trace(trace: Trace, directory: str, reference: bool = False,
       "method": call.method,
       "inputs": _encode(list(call.inputs), arrays, "in"),
       "kwargs": _encode(call.kwargs, arrays, "kw"),
-      "outputs": _encode(call.outputs, arrays, "out"),
-      "rtol": call.rtol,
-      "atol": call.atol,
+      "outputs": _encode(call.result, arrays, "out"),
+      "rtol": call.given_rtol,
+      "atol": call.given_atol,
   } for call in trace.calls]
   document = {
       "format": FORMAT_VERSION,

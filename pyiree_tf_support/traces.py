@@ -6,9 +6,9 @@ each call. Comparing two traces returns mismatch records from `comparison`.
 
 import copy
 import dataclasses
-import os
+import inspect
 import sys
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -16,36 +16,71 @@ from pyiree_tf_support import artifacts
 from pyiree_tf_support import comparison
 from pyiree_tf_support import tolerances
 
+NUMPY_LINEWIDTH = 120  # 2020's width for arrays in traces (tf_test_utils.NUMPY_LINEWIDTH).
+
+
+DEFAULT_RTOL = 1e-6
+DEFAULT_ATOL = 1e-6
+
+
+def _as_output_tuple(result: Any) -> Tuple[Any, ...]:
+  """2020's `outputs`: () for no result, the tuple itself for a tuple, else a 1-tuple."""
+  if result is None:
+    return ()
+  return result if isinstance(result, tuple) else (result,)
+
 
 class ModuleCall:
-  """One call: method name, inputs and outputs (deep copies), and per-call tolerances."""
+  """One call: method name, inputs and outputs (deep copies), and per-call tolerances.
 
-  def __init__(self, method: str, inputs: Sequence[Any], outputs: Any,
+  The 2020 record: `inputs` is the tuple of positional arguments, `outputs` always a tuple and
+  `rtol`/`atol` default to 1e-6. `result` keeps what the method returned, unwrapped, so that
+  mismatch messages can say `outputs['logits']` rather than `outputs[0]['logits']`. Whether the
+  user gave a tolerance is kept too (`given_rtol`/`given_atol`, None when not): only then does it
+  override the per-dtype table (float16 1e-3, ...); the 1e-6 defaults are what 2020 reported.
+  """
+
+  def __init__(self, method_name: str, inputs: Sequence[Any], outputs: Any,
                rtol: Optional[float] = None, atol: Optional[float] = None,
                kwargs: Optional[Dict[str, Any]] = None):
-    self.method = method
+    self.method = method_name
     self.inputs = copy.deepcopy(tuple(inputs))
     self.kwargs = copy.deepcopy(dict(kwargs or {}))
-    self.outputs = copy.deepcopy(outputs)
-    self.rtol = rtol
-    self.atol = atol
+    self.result = copy.deepcopy(outputs)
+    self.outputs = _as_output_tuple(self.result)  # shares the arrays of `result`.
+    self.given_rtol = rtol
+    self.given_atol = atol
 
-  def get_tolerances(self):
-    """The per-call (rtol, atol); None where the dtype table applies."""
+  @property
+  def rtol(self) -> float:
+    return DEFAULT_RTOL if self.given_rtol is None else self.given_rtol
+
+  @property
+  def atol(self) -> float:
+    return DEFAULT_ATOL if self.given_atol is None else self.given_atol
+
+  def get_tolerances(self) -> Tuple[float, float]:
+    """(rtol, atol): the ones given to the call, else 2020's 1e-6 defaults."""
     return self.rtol, self.atol
 
   def tolerance_fn(self, backend_names: Sequence[str] = ()) -> comparison.ToleranceFn:
-    return lambda dtype: tolerances.for_dtype(dtype, backend_names, self.rtol, self.atol)
+    """Per dtype: the tolerances given to this call, else the table (with backend overrides)."""
+    return lambda dtype: tolerances.for_dtype(dtype, backend_names, self.given_rtol,
+                                              self.given_atol)
 
   def format(self, summarize: bool = True) -> str:
     threshold = 1000 if summarize else sys.maxsize
-    with np.printoptions(threshold=threshold, edgeitems=3 if summarize else 1000):
+    with np.printoptions(threshold=threshold, edgeitems=3 if summarize else 1000,
+                         linewidth=NUMPY_LINEWIDTH):
       lines = [f"Method: {self.method}", "Inputs:"]
       lines += [_indent(_format_value(value)) for value in self.inputs]
       lines += [_indent(f"{key}=" + _format_value(value)) for key, value in self.kwargs.items()]
-      lines += ["Outputs:", _indent(_format_value(self.outputs))]
-      if self.rtol is not None or self.atol is not None:
-        lines.append(f"Tolerances: rtol={self.rtol}, atol={self.atol}")
+      lines.append("Outputs:" if self.outputs else "Outputs: none")
+      lines += [_indent(_format_value(value)) for value in self.outputs]
+      given = self.given_rtol is not None or self.given_atol is not None
+      lines.append(f"Tolerances: rtol={self.rtol}, atol={self.atol}"
+                   + ("" if given else " (defaults; exact dtypes and float16/bfloat16 follow "
+                                       "the per-dtype table)"))
     return "\n".join(lines)
 
   def __str__(self) -> str:
@@ -70,8 +105,17 @@ def _format_value(value: Any) -> str:
   return repr(value)
 
 
+def _source_of(function: Optional[Callable]) -> Tuple[Optional[str], Optional[Tuple[int, int]], str]:
+  """(file, (first line, one past the last), source) of a trace function, where Python knows it."""
+  try:
+    lines, first = inspect.getsourcelines(function)
+    return inspect.getsourcefile(function), (first, first + len(lines)), "".join(lines)
+  except (TypeError, OSError):  # built-ins, lambdas typed at a prompt, replayed traces.
+    return None, None, ""
+
+
 class Trace:
-  """The calls one trace function made on one backend's module."""
+  """The calls one trace function made on one backend's module; iterating yields the calls."""
 
   def __init__(self, module: Any = None, function: Optional[Callable] = None,
                module_name: Optional[str] = None, backend: Optional[str] = None,
@@ -80,10 +124,15 @@ class Trace:
     self.backend = backend if backend is not None else getattr(module, "backend", "")
     self.function_name = (function_name if function_name is not None
                           else getattr(function, "__name__", ""))
+    (self.function_sourcefile, self.function_line_numbers,
+     self.function_source) = _source_of(function) if function is not None else (None, None, "")
     info = getattr(module, "backend_info", None)
     self.backend_names = tuple(backend_names) or (info.names() if info else (self.backend,))
     self.calls: List[ModuleCall] = []
     self.pending_method: Optional[str] = None  # the call in progress, named if it raises.
+
+  def __iter__(self) -> Iterator[ModuleCall]:
+    return iter(self.calls)
 
   def __str__(self) -> str:
     return self.format()
@@ -94,23 +143,61 @@ class Trace:
     body = [f"\nCall {i}:\n" + _indent(call.format(summarize)) for i, call in enumerate(self.calls)]
     return header + "\n" + "\n".join(body) + "\n"
 
-  def save_plaintext(self, trace_dir: str, summarize: bool = True) -> str:
-    """Writes the readable trace to <trace_dir>/<function>__<backend>.txt and returns the path."""
-    path = os.path.join(trace_dir, artifacts.trace_file_name(self.function_name, self.backend))
+  def save_plaintext(self, artifacts_dir: str, summarize: bool = True) -> str:
+    """Writes <artifacts_dir>/traces/<function>__<backend>.txt (as 2020 did); returns its path."""
+    path = artifacts.trace_path(artifacts_dir, self.function_name, self.backend)
     artifacts.write_text(path, self.format(summarize))
     return path
 
   @staticmethod
   def compare_traces(ref_trace: "Trace", tar_trace: "Trace") -> bool:
-    """True when every call of `tar_trace` matches `ref_trace`; ValueError if their calls differ."""
+    """True when every call of `tar_trace` matches `ref_trace`.
+
+    ValueError when the traces differ in their list of (method, rtol, atol): then the trace
+    function is not deterministic and comparing values would be meaningless.
+    """
+    ref_calls = [(call.method, call.rtol, call.atol) for call in ref_trace]
+    tar_calls = [(call.method, call.rtol, call.atol) for call in tar_trace]
+    if ref_calls != tar_calls:
+      raise ValueError(
+          f"Trace '{tar_trace.function_name}' made different calls (method, rtol, atol) on "
+          f"backend '{tar_trace.backend}' ({tar_calls}) than on '{ref_trace.backend}' "
+          f"({ref_calls}); trace functions must be deterministic.")
     return not compare_calls(ref_trace, tar_trace)
 
   @staticmethod
-  def _check_same(ref: Any, tar: Any, rtol: Optional[float] = None,
-                  atol: Optional[float] = None) -> bool:
-    """True when nested `ref` and `tar` are equal (floats within rtol/atol)."""
-    return not comparison.compare(
-        ref, tar, tolerance_fn=lambda dtype: tolerances.for_dtype(dtype, (), rtol, atol))
+  def _check_same(ref: Any, tar: Any, rtol: float = DEFAULT_RTOL,
+                  atol: float = DEFAULT_ATOL) -> bool:
+    """2020's rules: same types and structure; floats within rtol/atol (NaN != NaN); else exact.
+
+    `compare_backends` uses `comparison` instead, which explains every mismatch and treats NaN
+    in the same place as equal; this stays for code written against 2020.
+    """
+    return check_same_2020(ref, tar, rtol, atol)
+
+
+def check_same_2020(ref: Any, tar: Any, rtol: float, atol: float) -> bool:
+  """True when `tar` equals `ref` by the 2020 rules; TypeError for a value of another kind."""
+  if not isinstance(tar, type(ref)):
+    return False
+  if ref is None:
+    return True
+  if isinstance(ref, dict):
+    return ref.keys() == tar.keys() and all(
+        check_same_2020(ref[key], tar[key], rtol, atol) for key in ref)
+  if isinstance(ref, (list, tuple)):
+    return len(ref) == len(tar) and all(
+        check_same_2020(r, t, rtol, atol) for r, t in zip(ref, tar))
+  if isinstance(ref, (np.ndarray, np.generic)):  # numpy scalars too, a superset of 2020.
+    if ref.dtype != tar.dtype or np.shape(ref) != np.shape(tar):
+      return False
+    if np.issubdtype(ref.dtype, np.inexact):
+      return bool(np.allclose(ref, tar, rtol=rtol, atol=atol))
+    return bool(np.array_equal(ref, tar))
+  if isinstance(ref, (int, float, str, bytes)):
+    return bool(ref == tar)
+  raise TypeError(f"Cannot compare values of type {type(ref).__name__}: expected dicts, lists, "
+                  "tuples, numpy arrays or Python scalars.")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,7 +230,7 @@ def compare_calls(ref_trace: Trace, tar_trace: Trace) -> List[CallMismatch]:
   for i, (ref_call, tar_call) in enumerate(zip(ref_trace.calls, tar_trace.calls)):
     tolerance_fn = tar_call.tolerance_fn(tar_trace.backend_names)
     mismatches = comparison.compare(ref_call.inputs, tar_call.inputs, "inputs", tolerance_fn)
-    mismatches += comparison.compare(ref_call.outputs, tar_call.outputs, "outputs", tolerance_fn)
+    mismatches += comparison.compare(ref_call.result, tar_call.result, "outputs", tolerance_fn)
     if mismatches:
       result.append(CallMismatch(i, ref_call.method, tuple(mismatches)))
   return result
@@ -164,7 +251,11 @@ def run_trace(module: Any, trace_function: Callable, before: Callable[[], None] 
 
 
 class TracedModule:
-  """Wraps a compiled module; every method call is run and recorded in the trace."""
+  """Wraps a compiled module; every method call is run and recorded in the trace.
+
+  `rtol=`/`atol=` are taken out of a call's keyword arguments and recorded with it; attributes
+  that are not callable (`backend`, `module_name`) are returned as they are.
+  """
 
   def __init__(self, module: Any, trace: Trace):
     self._module = module
@@ -184,5 +275,9 @@ class TracedModule:
     return call
 
   def __getattr__(self, attr: str) -> Any:
-    method = getattr(self._module, attr)
-    return self._trace_call(method, attr)
+    try:
+      value = getattr(self._module, attr)
+    except AttributeError as e:
+      raise AttributeError(str(e) if attr in str(e) else
+                           f"The compiled module has no attribute '{attr}'.") from None
+    return self._trace_call(value, attr) if callable(value) else value

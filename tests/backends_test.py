@@ -44,9 +44,9 @@ class BackendInfoTest(absltest.TestCase):
   def test_artifact_name_can_be_given(self):
     self.assertEqual(tf_utils.BackendInfo("tf", "tf_ref").name, "tf_ref")
 
-  def test_get_all_backends_lists_each_row_once(self):
+  def test_get_all_backends_lists_each_row_once_by_its_2020_name(self):
     self.assertEqual([info.name for info in tf_utils.BackendInfo.get_all_backends()],
-                     ["tf", "iree_vmvx", "iree_llvmcpu", "iree_vulkan"])
+                     ["tf", "iree_vmla", "iree_llvmjit", "iree_vulkan"])
 
   def test_backends_to_str_normalizes_and_joins(self):
     infos = [tf_utils.BackendInfo("tf", "_tf-ref_"), tf_utils.BackendInfo("iree_vmla", "iree vmla 0")]
@@ -77,7 +77,7 @@ class TargetBackendFlagTest(absltest.TestCase):
   @flagsaver.flagsaver(target_backends=None)
   def test_default_targets_are_the_available_backends(self):
     names = [info.name for info in tf_test_utils.get_target_backends()]
-    self.assertEqual(names[:3], ["tf", "iree_vmvx", "iree_llvmcpu"])
+    self.assertEqual(names[:3], ["tf", "iree_vmla", "iree_llvmjit"])
     available, _ = tf_utils.BackendInfo("iree_vulkan").available()
     self.assertEqual("iree_vulkan" in names, available)
 

@@ -104,8 +104,8 @@ class TraceTest(absltest.TestCase):
     call = ModuleCall("f", [value], value)
     value[0] = 5
     self.assertEqual(call.inputs[0][0], 1.0)
-    self.assertEqual(call.outputs[0], 1.0)
-    self.assertEqual(call.get_tolerances(), (None, None))
+    self.assertEqual(call.outputs[0][0], 1.0)
+    self.assertEqual(call.get_tolerances(), (1e-6, 1e-6))
 
   def test_compare_traces_is_true_for_matching_calls(self):
     ref = self._trace("tf_ref", [ModuleCall("f", [1.0], np.array([1.0], np.float32))])
@@ -118,7 +118,7 @@ class TraceTest(absltest.TestCase):
     self.assertFalse(Trace.compare_traces(ref, tar))
 
   def test_per_call_tolerance_is_used(self):
-    ref = self._trace("tf_ref", [ModuleCall("f", [], np.array([1.0], np.float32))])
+    ref = self._trace("tf_ref", [ModuleCall("f", [], np.array([1.0], np.float32), rtol=0.1)])
     tar = self._trace("x", [ModuleCall("f", [], np.array([1.01], np.float32), rtol=0.1)])
     self.assertTrue(Trace.compare_traces(ref, tar))
 

@@ -8,6 +8,7 @@ from absl.testing import absltest
 import numpy as np
 import tensorflow as tf
 
+from pyiree_tf_support import compile_cache
 from pyiree_tf_support import tf_utils
 
 
@@ -179,6 +180,44 @@ class FactoryAndNamesTest(absltest.TestCase):
       return RichModule()
     factory.__name__ = "keras/ResNet 50"
     self.assertEqual(tf_utils.module_name_of(factory), "keras_ResNet_50")
+
+
+class RandomWeights(tf.Module):
+  """Weights drawn from tf.random and np.random in __init__, as 2020 users' models do."""
+
+  def __init__(self):
+    super().__init__()
+    self.w = tf.Variable(tf.random.normal([4, 3]))
+    self.b = tf.Variable(np.random.uniform(size=[3]).astype(np.float32))
+
+  @tf.function(input_signature=[tf.TensorSpec([2, 4], tf.float32)])
+  def predict(self, x):
+    return tf.matmul(x, self.w) + self.b
+
+
+class SeededConstructionTest(absltest.TestCase):
+  """Every build of the user's module is seeded, so random weights agree across backends."""
+
+  def test_tf_and_iree_see_the_same_random_weights(self):
+    x = np.ones([2, 4], np.float32)
+    tf_module = tf_utils.BackendInfo("tf").compile(RandomWeights)
+    np.random.seed(123)  # whatever the test did before, the import is seeded.
+    iree_module = tf_utils.BackendInfo("iree_vmla").compile(RandomWeights)
+    expected = tf_module.predict(x)
+    np.testing.assert_allclose(iree_module.predict(x), expected, rtol=1e-6, atol=1e-6)
+    np.random.seed(7)
+    np.testing.assert_array_equal(tf_module.create_reinitialized().predict(x), expected)
+    tf_module.reinitialize()
+    np.testing.assert_array_equal(tf_module.predict(x), expected)
+
+
+class CompileCacheArgumentTest(absltest.TestCase):
+
+  def test_the_cache_is_passed_to_compile(self):
+    cache_dir = tempfile.mkdtemp()
+    cache = compile_cache.CompileCache(cache_dir)
+    tf_utils.BackendInfo("iree_llvmjit").compile(RichModule, ["scale"], compile_cache=cache)
+    self.assertNotEqual(os.listdir(cache_dir), [])
 
 
 class HelpersTest(absltest.TestCase):

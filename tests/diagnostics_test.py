@@ -109,9 +109,9 @@ class SavedTraceTest(absltest.TestCase):
     self.assertIsInstance(call.inputs[1], float)
     self.assertEqual(call.inputs[2], [1.0, 2.0])
     self.assertEqual(call.rtol, 1e-3)
-    self.assertIsNone(call.atol)
-    self.assertIsNone(call.outputs["b"][1])
-    self.assertEqual(call.outputs["a"][0], b"x")
+    self.assertIsNone(call.given_atol)
+    self.assertIsNone(call.outputs[0]["b"][1])
+    self.assertEqual(call.outputs[0]["a"][0], b"x")
     self.assertTrue(Trace.compare_traces(trace, loaded))
 
 
@@ -227,7 +227,7 @@ class LiveDiagnosticsTest(absltest.TestCase):
     perturbed = os.path.join(self.module_dir, "traces", "predict__perturbed")
     shutil.copytree(saved, perturbed)
     trace = trace_io.load_trace(perturbed)
-    trace.calls[1].outputs["logits"][0, 2] += 0.5
+    trace.calls[1].outputs[0]["logits"][0, 2] += 0.5
     with open(os.path.join(self.module_dir, "iree_input.mlir")) as f:
       trace_io.save_trace(trace, perturbed, reference=True, iree_input=f.read())
 

@@ -27,6 +27,13 @@ class BadFlagsTest(absltest.TestCase):
     self.assertIn("Unknown backend 'iree_bogus'; valid backends are: tf, iree_vmvx, iree_llvmcpu, "
                   "iree_vulkan, iree_vmla, iree_llvmjit.", errors[0])
 
+  def test_empty_target_backends_is_a_one_line_flag_error(self):
+    process = run_e2e("--target_backends=")
+    self.assertNotEqual(process.returncode, 0)
+    errors = [line for line in process.stderr.splitlines() if "Flags parsing error" in line]
+    self.assertLen(errors, 1)
+    self.assertIn("--target_backends='' names an empty backend", errors[0])
+
   def test_unknown_reference_backend_is_rejected_too(self):
     process = run_e2e("--reference_backend=torch")
     self.assertNotEqual(process.returncode, 0)
