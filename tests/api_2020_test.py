@@ -181,7 +181,7 @@ class SaveInputValuesTest(parameterized.TestCase):
 
   def test_writes_inputs_txt_with_a_final_newline(self):
     artifacts_dir = tempfile.mkdtemp()
-    with self.assertLogs(level="INFO") as logs:
+    with self.assertLogs(logger="absl", level="INFO") as logs:
       text = tf_utils.save_input_values([np.array([1, 2], np.int32)], artifacts_dir)
     path = os.path.join(artifacts_dir, "inputs.txt")
     with open(path) as f:
