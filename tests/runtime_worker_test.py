@@ -17,9 +17,11 @@ import time
 from absl.testing import absltest
 import numpy as np
 
+from pyiree_tf_support import drivers
 from pyiree_tf_support import readback
 from pyiree_tf_support import runtime
-from pyiree_tf_support import runtime_worker
+from pyiree_tf_support import runtime_host
+from pyiree_tf_support import worker_client
 from pyiree_tf_support.runtime_errors import BackendRuntimeError, WorkerCrashedError
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -161,12 +163,12 @@ class LocalTaskWorkerTest(_ResultAssertions):
     cls.vmfb = _compile("llvm-cpu")
 
   def _worker(self, **kwargs):
-    module = runtime_worker.WorkerModule(self.vmfb, "local-task", **kwargs)
+    module = worker_client.WorkerModule(self.vmfb, "local-task", **kwargs)
     self.addCleanup(module.close)
     return module
 
   def test_worker_matches_in_process(self):
-    host = runtime_worker.InProcessHost(self.vmfb, "local-task")
+    host = runtime_host.InProcessHost(self.vmfb, "local-task")
     in_process = _run_script(host)
     worker = _run_script(self._worker())
     self.assertScriptResults(in_process)
@@ -179,7 +181,7 @@ class LocalTaskWorkerTest(_ResultAssertions):
     isolated = runtime.load_module(self.vmfb, "local-task", isolated=True)
     self.addCleanup(in_process.close)
     self.addCleanup(isolated.close)
-    self.assertIsInstance(isolated, runtime_worker.WorkerModule)
+    self.assertIsInstance(isolated, worker_client.WorkerModule)
     self.assertEqual(isolated.function_names, in_process.function_names)
     expected = _run_script(in_process)
     self.assertScriptResults(expected)
@@ -187,7 +189,7 @@ class LocalTaskWorkerTest(_ResultAssertions):
       self.assertResultsEqual(got, want)
 
   def test_local_sync_driver(self):
-    module = runtime_worker.WorkerModule(self.vmfb, "local-sync")
+    module = worker_client.WorkerModule(self.vmfb, "local-sync")
     self.addCleanup(module.close)
     self.assertScriptResults(_run_script(module))
     module.reset()
@@ -215,7 +217,7 @@ class LocalTaskWorkerTest(_ResultAssertions):
     before = module.call("get_counter", [])[0]
     module.call("increment", [np.float32(5.0)])
     self.assertEqual(float(before), 10.0)
-    host = runtime_worker.InProcessHost(self.vmfb, "local-task")
+    host = runtime_host.InProcessHost(self.vmfb, "local-task")
     before = host.call("get_counter", [])[0]
     host.call("increment", [np.float32(5.0)])
     self.assertEqual(float(before), 10.0)
@@ -274,7 +276,7 @@ class LocalTaskWorkerTest(_ResultAssertions):
       module.call("get_counter", [])
 
   def test_garbage_collection_stops_worker(self):
-    module = runtime_worker.WorkerModule(self.vmfb, "local-task")
+    module = worker_client.WorkerModule(self.vmfb, "local-task")
     pid = module.pid
     del module
     gc.collect()
@@ -282,13 +284,13 @@ class LocalTaskWorkerTest(_ResultAssertions):
 
   def test_load_error_is_backend_runtime_error(self):
     with self.assertRaisesRegex(BackendRuntimeError, "loading the module"):
-      runtime_worker.WorkerModule(b"not a vmfb", "local-task")
+      worker_client.WorkerModule(b"not a vmfb", "local-task")
 
   def test_interpreter_exit_stops_unclosed_worker(self):
     script = textwrap.dedent(f"""
         import sys
-        from pyiree_tf_support import runtime_worker
-        module = runtime_worker.WorkerModule(open(sys.argv[1], "rb").read(), "local-task")
+        from pyiree_tf_support import worker_client
+        module = worker_client.WorkerModule(open(sys.argv[1], "rb").read(), "local-task")
         print(module.pid, flush=True)
         # No close(): the exit handler must stop the worker.
         """)
@@ -309,7 +311,7 @@ class ReadbackTest(_ResultAssertions):
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    cls.host = runtime_worker.InProcessHost(_compile("llvm-cpu"), "local-task")
+    cls.host = runtime_host.InProcessHost(_compile("llvm-cpu"), "local-task")
 
   def _raw(self, name, inputs):
     context = self.host._context  # pylint: disable=protected-access
@@ -331,29 +333,24 @@ class ReadbackTest(_ResultAssertions):
             readback.results_to_numpy(raw, driver=driver),
             [_A * _B, _A > _B, np.array((_A * _B).sum(), np.float32), np.array(7, np.int32)])
 
-  def test_needs_staging(self):
-    self.assertFalse(readback.needs_staging("local-task"))
-    self.assertFalse(readback.needs_staging("local-sync"))
-    self.assertTrue(readback.needs_staging("vulkan"))
-
 
 class VulkanWorkerTest(_ResultAssertions):
 
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    available, reason = runtime_worker.driver_available("vulkan")
+    available, reason = drivers.driver_available("vulkan")
     if not available:
       raise absltest.SkipTest(reason)
     cls.vmfb = _compile("vulkan-spirv")
 
   def _worker(self):
-    module = runtime_worker.WorkerModule(self.vmfb, "vulkan")
+    module = worker_client.WorkerModule(self.vmfb, "vulkan")
     self.addCleanup(module.close)
     return module
 
   def test_vulkan_matches_cpu(self):
-    cpu = _run_script(runtime_worker.InProcessHost(_compile("llvm-cpu"), "local-task"))
+    cpu = _run_script(runtime_host.InProcessHost(_compile("llvm-cpu"), "local-task"))
     vulkan = _run_script(self._worker())
     self.assertScriptResults(vulkan)
     for got, want in zip(vulkan, cpu):
@@ -382,29 +379,29 @@ class DriverAvailableTest(absltest.TestCase):
 
   def test_cpu_drivers_are_available(self):
     for driver in ("local-task", "local-sync"):
-      available, _ = runtime_worker.driver_available(driver)
+      available, _ = drivers.driver_available(driver)
       self.assertTrue(available)
 
   def test_result_is_cached(self):
-    first = runtime_worker.driver_available("vulkan")
+    first = drivers.driver_available("vulkan")
     start = time.monotonic()
-    self.assertEqual(runtime_worker.driver_available("vulkan"), first)
+    self.assertEqual(drivers.driver_available("vulkan"), first)
     self.assertLess(time.monotonic() - start, 0.05)
 
   def test_missing_vulkan_device_gives_reason(self):
     # Point the Vulkan loader at no driver at all: a machine without a Vulkan device.
     no_icd = {"VK_ICD_FILENAMES": "/nonexistent/icd.json", "VK_DRIVER_FILES": "/nonexistent/icd.json"}
-    available, reason = runtime_worker.probe_driver("vulkan", extra_env=no_icd)
+    available, reason = drivers.probe_driver("vulkan", extra_env=no_icd)
     self.assertFalse(available)
     self.assertStartsWith(reason, "no Vulkan device: ")
 
   def test_unknown_driver(self):
-    available, reason = runtime_worker.probe_driver("no-such-driver")
+    available, reason = drivers.probe_driver("no-such-driver")
     self.assertFalse(available)
     self.assertIn("no-such-driver", reason)
 
   def test_probe_timeout(self):
-    available, reason = runtime_worker.probe_driver("vulkan", timeout=0.001)
+    available, reason = drivers.probe_driver("vulkan", timeout=0.001)
     self.assertFalse(available)
     self.assertIn("did not finish within", reason)
 
@@ -418,8 +415,8 @@ class ImportHygieneTest(absltest.TestCase):
     with open(os.path.join(site_dir, "sitecustomize.py"), "w") as f:
       f.write("import sys, types\nsys.modules['tensorflow'] = types.ModuleType('tensorflow')\n")
     with self.assertRaisesRegex(BackendRuntimeError, "tensorflow was imported in the runtime worker"):
-      runtime_worker.WorkerModule(b"unused", "local-task", extra_env={"PYTHONPATH": site_dir})
-    available, reason = runtime_worker.probe_driver("vulkan", extra_env={"PYTHONPATH": site_dir})
+      worker_client.WorkerModule(b"unused", "local-task", extra_env={"PYTHONPATH": site_dir})
+    available, reason = drivers.probe_driver("vulkan", extra_env={"PYTHONPATH": site_dir})
     self.assertFalse(available)
     self.assertIn("tensorflow was imported", reason)
 
@@ -427,6 +424,9 @@ class ImportHygieneTest(absltest.TestCase):
     code = ("import sys\n"
             "import pyiree_tf_support.runtime_worker, pyiree_tf_support.readback\n"
             "import pyiree_tf_support.runtime_errors, pyiree_tf_support.runtime\n"
+            "import pyiree_tf_support.runtime_host, pyiree_tf_support.worker_client\n"
+            "import pyiree_tf_support.worker_protocol, pyiree_tf_support.drivers\n"
+            "import pyiree_tf_support.exit_status\n"
             "bad = sorted(m for m in sys.modules if m == 'tensorflow' or m.startswith(('tensorflow.', 'keras', 'tf_keras')))\n"
             "print(repr(bad))\n")
     env = dict(os.environ, PYTHONPATH=_REPO_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
