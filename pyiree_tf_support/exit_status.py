@@ -23,5 +23,7 @@ def describe_exit(returncode: Optional[int]) -> str:
   if returncode is None:
     return "stopped answering"
   if returncode < 0:
-    return f"was killed by signal {signal_name(-returncode)} ({-returncode})"
+    name = signal_name(-returncode)
+    named = "" if name.startswith("signal ") else f" ({-returncode})"
+    return f"was killed by signal {name.removeprefix('signal ')}{named}"
   return f"exited with code {returncode}"
