@@ -31,6 +31,9 @@ class DriverFacts:
   name: str
   label: str  # How messages name it ("no Vulkan device").
   is_cpu: bool  # Buffers in host memory: to_host() works, nothing to probe.
+  # A live device burns CPU while idle: lavapipe polls in the wait of IREE's queue completion
+  # threads (~2 cores), so a worker releases it between calls when the module allows.
+  spins_when_idle: bool = False
 
   @property
   def needs_staging(self) -> bool:
@@ -41,7 +44,7 @@ class DriverFacts:
 DRIVERS: Tuple[DriverFacts, ...] = (
     DriverFacts("local-task", "local-task", is_cpu=True),
     DriverFacts("local-sync", "local-sync", is_cpu=True),
-    DriverFacts("vulkan", "Vulkan", is_cpu=False),
+    DriverFacts("vulkan", "Vulkan", is_cpu=False, spins_when_idle=True),
     DriverFacts("cuda", "CUDA", is_cpu=False),
     DriverFacts("hip", "HIP", is_cpu=False),
     DriverFacts("metal", "Metal", is_cpu=False),

@@ -60,7 +60,11 @@ def call_function(loaded: LoadedModule, signature: FunctionSignature, module_nam
 
 
 def load_module(vmfb: bytes, driver: str, *, isolated: bool = False) -> LoadedModule:
-  """Loads `vmfb` for `driver`, in this process or in a TensorFlow-free worker process."""
+  """Loads `vmfb` (a module imported from TensorFlow) for `driver`, here or in a TF-free worker.
+
+  A worker releases an idle Vulkan device (TF modules keep all their state in variables, which
+  the worker carries over; see runtime_host).
+  """
   if isolated:
-    return worker_client.WorkerModule(vmfb, driver)
+    return worker_client.WorkerModule(vmfb, driver, release_when_idle=True)
   return InProcessModule(vmfb, driver)

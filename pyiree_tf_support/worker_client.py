@@ -158,12 +158,16 @@ class WorkerModule:
                *,
                call_timeout: Optional[float] = None,
                start_timeout: float = DEFAULT_START_TIMEOUT,
-               extra_env: Optional[Dict[str, str]] = None):
+               extra_env: Optional[Dict[str, str]] = None,
+               release_when_idle: bool = False):
     """Starts a worker and loads `vmfb` on `driver` there; raises BackendRuntimeError on failure.
 
     `call_timeout` (seconds, None = wait forever) bounds each call/reset; a worker that exceeds it
     is killed and reported as WorkerCrashedError. `extra_env` adds environment variables for the
-    worker (e.g. Vulkan loader settings).
+    worker (e.g. Vulkan loader settings). `release_when_idle`: on a driver that spins while idle
+    (Vulkan), the worker gives the device up after a second without requests and carries the
+    variables over through their get/set accessors; pass it only for modules whose whole mutable
+    state has accessors (true of modules imported from TensorFlow; see runtime_host).
     """
     self.driver = driver
     self.function_names: Tuple[str, ...] = ()
@@ -171,6 +175,7 @@ class WorkerModule:
     self._call_timeout = call_timeout
     self._start_timeout = start_timeout
     self._extra_env = dict(extra_env) if extra_env else None
+    self._release_when_idle = release_when_idle
     self._lock = threading.RLock()
     self._process: Optional[_WorkerProcess] = None
     self._dead_reason: Optional[str] = None
@@ -224,7 +229,8 @@ class WorkerModule:
   def _start(self) -> None:
     self._process = _WorkerProcess(self._extra_env)
     try:
-      reply = self._request(("load", self._vmfb, self.driver), "loading the module",
+      reply = self._request(("load", self._vmfb, self.driver, self._release_when_idle),
+                            "loading the module",
                             self._start_timeout)
     except BackendRuntimeError:
       self._stop_process()

@@ -4,7 +4,7 @@ Framing is `multiprocessing.connection.Connection` (`send_bytes` / `recv_bytes` 
 plain pipes; each message is a pickle of plain Python and numpy values. The receiving side unpickles
 numpy and builtins only, so a message can never import TensorFlow (or anything else) into the worker.
 
-Requests: ("load", vmfb, driver), ("call", function name, flat inputs), ("reset",), ("close",).
+Requests: ("load", vmfb, driver, release device when idle), ("call", function name, flat inputs), ("reset",), ("close",).
 Replies: ("ok", value) or ("error", exception type name, message, traceback text).
 
 TensorFlow-free.

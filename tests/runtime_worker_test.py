@@ -22,6 +22,7 @@ from pyiree_tf_support import drivers
 from pyiree_tf_support import readback
 from pyiree_tf_support import runtime
 from pyiree_tf_support import runtime_host
+from pyiree_tf_support import runtime_worker
 from pyiree_tf_support import worker_client
 from pyiree_tf_support.runtime_errors import BackendRuntimeError, WorkerCrashedError
 
@@ -69,6 +70,19 @@ module @worker_test {
 }
 """
 
+# State in public globals: IREE exports `global$counter$get/$set`, as for every tf.Variable.
+_ACCESSIBLE_STATE_MODULE = """
+module @accessible_state {
+  ml_program.global public mutable @counter(dense<10.0> : tensor<f32>) : tensor<f32>
+  func.func @increment(%step: tensor<f32>) -> tensor<f32> {
+    %0 = ml_program.global_load @counter : tensor<f32>
+    %1 = stablehlo.add %0, %step : tensor<f32>
+    ml_program.global_store @counter = %1 : tensor<f32>
+    return %1 : tensor<f32>
+  }
+}
+"""
+
 _USER_FUNCTIONS = ("increment", "get_counter", "set_history", "get_history", "stats", "choose")
 
 _A = np.array([[1.0, -2.0, 3.5], [0.0, 4.0, -1.0]], dtype=np.float32)
@@ -105,11 +119,18 @@ def _expected_script_results():
   ]
 
 
-def _compile(target: str) -> bytes:
+def _compile(target: str, source: str = _MODULE) -> bytes:
   import iree.compiler  # pylint: disable=g-import-not-at-top
   extra_args = ["--iree-llvmcpu-target-cpu=host"] if target == "llvm-cpu" else []
   return iree.compiler.compile_str(
-      _MODULE, target_backends=[target], input_type="stablehlo", extra_args=extra_args)
+      source, target_backends=[target], input_type="stablehlo", extra_args=extra_args)
+
+
+def _cpu_seconds(pid: int) -> float:
+  """User + system CPU time of a process so far, from /proc/<pid>/stat."""
+  with open(f"/proc/{pid}/stat") as f:
+    fields = f.read().rsplit(") ", 1)[1].split()
+  return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _run_script(module):
@@ -335,6 +356,43 @@ class ReadbackTest(_ResultAssertions):
             [_A * _B, _A > _B, np.array((_A * _B).sum(), np.float32), np.array(7, np.int32)])
 
 
+class ReleasableHostTest(_ResultAssertions):
+  """Release and re-creation of an owned device, in this process on local-task."""
+
+  def _host(self, source):
+    host = runtime_host.InProcessHost(_compile("llvm-cpu", source), "local-task", releasable=True)
+    self.addCleanup(host.close)
+    return host
+
+  def test_state_in_accessible_globals_survives_release(self):
+    host = self._host(_ACCESSIBLE_STATE_MODULE)
+    self.assertEqual(host.function_names, ("increment",))
+    host.call("increment", [np.float32(1.0)])
+    self.assertTrue(host.release())
+    self.assertFalse(host.holds_device)
+    self.assertResultsEqual(host.call("increment", [np.float32(1.0)]), [np.array(12.0, np.float32)])
+    self.assertTrue(host.holds_device)
+
+  def test_reset_while_released_gives_initial_values(self):
+    host = self._host(_ACCESSIBLE_STATE_MODULE)
+    host.call("increment", [np.float32(5.0)])
+    self.assertTrue(host.release())
+    host.reset()
+    self.assertResultsEqual(host.call("increment", [np.float32(1.0)]), [np.array(11.0, np.float32)])
+
+  def test_state_without_accessors_keeps_the_device(self):
+    host = self._host(_MODULE)
+    self.assertTrue(host.release())  # Nothing called yet: a fresh context is the same state.
+    host.call("increment", [np.float32(1.0)])
+    self.assertFalse(host.release())  # Private globals cannot be carried over.
+    self.assertResultsEqual(host.call("get_counter", []), [np.array(11.0, np.float32)])
+
+  def test_cached_device_is_never_released(self):
+    host = runtime_host.InProcessHost(_compile("llvm-cpu", _ACCESSIBLE_STATE_MODULE), "local-task")
+    self.assertFalse(host.release())
+    self.assertTrue(host.holds_device)
+
+
 class VulkanWorkerTest(_ResultAssertions):
 
   @classmethod
@@ -365,6 +423,20 @@ class VulkanWorkerTest(_ResultAssertions):
     module.reset()
     self.assertResultsEqual(module.call("get_counter", []), [np.array(10.0, np.float32)])
     self.assertResultsEqual(module.call("get_history", []), [np.array([1, 2, 3], np.int32)])
+
+  def test_idle_worker_releases_the_device_and_keeps_state(self):
+    vmfb = _compile("vulkan-spirv", _ACCESSIBLE_STATE_MODULE)
+    module = worker_client.WorkerModule(vmfb, "vulkan", release_when_idle=True)
+    self.addCleanup(module.close)
+    self.assertResultsEqual(module.call("increment", [np.float32(1.0)]), [np.array(11.0, np.float32)])
+    time.sleep(runtime_worker.IDLE_RELEASE_SECONDS + 1.0)  # Time to release (~0.2 s) included.
+    before, start = _cpu_seconds(module.pid), time.monotonic()
+    time.sleep(3.0)
+    share = (_cpu_seconds(module.pid) - before) / (time.monotonic() - start)
+    self.assertLess(share, 0.05, "an idle Vulkan worker keeps using the CPU")
+    self.assertResultsEqual(module.call("increment", [np.float32(1.0)]), [np.array(12.0, np.float32)])
+    module.reset()
+    self.assertResultsEqual(module.call("increment", [np.float32(1.0)]), [np.array(11.0, np.float32)])
 
   def test_runtime_error_and_crash(self):
     module = self._worker()
