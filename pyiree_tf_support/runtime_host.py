@@ -92,8 +92,11 @@ class InProcessHost:
     if not self._pristine:
       if not self._accessors:
         return False
-      self._saved_globals = [(setter, self._invoke(getter, [])[0])
-                             for getter, setter in self._accessors]
+      try:
+        saved = [(setter, self._invoke(getter, [])[0]) for getter, setter in self._accessors]
+      except Exception:  # pylint: disable=broad-except
+        return False  # A global that cannot be read back: keep the device, and with it the state.
+      self._saved_globals = saved
     self._drop()
     return True
 
