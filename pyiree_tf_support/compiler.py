@@ -5,7 +5,6 @@ import hashlib
 import logging
 import os
 import shlex
-import signal
 import tempfile
 from typing import Optional, Sequence, Tuple
 
@@ -13,6 +12,7 @@ import iree.compiler
 from iree.compiler import version as iree_compiler_version
 
 from pyiree_tf_support import artifacts
+from pyiree_tf_support import exit_status
 from pyiree_tf_support.compile_cache import CompileCache
 
 INPUT_TYPE = "stablehlo_xla"
@@ -68,11 +68,7 @@ def _describe_failure(error: Exception) -> str:
         pass
   diagnostics = text.split("Diagnostics:", 1)[-1].split("Invoked with:", 1)[0]
   if code is not None and code < 0:
-    try:
-      name = signal.Signals(-code).name
-    except ValueError:
-      name = f"signal {-code}"
-    return f"iree-compile crashed with {name}: {_first_error(diagnostics)}"
+    return f"iree-compile crashed with {exit_status.signal_name(-code)}: {_first_error(diagnostics)}"
   return _first_error(diagnostics)
 
 

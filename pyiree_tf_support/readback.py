@@ -5,7 +5,7 @@ numpy allocation as a host buffer and Vulkan (lavapipe) requires 4096-byte align
 ("minImportedHostPointerAlignment 4096"). Here device-resident results are instead copied into
 freshly allocated HOST_LOCAL|DEVICE_VISIBLE staging buffers (all results of a call in one command
 buffer, one queue submission, one wait) and read through `map()`. CPU drivers (`local-task`,
-`local-sync`) use `to_host()`.
+`local-sync`; see drivers) use `to_host()`.
 
 Every array returned is an independent copy: a mapped view could alias runtime memory that a later
 call overwrites (e.g. a variable's storage on local-task).
@@ -17,13 +17,7 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
-# Drivers whose buffers live in host memory, for which `DeviceArray.to_host()` works.
-CPU_DRIVERS = ("local-task", "local-sync")
-
-
-def needs_staging(driver: str) -> bool:
-  """Whether results of `driver` must go through a staging buffer (every non-CPU driver)."""
-  return driver.split("://", 1)[0] not in CPU_DRIVERS
+from pyiree_tf_support import drivers
 
 
 def _is_device_array(value: Any) -> bool:
@@ -109,7 +103,7 @@ def results_to_numpy(result: Any, device: Any = None, driver: str = "local-task"
   if not device_indices:
     return out
   device_values = [leaves[i] for i in device_indices]
-  if needs_staging(driver):
+  if drivers.facts(driver).needs_staging:
     try:
       hosts = staging_copy_many(device_values, device)
     except Exception as staging_error:  # pylint: disable=broad-except

@@ -1,17 +1,18 @@
 """Running compiled modules: a small host interface with an in-process and an isolated host.
 
 TensorFlow-free. The in-process host suits CPU drivers; the isolated host (a worker process that
-never imports TensorFlow, see runtime_worker) is required for Vulkan and contains runtime crashes.
+never imports TensorFlow, see worker_client) is required for Vulkan and contains runtime crashes.
 """
 
 from typing import Any, List, Mapping, Protocol, Sequence, Tuple
 
 import numpy as np
 
-from pyiree_tf_support import readback
-from pyiree_tf_support import runtime_worker
-from pyiree_tf_support.signatures import FunctionSignature
+from pyiree_tf_support import worker_client
+from pyiree_tf_support.drivers import driver_available  # pylint: disable=unused-import
 from pyiree_tf_support.runtime_errors import BackendRuntimeError, WorkerCrashedError  # pylint: disable=unused-import
+from pyiree_tf_support.runtime_host import InProcessHost
+from pyiree_tf_support.signatures import FunctionSignature
 
 
 class LoadedModule(Protocol):
@@ -28,16 +29,27 @@ class LoadedModule(Protocol):
     ...
 
 
-class InProcessModule(runtime_worker.InProcessHost):
+class InProcessModule:
   """A module in a SystemContext of this process; runtime failures become BackendRuntimeError."""
+
+  def __init__(self, vmfb: bytes, driver: str):
+    self.driver = driver
+    self._host = InProcessHost(vmfb, driver)
+    self.function_names: Tuple[str, ...] = self._host.function_names
 
   def call(self, function_name: str, flat_inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
     try:
-      return super().call(function_name, flat_inputs)
+      return self._host.call(function_name, flat_inputs)
     except Exception as e:  # the runtime raises ValueError/RuntimeError with its own message.
       raise BackendRuntimeError(
           f"IREE driver '{self.driver}': call to '{function_name}' failed: "
           f"{type(e).__name__}: {e}") from e
+
+  def reset(self) -> None:
+    self._host.reset()
+
+  def close(self) -> None:
+    self._host.close()
 
 
 def call_function(loaded: LoadedModule, signature: FunctionSignature, module_name: str,
@@ -48,14 +60,11 @@ def call_function(loaded: LoadedModule, signature: FunctionSignature, module_nam
 
 
 def load_module(vmfb: bytes, driver: str, *, isolated: bool = False) -> LoadedModule:
-  """Loads `vmfb` for `driver`, in this process or in a TensorFlow-free worker process."""
+  """Loads `vmfb` (a module imported from TensorFlow) for `driver`, here or in a TF-free worker.
+
+  A worker releases an idle Vulkan device (TF modules keep all their state in variables, which
+  the worker carries over; see runtime_host).
+  """
   if isolated:
-    return runtime_worker.WorkerModule(vmfb, driver)
+    return worker_client.WorkerModule(vmfb, driver, release_when_idle=True)
   return InProcessModule(vmfb, driver)
-
-
-def driver_available(driver: str) -> Tuple[bool, str]:
-  """(True, "") when this machine can run `driver`, else (False, the reason)."""
-  if not readback.needs_staging(driver):
-    return True, ""
-  return runtime_worker.driver_available(driver)

@@ -4,6 +4,7 @@ The modules are StableHLO written by hand and compiled with iree.compiler; Vulka
 the worker (never in this process: another test file of the same run may have imported TensorFlow).
 """
 
+import ast
 import gc
 import os
 import shutil
@@ -17,9 +18,12 @@ import time
 from absl.testing import absltest
 import numpy as np
 
+from pyiree_tf_support import drivers
 from pyiree_tf_support import readback
 from pyiree_tf_support import runtime
+from pyiree_tf_support import runtime_host
 from pyiree_tf_support import runtime_worker
+from pyiree_tf_support import worker_client
 from pyiree_tf_support.runtime_errors import BackendRuntimeError, WorkerCrashedError
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -66,6 +70,19 @@ module @worker_test {
 }
 """
 
+# State in public globals: IREE exports `global$counter$get/$set`, as for every tf.Variable.
+_ACCESSIBLE_STATE_MODULE = """
+module @accessible_state {
+  ml_program.global public mutable @counter(dense<10.0> : tensor<f32>) : tensor<f32>
+  func.func @increment(%step: tensor<f32>) -> tensor<f32> {
+    %0 = ml_program.global_load @counter : tensor<f32>
+    %1 = stablehlo.add %0, %step : tensor<f32>
+    ml_program.global_store @counter = %1 : tensor<f32>
+    return %1 : tensor<f32>
+  }
+}
+"""
+
 _USER_FUNCTIONS = ("increment", "get_counter", "set_history", "get_history", "stats", "choose")
 
 _A = np.array([[1.0, -2.0, 3.5], [0.0, 4.0, -1.0]], dtype=np.float32)
@@ -102,11 +119,18 @@ def _expected_script_results():
   ]
 
 
-def _compile(target: str) -> bytes:
+def _compile(target: str, source: str = _MODULE) -> bytes:
   import iree.compiler  # pylint: disable=g-import-not-at-top
   extra_args = ["--iree-llvmcpu-target-cpu=host"] if target == "llvm-cpu" else []
   return iree.compiler.compile_str(
-      _MODULE, target_backends=[target], input_type="stablehlo", extra_args=extra_args)
+      source, target_backends=[target], input_type="stablehlo", extra_args=extra_args)
+
+
+def _cpu_seconds(pid: int) -> float:
+  """User + system CPU time of a process so far, from /proc/<pid>/stat."""
+  with open(f"/proc/{pid}/stat") as f:
+    fields = f.read().rsplit(") ", 1)[1].split()
+  return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _run_script(module):
@@ -161,12 +185,12 @@ class LocalTaskWorkerTest(_ResultAssertions):
     cls.vmfb = _compile("llvm-cpu")
 
   def _worker(self, **kwargs):
-    module = runtime_worker.WorkerModule(self.vmfb, "local-task", **kwargs)
+    module = worker_client.WorkerModule(self.vmfb, "local-task", **kwargs)
     self.addCleanup(module.close)
     return module
 
   def test_worker_matches_in_process(self):
-    host = runtime_worker.InProcessHost(self.vmfb, "local-task")
+    host = runtime_host.InProcessHost(self.vmfb, "local-task")
     in_process = _run_script(host)
     worker = _run_script(self._worker())
     self.assertScriptResults(in_process)
@@ -179,7 +203,7 @@ class LocalTaskWorkerTest(_ResultAssertions):
     isolated = runtime.load_module(self.vmfb, "local-task", isolated=True)
     self.addCleanup(in_process.close)
     self.addCleanup(isolated.close)
-    self.assertIsInstance(isolated, runtime_worker.WorkerModule)
+    self.assertIsInstance(isolated, worker_client.WorkerModule)
     self.assertEqual(isolated.function_names, in_process.function_names)
     expected = _run_script(in_process)
     self.assertScriptResults(expected)
@@ -187,7 +211,7 @@ class LocalTaskWorkerTest(_ResultAssertions):
       self.assertResultsEqual(got, want)
 
   def test_local_sync_driver(self):
-    module = runtime_worker.WorkerModule(self.vmfb, "local-sync")
+    module = worker_client.WorkerModule(self.vmfb, "local-sync")
     self.addCleanup(module.close)
     self.assertScriptResults(_run_script(module))
     module.reset()
@@ -215,7 +239,7 @@ class LocalTaskWorkerTest(_ResultAssertions):
     before = module.call("get_counter", [])[0]
     module.call("increment", [np.float32(5.0)])
     self.assertEqual(float(before), 10.0)
-    host = runtime_worker.InProcessHost(self.vmfb, "local-task")
+    host = runtime_host.InProcessHost(self.vmfb, "local-task")
     before = host.call("get_counter", [])[0]
     host.call("increment", [np.float32(5.0)])
     self.assertEqual(float(before), 10.0)
@@ -274,7 +298,7 @@ class LocalTaskWorkerTest(_ResultAssertions):
       module.call("get_counter", [])
 
   def test_garbage_collection_stops_worker(self):
-    module = runtime_worker.WorkerModule(self.vmfb, "local-task")
+    module = worker_client.WorkerModule(self.vmfb, "local-task")
     pid = module.pid
     del module
     gc.collect()
@@ -282,13 +306,13 @@ class LocalTaskWorkerTest(_ResultAssertions):
 
   def test_load_error_is_backend_runtime_error(self):
     with self.assertRaisesRegex(BackendRuntimeError, "loading the module"):
-      runtime_worker.WorkerModule(b"not a vmfb", "local-task")
+      worker_client.WorkerModule(b"not a vmfb", "local-task")
 
   def test_interpreter_exit_stops_unclosed_worker(self):
     script = textwrap.dedent(f"""
         import sys
-        from pyiree_tf_support import runtime_worker
-        module = runtime_worker.WorkerModule(open(sys.argv[1], "rb").read(), "local-task")
+        from pyiree_tf_support import worker_client
+        module = worker_client.WorkerModule(open(sys.argv[1], "rb").read(), "local-task")
         print(module.pid, flush=True)
         # No close(): the exit handler must stop the worker.
         """)
@@ -309,7 +333,7 @@ class ReadbackTest(_ResultAssertions):
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    cls.host = runtime_worker.InProcessHost(_compile("llvm-cpu"), "local-task")
+    cls.host = runtime_host.InProcessHost(_compile("llvm-cpu"), "local-task")
 
   def _raw(self, name, inputs):
     context = self.host._context  # pylint: disable=protected-access
@@ -331,10 +355,42 @@ class ReadbackTest(_ResultAssertions):
             readback.results_to_numpy(raw, driver=driver),
             [_A * _B, _A > _B, np.array((_A * _B).sum(), np.float32), np.array(7, np.int32)])
 
-  def test_needs_staging(self):
-    self.assertFalse(readback.needs_staging("local-task"))
-    self.assertFalse(readback.needs_staging("local-sync"))
-    self.assertTrue(readback.needs_staging("vulkan"))
+
+class ReleasableHostTest(_ResultAssertions):
+  """Release and re-creation of an owned device, in this process on local-task."""
+
+  def _host(self, source):
+    host = runtime_host.InProcessHost(_compile("llvm-cpu", source), "local-task", releasable=True)
+    self.addCleanup(host.close)
+    return host
+
+  def test_state_in_accessible_globals_survives_release(self):
+    host = self._host(_ACCESSIBLE_STATE_MODULE)
+    self.assertEqual(host.function_names, ("increment",))
+    host.call("increment", [np.float32(1.0)])
+    self.assertTrue(host.release())
+    self.assertFalse(host.holds_device)
+    self.assertResultsEqual(host.call("increment", [np.float32(1.0)]), [np.array(12.0, np.float32)])
+    self.assertTrue(host.holds_device)
+
+  def test_reset_while_released_gives_initial_values(self):
+    host = self._host(_ACCESSIBLE_STATE_MODULE)
+    host.call("increment", [np.float32(5.0)])
+    self.assertTrue(host.release())
+    host.reset()
+    self.assertResultsEqual(host.call("increment", [np.float32(1.0)]), [np.array(11.0, np.float32)])
+
+  def test_state_without_accessors_keeps_the_device(self):
+    host = self._host(_MODULE)
+    self.assertTrue(host.release())  # Nothing called yet: a fresh context is the same state.
+    host.call("increment", [np.float32(1.0)])
+    self.assertFalse(host.release())  # Private globals cannot be carried over.
+    self.assertResultsEqual(host.call("get_counter", []), [np.array(11.0, np.float32)])
+
+  def test_cached_device_is_never_released(self):
+    host = runtime_host.InProcessHost(_compile("llvm-cpu", _ACCESSIBLE_STATE_MODULE), "local-task")
+    self.assertFalse(host.release())
+    self.assertTrue(host.holds_device)
 
 
 class VulkanWorkerTest(_ResultAssertions):
@@ -342,18 +398,18 @@ class VulkanWorkerTest(_ResultAssertions):
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    available, reason = runtime_worker.driver_available("vulkan")
+    available, reason = drivers.driver_available("vulkan")
     if not available:
       raise absltest.SkipTest(reason)
     cls.vmfb = _compile("vulkan-spirv")
 
   def _worker(self):
-    module = runtime_worker.WorkerModule(self.vmfb, "vulkan")
+    module = worker_client.WorkerModule(self.vmfb, "vulkan")
     self.addCleanup(module.close)
     return module
 
   def test_vulkan_matches_cpu(self):
-    cpu = _run_script(runtime_worker.InProcessHost(_compile("llvm-cpu"), "local-task"))
+    cpu = _run_script(runtime_host.InProcessHost(_compile("llvm-cpu"), "local-task"))
     vulkan = _run_script(self._worker())
     self.assertScriptResults(vulkan)
     for got, want in zip(vulkan, cpu):
@@ -367,6 +423,20 @@ class VulkanWorkerTest(_ResultAssertions):
     module.reset()
     self.assertResultsEqual(module.call("get_counter", []), [np.array(10.0, np.float32)])
     self.assertResultsEqual(module.call("get_history", []), [np.array([1, 2, 3], np.int32)])
+
+  def test_idle_worker_releases_the_device_and_keeps_state(self):
+    vmfb = _compile("vulkan-spirv", _ACCESSIBLE_STATE_MODULE)
+    module = worker_client.WorkerModule(vmfb, "vulkan", release_when_idle=True)
+    self.addCleanup(module.close)
+    self.assertResultsEqual(module.call("increment", [np.float32(1.0)]), [np.array(11.0, np.float32)])
+    time.sleep(runtime_worker.IDLE_RELEASE_SECONDS + 1.0)  # Time to release (~0.2 s) included.
+    before, start = _cpu_seconds(module.pid), time.monotonic()
+    time.sleep(3.0)
+    share = (_cpu_seconds(module.pid) - before) / (time.monotonic() - start)
+    self.assertLess(share, 0.05, "an idle Vulkan worker keeps using the CPU")
+    self.assertResultsEqual(module.call("increment", [np.float32(1.0)]), [np.array(12.0, np.float32)])
+    module.reset()
+    self.assertResultsEqual(module.call("increment", [np.float32(1.0)]), [np.array(11.0, np.float32)])
 
   def test_runtime_error_and_crash(self):
     module = self._worker()
@@ -382,29 +452,29 @@ class DriverAvailableTest(absltest.TestCase):
 
   def test_cpu_drivers_are_available(self):
     for driver in ("local-task", "local-sync"):
-      available, _ = runtime_worker.driver_available(driver)
+      available, _ = drivers.driver_available(driver)
       self.assertTrue(available)
 
   def test_result_is_cached(self):
-    first = runtime_worker.driver_available("vulkan")
+    first = drivers.driver_available("vulkan")
     start = time.monotonic()
-    self.assertEqual(runtime_worker.driver_available("vulkan"), first)
+    self.assertEqual(drivers.driver_available("vulkan"), first)
     self.assertLess(time.monotonic() - start, 0.05)
 
   def test_missing_vulkan_device_gives_reason(self):
     # Point the Vulkan loader at no driver at all: a machine without a Vulkan device.
     no_icd = {"VK_ICD_FILENAMES": "/nonexistent/icd.json", "VK_DRIVER_FILES": "/nonexistent/icd.json"}
-    available, reason = runtime_worker.probe_driver("vulkan", extra_env=no_icd)
+    available, reason = drivers.probe_driver("vulkan", extra_env=no_icd)
     self.assertFalse(available)
     self.assertStartsWith(reason, "no Vulkan device: ")
 
   def test_unknown_driver(self):
-    available, reason = runtime_worker.probe_driver("no-such-driver")
+    available, reason = drivers.probe_driver("no-such-driver")
     self.assertFalse(available)
     self.assertIn("no-such-driver", reason)
 
   def test_probe_timeout(self):
-    available, reason = runtime_worker.probe_driver("vulkan", timeout=0.001)
+    available, reason = drivers.probe_driver("vulkan", timeout=0.001)
     self.assertFalse(available)
     self.assertIn("did not finish within", reason)
 
@@ -418,15 +488,51 @@ class ImportHygieneTest(absltest.TestCase):
     with open(os.path.join(site_dir, "sitecustomize.py"), "w") as f:
       f.write("import sys, types\nsys.modules['tensorflow'] = types.ModuleType('tensorflow')\n")
     with self.assertRaisesRegex(BackendRuntimeError, "tensorflow was imported in the runtime worker"):
-      runtime_worker.WorkerModule(b"unused", "local-task", extra_env={"PYTHONPATH": site_dir})
-    available, reason = runtime_worker.probe_driver("vulkan", extra_env={"PYTHONPATH": site_dir})
+      worker_client.WorkerModule(b"unused", "local-task", extra_env={"PYTHONPATH": site_dir})
+    available, reason = drivers.probe_driver("vulkan", extra_env={"PYTHONPATH": site_dir})
     self.assertFalse(available)
     self.assertIn("tensorflow was imported", reason)
+
+  # Each runtime module and the package modules it may import: arrows only point down this list.
+  _ALLOWED_IMPORTS = {
+      "exit_status": set(),
+      "runtime_errors": set(),
+      "worker_protocol": set(),
+      "worker_client": {"exit_status", "runtime_errors", "worker_protocol"},
+      "drivers": {"exit_status", "worker_client"},
+      "readback": {"drivers"},
+      "runtime_host": {"readback"},
+      "runtime_worker": {"drivers", "runtime_host", "worker_protocol"},
+      "runtime": {"drivers", "runtime_errors", "runtime_host", "signatures", "worker_client"},
+  }
+
+  def test_runtime_modules_import_only_downward(self):
+    for module, allowed in self._ALLOWED_IMPORTS.items():
+      with self.subTest(module=module):
+        path = os.path.join(_REPO_ROOT, "pyiree_tf_support", module + ".py")
+        with open(path) as f:
+          tree = ast.parse(f.read())
+        imported = set()
+        for node in ast.walk(tree):
+          if isinstance(node, ast.ImportFrom) and node.module == "pyiree_tf_support":
+            imported.update(alias.name for alias in node.names)
+          elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pyiree_tf_support."):
+            imported.add(node.module.split(".")[1])
+          elif isinstance(node, ast.Import):
+            imported.update(alias.name.split(".")[1] for alias in node.names
+                            if alias.name.startswith("pyiree_tf_support."))
+        self.assertLessEqual(imported, allowed)
+
+  def test_in_process_module_does_not_subclass_the_worker_host(self):
+    self.assertEqual(runtime.InProcessModule.__mro__, (runtime.InProcessModule, object))
 
   def test_worker_modules_do_not_import_tensorflow(self):
     code = ("import sys\n"
             "import pyiree_tf_support.runtime_worker, pyiree_tf_support.readback\n"
             "import pyiree_tf_support.runtime_errors, pyiree_tf_support.runtime\n"
+            "import pyiree_tf_support.runtime_host, pyiree_tf_support.worker_client\n"
+            "import pyiree_tf_support.worker_protocol, pyiree_tf_support.drivers\n"
+            "import pyiree_tf_support.exit_status\n"
             "bad = sorted(m for m in sys.modules if m == 'tensorflow' or m.startswith(('tensorflow.', 'keras', 'tf_keras')))\n"
             "print(repr(bad))\n")
     env = dict(os.environ, PYTHONPATH=_REPO_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
