@@ -59,11 +59,9 @@ def _validate_backend(name: str) -> bool:
 
 def _validate_tolerances(text: str) -> bool:
   try:
-    tolerances.parse_overrides(text)
+    tolerances.parse_overrides(text)  # pure: parsing changes nothing.
   except ValueError as e:
     raise flags.ValidationError(str(e)) from None
-  finally:
-    tolerances.clear_backend_overrides()
   return True
 
 
@@ -81,6 +79,11 @@ def ensure_parsed() -> None:
 def value(name: str) -> Any:
   ensure_parsed()
   return getattr(FLAGS, name)
+
+
+def tolerance_policy() -> tolerances.TolerancePolicy:
+  """The tolerance table with the --tolerances overrides on top."""
+  return tolerances.parse_overrides(value("tolerances") or "")
 
 
 def compile_cache_from_flags() -> Optional[compile_cache.CompileCache]:

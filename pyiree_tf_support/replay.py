@@ -59,8 +59,11 @@ def _read(path: str, what: str) -> str:
 
 
 def replay(trace_dir: str, target_backends: Sequence[str],
-           cache: Optional[CompileCache] = None) -> List[reporting.Outcome]:
-  """Replays the trace saved in `trace_dir` on each target backend; returns their outcomes."""
+           cache: Optional[CompileCache] = None,
+           policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
+           ) -> List[reporting.Outcome]:
+  """Replays the trace saved in `trace_dir` on each target backend, comparing under `policy`;
+  returns their outcomes."""
   if not os.path.isfile(os.path.join(trace_dir, "trace.json")):
     raise ReplayError(f"No saved trace in {trace_dir}: expected trace.json and arrays.npz "
                       "(a directory under <artifacts_dir>/<Module>/traces/).")
@@ -76,12 +79,13 @@ def replay(trace_dir: str, target_backends: Sequence[str],
       raise ReplayError(f"Replay runs IREE backends only; '{backend_name}' needs TensorFlow. "
                         f"Valid: {', '.join(n for n in backends.valid_names() if n != 'tf')}.")
     outcomes.append(_replay_on(ref_trace, spec, artifact_name, (artifact_name, backend_name),
-                               iree_input, signatures, cache))
+                               iree_input, signatures, cache, policy))
   return outcomes
 
 
 def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_names,
-               iree_input: str, signatures, cache) -> reporting.Outcome:
+               iree_input: str, signatures, cache,
+               policy: tolerances.TolerancePolicy) -> reporting.Outcome:
   available, reason = runtime.driver_available(spec.driver)
   if not available:
     return reporting.Outcome(name, reporting.Status.SKIPPED, reason)
@@ -101,7 +105,7 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
         getattr(traced, call.method)(*call.inputs, rtol=call.rtol, atol=call.atol, **call.kwargs)
 
     trace, error = run_trace(module, replay_calls, function_name=ref_trace.function_name)
-    return reporting.evaluate(ref_trace, trace, error)
+    return reporting.evaluate(ref_trace, trace, error, tolerance_policy=policy)
   finally:
     loaded.close()
 
@@ -116,9 +120,9 @@ def main(argv: Sequence[str]) -> int:
     print("replay: --target_backends is required (IREE backends, e.g. iree_vmla,iree_llvmjit).",
           file=sys.stderr)
     return 2
-  tolerances.parse_overrides(cli_flags.value("tolerances") or "")
   try:
-    outcomes = replay(argv[1], targets, cli_flags.compile_cache_from_flags())
+    outcomes = replay(argv[1], targets, cli_flags.compile_cache_from_flags(),
+                      cli_flags.tolerance_policy())
   except (ReplayError, KeyError) as e:
     print(f"replay: {e.args[0] if isinstance(e, KeyError) else e}", file=sys.stderr)
     return 2

@@ -47,7 +47,9 @@ def _save_value(call_dir: str, stem: str, array: np.ndarray) -> str:
 
 
 def write_call_repros(module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_path: str,
-                      driver: str, signatures: Dict[str, FunctionSignature]) -> List[Optional[str]]:
+                      driver: str, signatures: Dict[str, FunctionSignature],
+                      policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
+                      ) -> List[Optional[str]]:
   """Writes one directory per call of `tar_trace`; returns each call's command (None if none)."""
   root = artifacts.repro_dir(module_dir, tar_trace.function_name, tar_trace.backend)
   commands: List[Optional[str]] = []
@@ -74,10 +76,11 @@ def write_call_repros(module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_
     ]
     for i, value in enumerate(inputs):
       lines.append("--input=" + _save_value(call_dir, f"input_{i}", value))
-    expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs) if v is not None]
+    expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs, drop_none=True)]
     for i, value in enumerate(expected):
       lines.append("--expected_output=" + _save_value(call_dir, f"expected_output_{i}", value))
-    lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.rtol, tar_call.atol)
+    lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.rtol, tar_call.atol,
+                              policy)
     flagfile = os.path.join(call_dir, "flagfile")
     artifacts.write_text(flagfile, "\n".join(lines) + "\n")
     commands.append(f"{artifacts.shell_cd(call_dir)} && iree-run-module --flagfile=flagfile")
@@ -85,12 +88,13 @@ def write_call_repros(module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_
 
 
 def _tolerance_flags(expected: Sequence[np.ndarray], backend_names: Sequence[str],
-                     rtol: Optional[float], atol: Optional[float]) -> List[str]:
+                     rtol: Optional[float], atol: Optional[float],
+                     policy: tolerances.TolerancePolicy) -> List[str]:
   flags = []
   rtols = []
   for dtype_name in sorted({value.dtype.name for value in expected}):
     if dtype_name in _THRESHOLD_FLAGS:
-      tolerance = tolerances.for_dtype(numpy_dtype(dtype_name), backend_names, rtol, atol)
+      tolerance = policy.for_dtype(numpy_dtype(dtype_name), backend_names, rtol, atol)
       flags.append(f"--expected_{_THRESHOLD_FLAGS[dtype_name]}_threshold={tolerance.atol:g}")
       rtols.append(tolerance.rtol)
   if rtols:

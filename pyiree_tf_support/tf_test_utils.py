@@ -21,7 +21,6 @@ from pyiree_tf_support import cli_flags
 from pyiree_tf_support import reporting
 from pyiree_tf_support import repro
 from pyiree_tf_support import tf_utils
-from pyiree_tf_support import tolerances
 from pyiree_tf_support import trace_io
 from pyiree_tf_support.reporting import Outcome, Status
 from pyiree_tf_support.traces import ModuleCall, Trace, TracedModule, run_trace  # pylint: disable=unused-import
@@ -64,8 +63,6 @@ def _setup_artifacts_dir(module_class) -> str:
 
 
 def _configure_from_flags() -> None:
-  tolerances.clear_backend_overrides()
-  tolerances.parse_overrides(cli_flags.value("tolerances") or "")
   tf_utils.set_compile_cache(cli_flags.compile_cache_from_flags())
 
 
@@ -187,7 +184,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     vmfb_path = artifacts.compiled_path(self._artifacts_dir,
                                         tf_utils.backends_to_str([module.backend_info]))
     return repro.write_call_repros(self._artifacts_dir, ref_trace, trace, vmfb_path,
-                                   module.backend_info.driver, module.signatures)
+                                   module.backend_info.driver, module.signatures,
+                                   cli_flags.tolerance_policy())
 
   def _target_outcome(self, setup: "_BackendSetup", module, ref_trace: Trace,
                       trace_function) -> Outcome:
@@ -196,7 +194,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     trace, error = run_trace(module, trace_function, tf_utils.set_random_seed)
     path = self._save_trace(trace)
     commands = [] if error else self._repro_commands(module, ref_trace, trace)
-    outcome = reporting.evaluate(ref_trace, trace, error, path, commands)
+    outcome = reporting.evaluate(ref_trace, trace, error, path, commands,
+                                 cli_flags.tolerance_policy())
     if cli_flags.value("log_all_traces") or outcome.status.failed:
       logging.info("%s", trace)
     return outcome
