@@ -6,6 +6,9 @@ complex beyond tolerance, finite elements only) and exact (integers, bools, stri
 give both a NaN/Inf placement and a numeric record, so a NaN never hides the worst finite
 difference. A record's path is a tuple: the compared value's name ("inputs", "outputs"), then dict
 keys and sequence indices; it becomes text only in `describe`. "First" means first in C order.
+
+Over 300 lines on purpose: the records, the rules that produce them and the one message builder
+change together, and a split would leave two modules that both know every record's fields.
 """
 
 import dataclasses
@@ -251,16 +254,16 @@ def _index(index: Index) -> str:
   return "[" + ", ".join(map(str, index)) + "]"
 
 
-def _values(element: Element, extra: str = "") -> str:
-  return f"expected {_value(element.expected)}, got {_value(element.got)}{extra}"
+def _values(element: Element) -> str:
+  return f"expected {_value(element.expected)}, got {_value(element.got)}"
 
 
-def _at(element: Element, extra: str = "") -> str:
-  return f"at index {_index(element.index)} ({_values(element, extra)})"
+def _at(element: Element) -> str:
+  return f"at index {_index(element.index)} ({_values(element)})"
 
 
-def _ulps(ulps: Optional[int]) -> str:
-  return "" if ulps is None else f"; {ulps} ulp{'' if ulps == 1 else 's'} apart"
+def _ulps(ulps: Optional[int], separator: str = ", ") -> str:
+  return "" if ulps is None else f"{separator}{ulps} ulp{'' if ulps == 1 else 's'} apart"
 
 
 def _count(count: int, shape: Index) -> str:
@@ -286,9 +289,9 @@ def _describe_non_finite(m: NonFiniteMismatch) -> str:
 def _describe_numeric(m: NumericMismatch) -> str:
   if not m.shape:
     return (f"scalars are not close ({m.dtype}): {_values(m.greatest_abs)} (absolute difference "
-            f"{m.abs_diff:g}, relative difference {m.rel_diff:g}{_ulps(m.ulps)}; {m.tolerance})")
+            f"{m.abs_diff:g}, relative difference {m.rel_diff:g}{_ulps(m.ulps, '; ')}; {m.tolerance})")
   return (f"{m.dtype}{list(m.shape)} arrays are not close: {_count(m.count, m.shape)} differ; "
-          f"greatest absolute difference {m.abs_diff:g} {_at(m.greatest_abs, _ulps(m.ulps))}; "
+          f"greatest absolute difference {m.abs_diff:g} {_at(m.greatest_abs)}{_ulps(m.ulps)}; "
           f"greatest relative difference {m.rel_diff:g} {_at(m.greatest_rel)}; {m.tolerance}")
 
 

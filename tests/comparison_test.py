@@ -89,8 +89,8 @@ class MessageTest(parameterized.TestCase):
       ("numeric_array", ({"logits": f32(1, 2, 3, 4).reshape(2, 2)},),
        ({"logits": f32(1, 2.5, 3, 4.1).reshape(2, 2)},),
        "outputs[0]['logits']: float32[2, 2] arrays are not close: 2 of 4 elements (50.0%) differ; "
-       "greatest absolute difference 0.5 at index [0, 1] (expected 2.0, got 2.5; 2097152 ulps "
-       "apart); greatest relative difference 0.25 at index [0, 1] (expected 2.0, got 2.5); "
+       "greatest absolute difference 0.5 at index [0, 1] (expected 2.0, got 2.5), 2097152 ulps "
+       "apart; greatest relative difference 0.25 at index [0, 1] (expected 2.0, got 2.5); "
        "rtol=1e-06, atol=1e-06."),
       ("numeric_scalar", np.float32(2.0), np.float32(3.0),
        "outputs: scalars are not close (float32): expected 2.0, got 3.0 (absolute difference 1, "
@@ -101,12 +101,12 @@ class MessageTest(parameterized.TestCase):
        lambda dtype: tolerances.EXACT),
       ("ulps_across_zero", f32(-1e-45), f32(1e-45),
        "outputs: float32[1] arrays are not close: 1 of 1 elements (100.0%) differ; greatest "
-       "absolute difference 2.8026e-45 at index [0] (expected -1e-45, got 1e-45; 2 ulps apart); "
+       "absolute difference 2.8026e-45 at index [0] (expected -1e-45, got 1e-45), 2 ulps apart; "
        "greatest relative difference 2 at index [0] (expected -1e-45, got 1e-45); rtol=0, atol=0.",
        lambda dtype: tolerances.EXACT),
       ("relative_worst_elsewhere", f32(100, 1), f32(101, 1.5),
        "outputs: float32[2] arrays are not close: 2 of 2 elements (100.0%) differ; greatest "
-       "absolute difference 1 at index [0] (expected 100.0, got 101.0; 131072 ulps apart); greatest "
+       "absolute difference 1 at index [0] (expected 100.0, got 101.0), 131072 ulps apart; greatest "
        "relative difference 0.5 at index [1] (expected 1.0, got 1.5); rtol=1e-06, atol=1e-06."),
       ("complex_has_no_ulps", np.array([1 + 1j], np.complex64), np.array([1 + 2j], np.complex64),
        "outputs: complex64[1] arrays are not close: 1 of 1 elements (100.0%) differ; greatest "
@@ -116,7 +116,7 @@ class MessageTest(parameterized.TestCase):
        "outputs: float32[3] arrays differ in NaN/Inf placement: 1 of 3 elements (33.3%); first at "
        "index [1] (expected nan, got 2.0).\n"
        "outputs: float32[3] arrays are not close: 1 of 3 elements (33.3%) differ; greatest absolute "
-       "difference 0.5 at index [2] (expected 3.0, got 3.5; 2097152 ulps apart); greatest relative "
+       "difference 0.5 at index [2] (expected 3.0, got 3.5), 2097152 ulps apart; greatest relative "
        "difference 0.166667 at index [2] (expected 3.0, got 3.5); rtol=1e-06, atol=1e-06."),
       ("non_finite_scalar", np.float32(inf), np.float32(nan),
        "outputs: float32 scalars differ in NaN/Inf: expected inf, got nan."),
