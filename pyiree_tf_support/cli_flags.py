@@ -73,11 +73,9 @@ def _validate_backend(name: str) -> bool:
 
 def _validate_tolerances(text: str) -> bool:
   try:
-    tolerances.parse_overrides(text)
+    tolerances.parse_overrides(text)  # pure: parsing changes nothing.
   except ValueError as e:
     raise flags.ValidationError(str(e)) from None
-  finally:
-    tolerances.clear_backend_overrides()
   return True
 
 
@@ -100,6 +98,11 @@ def value(name: str) -> Any:
 def target_backend_names() -> Optional[List[str]]:
   """--target_backends as a list of names, None when the flag is not given."""
   return split_backends(value("target_backends"))
+
+
+def tolerance_policy() -> tolerances.TolerancePolicy:
+  """The tolerance table with the --tolerances overrides on top."""
+  return tolerances.parse_overrides(value("tolerances") or "")
 
 
 def compile_cache_from_flags() -> Optional[compile_cache.CompileCache]:

@@ -58,26 +58,32 @@ def _target_specs(target_backends: Sequence[str]) -> List[backends.BackendSpec]:
 
 
 def replay(trace_dir: str, target_backends: Sequence[str],
-           cache: Optional[CompileCache] = None) -> List[reporting.Outcome]:
-  """Replays the reference trace saved in `trace_dir` on each target backend; their outcomes.
+           cache: Optional[CompileCache] = None,
+           policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
+           ) -> List[reporting.Outcome]:
+  """Replays the reference trace saved in `trace_dir` on each target backend, comparing under
+  `policy`; their outcomes.
 
   ReplayError (before anything is compiled) when the saved files cannot be trusted.
   """
-  return replay_loaded(replay_input.load(trace_dir), target_backends, cache)
+  return replay_loaded(replay_input.load(trace_dir), target_backends, cache, policy)
 
 
 def replay_loaded(loaded: ReplayInput, target_backends: Sequence[str],
-                  cache: Optional[CompileCache] = None) -> List[reporting.Outcome]:
+                  cache: Optional[CompileCache] = None,
+                  policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
+                  ) -> List[reporting.Outcome]:
   """Replays an already checked reference trace on each target backend."""
   specs = _target_specs(target_backends)
   names = backends.indexed_names(list(target_backends))
   return [_replay_on(loaded.reference, spec, artifact_name, (artifact_name, backend_name),
-                     loaded.iree_input, loaded.signatures, cache)
+                     loaded.iree_input, loaded.signatures, cache, policy)
           for backend_name, artifact_name, spec in zip(target_backends, names, specs)]
 
 
 def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_names,
-               iree_input: str, signatures, cache) -> reporting.Outcome:
+               iree_input: str, signatures, cache,
+               policy: tolerances.TolerancePolicy) -> reporting.Outcome:
   available, reason = runtime.driver_available(spec.driver)
   if not available:
     return reporting.Outcome(name, reporting.Status.SKIPPED, reason)
@@ -98,7 +104,7 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
                                       **call.kwargs)
 
     trace, error = run_trace(module, replay_calls, function_name=ref_trace.function_name)
-    return reporting.evaluate(ref_trace, trace, error)
+    return reporting.evaluate(ref_trace, trace, error, tolerance_policy=policy)
   finally:
     loaded.close()
 
@@ -114,14 +120,14 @@ def main(argv: Sequence[str]) -> int:
           file=sys.stderr)
     return 2
   try:
-    tolerances.parse_overrides(cli_flags.value("tolerances") or "")
+    policy = cli_flags.tolerance_policy()
     _target_specs(targets)
     loaded = replay_input.load(argv[1])
   except (ValueError, KeyError) as e:  # ReplayError, a bad --tolerances entry, unknown backend.
     message = e.args[0] if isinstance(e, KeyError) else str(e)
     print("replay: " + str(message).replace("\n", " "), file=sys.stderr)
     return 2
-  outcomes = replay_loaded(loaded, targets, cli_flags.compile_cache_from_flags())
+  outcomes = replay_loaded(loaded, targets, cli_flags.compile_cache_from_flags(), policy)
   print(reporting.format_report(loaded.reference.function_name, loaded.reference.backend,
                                 outcomes))
   return 1 if any(o.status.failed for o in outcomes) else 0

@@ -10,6 +10,7 @@ import enum
 from typing import Optional, Sequence
 
 from pyiree_tf_support import artifacts
+from pyiree_tf_support import tolerances
 from pyiree_tf_support import traces
 
 
@@ -45,11 +46,13 @@ class Outcome:
 
 def evaluate(ref_trace: traces.Trace, tar_trace: traces.Trace, error: Optional[str],
              trace_path: Optional[str] = None,
-             repro_commands: Sequence[Optional[str]] = ()) -> Outcome:
-  """The outcome of a target trace: its runtime error, or its mismatches against the reference."""
+             repro_commands: Sequence[Optional[str]] = (),
+             tolerance_policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY) -> Outcome:
+  """The outcome of a target trace: its runtime error, or its mismatches against the reference
+  under `tolerance_policy` (the --tolerances overrides)."""
   if error:
     return Outcome(tar_trace.backend, Status.RUNTIME_ERROR, error, trace_path)
-  call_mismatches = traces.compare_calls(ref_trace, tar_trace)
+  call_mismatches = traces.compare_calls(ref_trace, tar_trace, tolerance_policy)
   if not call_mismatches:
     return Outcome(tar_trace.backend, Status.PASS, "", trace_path)
   detail = "\n".join(m.describe() for m in call_mismatches)

@@ -129,7 +129,9 @@ def _unfaithful_reason(index: int, iree_input: Optional[str]) -> str:
 
 def write_call_repros(module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_path: str,
                       driver: str, signatures: Dict[str, FunctionSignature],
-                      iree_input: Optional[str] = None) -> List[CallRepro]:
+                      iree_input: Optional[str] = None,
+                      policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
+                      ) -> List[CallRepro]:
   """Writes an iree-run-module directory for each call it reproduces; returns every call's record.
 
   `iree_input` is the text the vmfb was compiled from: it tells whether the module keeps state.
@@ -156,7 +158,7 @@ def write_call_repros(module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_
       continue
     call_dir = os.path.join(root, f"call_{index}_{artifacts.safe_name(tar_call.method)}")
     _write_flagfile(call_dir, tar_trace, tar_call, ref_call, index, inputs, vmfb_path, driver,
-                    signature)
+                    signature, policy)
     command = f"{artifacts.shell_cd(call_dir)} && {shlex.quote(binary)} --flagfile=flagfile"
     repros.append(CallRepro(index, tar_call.method, replay, run_module_command=command))
   return repros
@@ -164,7 +166,8 @@ def write_call_repros(module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_
 
 def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, ref_call, index: int,
                     inputs: Sequence[np.ndarray], vmfb_path: str, driver: str,
-                    signature: FunctionSignature) -> None:
+                    signature: FunctionSignature,
+                    policy: tolerances.TolerancePolicy) -> None:
   os.makedirs(call_dir, exist_ok=True)
   lines = [
       f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
@@ -176,20 +179,22 @@ def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, ref_call, index: 
   ]
   for i, value in enumerate(inputs):
     lines.append("--input=" + _save_value(call_dir, f"input_{i}", value))
-  expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs) if v is not None]
+  expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs, drop_none=True)]
   for i, value in enumerate(expected):
     lines.append("--expected_output=" + _save_value(call_dir, f"expected_output_{i}", value))
-  lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.given_rtol, tar_call.given_atol)
+  lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.given_rtol,
+                            tar_call.given_atol, policy)
   artifacts.write_text(os.path.join(call_dir, "flagfile"), "\n".join(lines) + "\n")
 
 
 def _tolerance_flags(expected: Sequence[np.ndarray], backend_names: Sequence[str],
-                     rtol: Optional[float], atol: Optional[float]) -> List[str]:
+                     rtol: Optional[float], atol: Optional[float],
+                     policy: tolerances.TolerancePolicy) -> List[str]:
   flags = []
   rtols = []
   for dtype_name in sorted({value.dtype.name for value in expected}):
     if dtype_name in _THRESHOLD_FLAGS:
-      tolerance = tolerances.for_dtype(numpy_dtype(dtype_name), backend_names, rtol, atol)
+      tolerance = policy.for_dtype(numpy_dtype(dtype_name), backend_names, rtol, atol)
       flags.append(f"--expected_{_THRESHOLD_FLAGS[dtype_name]}_threshold={tolerance.atol:g}")
       rtols.append(tolerance.rtol)
   if rtols:

@@ -21,7 +21,6 @@ from pyiree_tf_support import cli_flags
 from pyiree_tf_support import reporting
 from pyiree_tf_support import repro
 from pyiree_tf_support import tf_utils
-from pyiree_tf_support import tolerances
 from pyiree_tf_support import trace_io
 from pyiree_tf_support.reporting import Outcome, Status
 from pyiree_tf_support.traces import NUMPY_LINEWIDTH, ModuleCall, Trace, TracedModule, run_trace  # pylint: disable=unused-import
@@ -62,11 +61,6 @@ def _setup_artifacts_dir(module_class) -> str:
   root = cli_flags.value("artifacts_dir") or artifacts.default_root()
   return artifacts.claim_module_dir(root, tf_utils.module_name_of(module_class),
                                     tf_utils.module_identity(module_class))
-
-
-def _configure_from_flags() -> None:
-  tolerances.clear_backend_overrides()
-  tolerances.parse_overrides(cli_flags.value("tolerances") or "")
 
 
 def _expected_to_fail(info: BackendInfo) -> bool:
@@ -120,7 +114,6 @@ class TracedModuleTestCase(tf.test.TestCase):
           f"{cls.__name__} has no module to compile: decorate it with "
           "@tf_test_utils.compile_module(YourModule).")
     cli_flags.ensure_parsed()
-    _configure_from_flags()
     cls._compile_cache = cli_flags.compile_cache_from_flags()
     cls._module_name = tf_utils.module_name_of(cls._module_class)
     cls._artifacts_dir = _setup_artifacts_dir(cls._module_class)
@@ -191,7 +184,7 @@ class TracedModuleTestCase(tf.test.TestCase):
                                         tf_utils.backends_to_str([module.backend_info]))
     return [r.describe() for r in repro.write_call_repros(
         self._artifacts_dir, ref_trace, trace, vmfb_path, module.backend_info.driver,
-        module.signatures, self._iree_input)]
+        module.signatures, self._iree_input, cli_flags.tolerance_policy())]
 
   def _target_outcome(self, setup: "_BackendSetup", module, ref_trace: Trace,
                       trace_function) -> Outcome:
@@ -200,7 +193,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     trace, error = run_trace(module, trace_function, tf_utils.set_random_seed)
     path = self._save_trace(trace)
     commands = [] if error else self._repro_commands(module, ref_trace, trace)
-    outcome = reporting.evaluate(ref_trace, trace, error, path, commands)
+    outcome = reporting.evaluate(ref_trace, trace, error, path, commands,
+                                 cli_flags.tolerance_policy())
     if cli_flags.value("log_all_traces") or outcome.status.failed:
       logging.info("%s", trace)
     return outcome

@@ -12,47 +12,43 @@ from typing import Any, Dict, Optional, Union
 import numpy as np
 
 from pyiree_tf_support import artifacts
+from pyiree_tf_support import structure
 from pyiree_tf_support.traces import ModuleCall, Trace
 
 FORMAT_VERSION = 1
 _PY_TYPES = {"float": float, "int": int, "bool": bool, "str": str, "bytes": bytes}
 
 
-def _encode(value: Any, arrays: Dict[str, np.ndarray], prefix: str) -> Any:
-  if value is None:
-    return None
-  if isinstance(value, dict):
-    return {"dict": [[key, _encode(v, arrays, f"{prefix}.{i}")]
-                     for i, (key, v) in enumerate(value.items())]}
-  if isinstance(value, (list, tuple)):
-    kind = "list" if isinstance(value, list) else "tuple"
-    return {kind: [_encode(v, arrays, f"{prefix}.{i}") for i, v in enumerate(value)]}
-  key = f"a{len(arrays)}"
-  array = np.asarray(value)
-  leaf = {"array": key}
-  if array.dtype == object:  # TF strings: stored as fixed-width bytes, restored as objects.
-    array = array.astype(bytes)
-    leaf["object"] = True
-  arrays[key] = array
-  if not isinstance(value, (np.ndarray, np.generic)):
-    leaf["py"] = type(value).__name__
-  return leaf
+def _encode(value: Any, arrays: Dict[str, np.ndarray]) -> Any:
+  """The JSON spec of `value` (see `structure`); its leaves go into `arrays` as a0, a1, ..."""
+
+  def leaf_spec(leaf: Any) -> Any:
+    if leaf is None:
+      return None
+    key = f"a{len(arrays)}"
+    array = np.asarray(leaf)
+    spec = {"array": key}
+    if array.dtype == object:  # TF strings: stored as fixed-width bytes, restored as objects.
+      array = array.astype(bytes)
+      spec["object"] = True
+    arrays[key] = array
+    if not isinstance(leaf, (np.ndarray, np.generic)):
+      spec["py"] = type(leaf).__name__
+    return spec
+
+  return structure.encode(value, leaf_spec)
 
 
 def _decode(spec: Any, arrays: Dict[str, np.ndarray]) -> Any:
-  if spec is None:
-    return None
-  if "dict" in spec:
-    return {key: _decode(sub, arrays) for key, sub in spec["dict"]}
-  if "list" in spec:
-    return [_decode(sub, arrays) for sub in spec["list"]]
-  if "tuple" in spec:
-    return tuple(_decode(sub, arrays) for sub in spec["tuple"])
-  array = arrays[spec["array"]]
-  if spec.get("object"):
-    array = array.astype(object)
-  py_type = _PY_TYPES.get(spec.get("py", ""))
-  return py_type(array.item()) if py_type else array
+
+  def leaf(leaf_spec: Any) -> Any:
+    array = arrays[leaf_spec["array"]]
+    if leaf_spec.get("object"):
+      array = array.astype(object)
+    py_type = _PY_TYPES.get(leaf_spec.get("py", ""))
+    return py_type(array.item()) if py_type else array
+
+  return structure.decode(spec, leaf)
 
 
 def content_sha256(data: Union[str, bytes]) -> str:
@@ -70,9 +66,9 @@ def save_trace(trace: Trace, directory: str, reference: bool = False,
   arrays: Dict[str, np.ndarray] = {}
   calls = [{
       "method": call.method,
-      "inputs": _encode(list(call.inputs), arrays, "in"),
-      "kwargs": _encode(call.kwargs, arrays, "kw"),
-      "outputs": _encode(call.result, arrays, "out"),
+      "inputs": _encode(list(call.inputs), arrays),
+      "kwargs": _encode(call.kwargs, arrays),
+      "outputs": _encode(call.result, arrays),
       "rtol": call.given_rtol,
       "atol": call.given_atol,
   } for call in trace.calls]

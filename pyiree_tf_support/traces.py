@@ -63,10 +63,11 @@ class ModuleCall:
     """(rtol, atol): the ones given to the call, else 2020's 1e-6 defaults."""
     return self.rtol, self.atol
 
-  def tolerance_fn(self, backend_names: Sequence[str] = ()) -> comparison.ToleranceFn:
-    """Per dtype: the tolerances given to this call, else the table (with backend overrides)."""
-    return lambda dtype: tolerances.for_dtype(dtype, backend_names, self.given_rtol,
-                                              self.given_atol)
+  def tolerance_fn(self, backend_names: Sequence[str] = (),
+                   policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
+                   ) -> comparison.ToleranceFn:
+    """Per dtype: the tolerances given to this call, else the policy's table for the backend."""
+    return lambda dtype: policy.for_dtype(dtype, backend_names, self.given_rtol, self.given_atol)
 
   def format(self, summarize: bool = True) -> str:
     threshold = 1000 if summarize else sys.maxsize
@@ -223,12 +224,14 @@ def check_same_calls(ref_trace: Trace, tar_trace: Trace) -> None:
         "trace functions must be deterministic.")
 
 
-def compare_calls(ref_trace: Trace, tar_trace: Trace) -> List[CallMismatch]:
+def compare_calls(ref_trace: Trace, tar_trace: Trace,
+                  policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
+                  ) -> List[CallMismatch]:
   """Per-call mismatches of `tar_trace` against `ref_trace` (inputs and outputs)."""
   check_same_calls(ref_trace, tar_trace)
   result = []
   for i, (ref_call, tar_call) in enumerate(zip(ref_trace.calls, tar_trace.calls)):
-    tolerance_fn = tar_call.tolerance_fn(tar_trace.backend_names)
+    tolerance_fn = tar_call.tolerance_fn(tar_trace.backend_names, policy)
     mismatches = comparison.compare(ref_call.inputs, tar_call.inputs, "inputs", tolerance_fn)
     mismatches += comparison.compare(ref_call.result, tar_call.result, "outputs", tolerance_fn)
     if mismatches:

@@ -1,11 +1,15 @@
-"""Comparing nested values and traces: what counts as equal, and what a mismatch says."""
+"""Comparing nested values and traces: what counts as equal, and what each mismatch kind says."""
 
 from absl.testing import absltest
+from absl.testing import parameterized
 import numpy as np
 
 from pyiree_tf_support import comparison
 from pyiree_tf_support import tolerances
 from pyiree_tf_support.tf_test_utils import ModuleCall, Trace
+
+nan, inf = float("nan"), float("inf")
+f32 = lambda *values: np.array(values, np.float32)
 
 
 def mismatches(ref, tar, **kwargs):
@@ -16,80 +20,162 @@ def message(ref, tar, **kwargs):
   return comparison.describe_all(mismatches(ref, tar, **kwargs))
 
 
-class EqualityTest(absltest.TestCase):
+class EqualityTest(parameterized.TestCase):
 
-  def test_floats_within_the_default_float32_tolerance_are_equal(self):
-    a = np.array([1.0, 2.0], np.float32)
-    self.assertEqual(mismatches(a, a + np.float32(5e-7)), [])
-    self.assertLen(mismatches(a, a + np.float32(1e-3)), 1)
+  @parameterized.named_parameters(
+      ("float32_within_default_tolerance", f32(1, 2), f32(1, 2) + np.float32(5e-7)),
+      ("nan_in_the_same_place", f32(nan, 1), f32(nan, 1)),
+      ("same_infinities", f32(inf, -inf), f32(inf, -inf)),
+      ("complex_nan_whatever_part_is_nan", np.array([complex(nan, 1)]),
+       np.array([complex(2, nan)])),
+      ("strings", np.array(["x"]), np.array(["x"])),
+      ("python_scalars", 3, 3),
+      ("nested", {"a": (np.array(1), [np.array([1.0])]), "b": None},
+       {"a": (np.array(1), [np.array([1.0])]), "b": None}),
+      ("list_matches_tuple", (1, 2), [1, 2]),
+      ("negative_zero", f32(0.0), f32(-0.0)),
+  )
+  def test_equal(self, ref, tar):
+    self.assertEqual(mismatches(ref, tar), [])
 
-  def test_integers_bools_and_strings_are_exact(self):
-    self.assertLen(mismatches(np.array([1, 2], np.int32), np.array([1, 3], np.int32)), 1)
-    self.assertLen(mismatches(np.array([True]), np.array([False])), 1)
-    self.assertLen(mismatches(np.array([b"a", b"b"], object), np.array([b"a", b"c"], object)), 1)
-    self.assertEqual(mismatches(np.array(["x"]), np.array(["x"])), [])
-
-  def test_shapes_must_match_exactly_without_broadcasting(self):
-    found = mismatches(np.ones([1], np.float32), np.ones([4], np.float32))
-    self.assertIn("shape mismatch: expected [1], got [4]", comparison.describe(found[0]))
-
-  def test_dtype_mismatch_is_reported_as_such(self):
-    self.assertIn("dtype mismatch: expected float32, got float64",
-                  message(np.ones([2], np.float32), np.ones([2], np.float64)))
-
-  def test_nan_equals_nan_in_the_same_position_only(self):
-    nan = np.float32("nan")
-    self.assertEqual(mismatches(np.array([nan, 1], np.float32), np.array([nan, 1], np.float32)), [])
-    self.assertLen(mismatches(np.array([nan, 1], np.float32), np.array([1, 1], np.float32)), 1)
-    self.assertLen(mismatches(np.array([1, 1], np.float32), np.array([nan, 1], np.float32)), 1)
-
-  def test_infinities_compare_exactly(self):
-    inf = np.float32("inf")
-    self.assertEqual(mismatches(np.array([inf, -inf]), np.array([inf, -inf])), [])
-    self.assertLen(mismatches(np.array([inf]), np.array([-inf])), 1)
-    self.assertLen(mismatches(np.array([inf]), np.array([3e38])), 1)
-
-  def test_nested_structures_compare_leaf_by_leaf(self):
-    ref = {"a": (np.array(1), [np.array([1.0])]), "b": None}
-    self.assertEqual(mismatches(ref, {"a": (np.array(1), [np.array([1.0])]), "b": None}), [])
-    self.assertIn("expected keys", message(ref, {"a": 1}))
-    self.assertIn("expected 2 items, got 1", message((1, 2), (1,)))
-    self.assertIn("expected a dict", message({"a": 1}, [1]))
-
-  def test_python_scalars_compare_as_arrays(self):
-    self.assertEqual(mismatches(3, 3), [])
-    self.assertLen(mismatches(3.0, 3.5), 1)
+  @parameterized.named_parameters(
+      ("float32_beyond_default_tolerance", f32(1, 2), f32(1, 2) + np.float32(1e-3),
+       [comparison.NumericMismatch]),
+      ("integers_exact", np.array([1, 2], np.int32), np.array([1, 3], np.int32),
+       [comparison.ExactMismatch]),
+      ("bools_exact", np.array([True]), np.array([False]), [comparison.ExactMismatch]),
+      ("bytes_exact", np.array([b"a", b"b"], object), np.array([b"a", b"c"], object),
+       [comparison.ExactMismatch]),
+      ("nan_against_number", f32(nan, 1), f32(1, 1), [comparison.NonFiniteMismatch]),
+      ("number_against_nan", f32(1, 1), f32(nan, 1), [comparison.NonFiniteMismatch]),
+      ("inf_against_minus_inf", f32(inf), f32(-inf), [comparison.NonFiniteMismatch]),
+      ("inf_against_largest_float", f32(inf), f32(3e38), [comparison.NonFiniteMismatch]),
+      ("nan_and_a_finite_difference", f32(1, nan, 3), f32(1, 2, 3.5),
+       [comparison.NonFiniteMismatch, comparison.NumericMismatch]),
+      ("complex_inf_parts_differ", np.array([complex(inf, 1)]), np.array([complex(inf, 2)]),
+       [comparison.NonFiniteMismatch]),
+      ("shape_without_broadcasting", np.ones([1], np.float32), np.ones([4], np.float32),
+       [comparison.ShapeMismatch]),
+      ("dtype", np.ones([2], np.float32), np.ones([2], np.float64), [comparison.DtypeMismatch]),
+      ("keys", {"a": 1}, {"b": 1}, [comparison.StructureMismatch]),
+      ("length", (1, 2), (1,), [comparison.StructureMismatch]),
+      ("none_against_array", None, np.ones(2), [comparison.StructureMismatch]),
+  )
+  def test_mismatch_kinds(self, ref, tar, kinds):
+    self.assertEqual([type(m) for m in mismatches(ref, tar)], kinds)
 
   def test_per_call_tolerances_override_the_table_for_floats_only(self):
     loose = lambda dtype: tolerances.for_dtype(dtype, (), rtol=0.1, atol=0.1)
     self.assertEqual(mismatches(np.float32(1.0), np.float32(1.05), tolerance_fn=loose), [])
     self.assertLen(mismatches(np.int32(1), np.int32(2), tolerance_fn=loose), 1)
 
+  def test_paths_stay_tuples_until_the_message(self):
+    [found] = mismatches(({"logits": f32(1)},), ({"logits": f32(2)},))
+    self.assertEqual(found.path, ("outputs", 0, "logits"))
 
-class MessageTest(absltest.TestCase):
+  def test_first_means_first_in_c_order(self):
+    ref = np.zeros([2, 3], np.float32)
+    tar = ref.copy()
+    tar[1, 0] = tar[0, 2] = nan
+    [found] = mismatches(ref, tar)
+    self.assertEqual(found.first.index, (0, 2))
+    self.assertEqual(found.count, 2)
 
-  def test_array_message_names_path_counts_greatest_differences_and_tolerance(self):
-    ref = {"logits": np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)}
-    tar = {"logits": np.array([[1.0, 2.5], [3.0, 4.1]], np.float32)}
-    text = message((ref,), (tar,))
-    self.assertIn("outputs[0]['logits']: float32[2, 2] arrays are not close", text)
-    self.assertIn("2 of 4 elements (50.0%) differ", text)
-    self.assertIn("greatest absolute difference 0.5 at index [0, 1] (expected 2.0, got 2.5)", text)
-    self.assertIn("greatest relative difference 0.25 at index [0, 1]", text)
-    self.assertIn("rtol=1e-06, atol=1e-06", text)
 
-  def test_scalar_message_uses_scalar_wording(self):
-    text = message(np.float32(2.0), np.float32(3.0))
-    self.assertIn("outputs: scalars are not close (float32): expected 2.0, got 3.0", text)
+class MessageTest(parameterized.TestCase):
+  """The whole text of every mismatch kind: the one message builder's specification."""
 
-  def test_exact_comparisons_say_so(self):
-    self.assertIn("exact comparison", message(np.array([1, 2]), np.array([1, 5])))
+  @parameterized.named_parameters(
+      ("numeric_array", ({"logits": f32(1, 2, 3, 4).reshape(2, 2)},),
+       ({"logits": f32(1, 2.5, 3, 4.1).reshape(2, 2)},),
+       "outputs[0]['logits']: float32[2, 2] arrays are not close: 2 of 4 elements (50.0%) differ; "
+       "greatest absolute difference 0.5 at index [0, 1] (expected 2.0, got 2.5), 2097152 ulps "
+       "apart; greatest relative difference 0.25 at index [0, 1] (expected 2.0, got 2.5); "
+       "rtol=1e-06, atol=1e-06."),
+      ("numeric_scalar", np.float32(2.0), np.float32(3.0),
+       "outputs: scalars are not close (float32): expected 2.0, got 3.0 (absolute difference 1, "
+       "relative difference 0.5; 4194304 ulps apart; rtol=1e-06, atol=1e-06)."),
+      ("one_ulp", np.float32(1.0), np.nextafter(np.float32(1.0), np.float32(2.0)),
+       "outputs: scalars are not close (float32): expected 1.0, got 1.0000001 (absolute difference "
+       "1.19209e-07, relative difference 1.19209e-07; 1 ulp apart; rtol=0, atol=0).",
+       lambda dtype: tolerances.EXACT),
+      ("ulps_across_zero", f32(-1e-45), f32(1e-45),
+       "outputs: float32[1] arrays are not close: 1 of 1 elements (100.0%) differ; greatest "
+       "absolute difference 2.8026e-45 at index [0] (expected -1e-45, got 1e-45), 2 ulps apart; "
+       "greatest relative difference 2 at index [0] (expected -1e-45, got 1e-45); rtol=0, atol=0.",
+       lambda dtype: tolerances.EXACT),
+      ("relative_worst_elsewhere", f32(100, 1), f32(101, 1.5),
+       "outputs: float32[2] arrays are not close: 2 of 2 elements (100.0%) differ; greatest "
+       "absolute difference 1 at index [0] (expected 100.0, got 101.0), 131072 ulps apart; greatest "
+       "relative difference 0.5 at index [1] (expected 1.0, got 1.5); rtol=1e-06, atol=1e-06."),
+      ("complex_has_no_ulps", np.array([1 + 1j], np.complex64), np.array([1 + 2j], np.complex64),
+       "outputs: complex64[1] arrays are not close: 1 of 1 elements (100.0%) differ; greatest "
+       "absolute difference 1 at index [0] (expected (1+1j), got (1+2j)); greatest relative "
+       "difference 0.707107 at index [0] (expected (1+1j), got (1+2j)); rtol=1e-06, atol=1e-06."),
+      ("nan_does_not_hide_the_finite_difference", f32(1, nan, 3), f32(1, 2, 3.5),
+       "outputs: float32[3] arrays differ in NaN/Inf placement: 1 of 3 elements (33.3%); first at "
+       "index [1] (expected nan, got 2.0).\n"
+       "outputs: float32[3] arrays are not close: 1 of 3 elements (33.3%) differ; greatest absolute "
+       "difference 0.5 at index [2] (expected 3.0, got 3.5), 2097152 ulps apart; greatest relative "
+       "difference 0.166667 at index [2] (expected 3.0, got 3.5); rtol=1e-06, atol=1e-06."),
+      ("non_finite_scalar", np.float32(inf), np.float32(nan),
+       "outputs: float32 scalars differ in NaN/Inf: expected inf, got nan."),
+      ("integers", np.array([1, 2, 7]), np.array([1, 5, 3]),
+       "outputs: int64[3] arrays are not equal: 2 of 3 elements (66.7%) differ; first at index [1] "
+       "(expected 2, got 5); greatest absolute difference 4 at index [2] (expected 7, got 3); "
+       "exact comparison."),
+      ("large_integers_exactly", np.array([2**62 + 1], np.int64), np.array([-2**62], np.int64),
+       "outputs: int64[1] arrays are not equal: 1 of 1 elements (100.0%) differ; first at index [0] "
+       "(expected 4611686018427387905, got -4611686018427387904); greatest absolute difference "
+       "9223372036854775809 at index [0] (expected 4611686018427387905, got "
+       "-4611686018427387904); exact comparison."),
+      ("integer_scalar", np.int32(1), np.int32(2),
+       "outputs: scalars are not equal (int32): expected 1, got 2 (exact comparison)."),
+      ("bools", np.array([True, True]), np.array([True, False]),
+       "outputs: bool[2] arrays are not equal: 1 of 2 elements (50.0%) differ; first at index [1] "
+       "(expected True, got False); exact comparison."),
+      ("strings", np.array([b"a", b"b"], object), np.array([b"a", b"c"], object),
+       "outputs: object[2] arrays are not equal: 1 of 2 elements (50.0%) differ; first at index [1] "
+       "(expected b'b', got b'c'); exact comparison."),
+      ("shape", np.ones([1], np.float32), np.ones([4], np.float32),
+       "outputs: shape mismatch: expected [1], got [4]."),
+      ("dtype", np.ones([2], np.float32), np.ones([2], np.float64),
+       "outputs: dtype mismatch: expected float32, got float64."),
+      ("keys", {"a": 1, "b": 2}, {"a": 1}, "outputs: expected keys ['a', 'b'], got ['a']."),
+      ("length", (1, 2), (1,), "outputs: expected 2 items, got 1."),
+      ("kind", {"a": 1}, [1], "outputs: expected a dict with keys ['a'], got a list of 1 items."),
+      ("none", (None,), (np.ones([2], np.float32),),
+       "outputs[0]: expected None, got float32[2] array."),
+  )
+  def test_message(self, ref, tar, expected, tolerance_fn=None):
+    self.assertEqual(message(ref, tar, tolerance_fn=tolerance_fn), expected)
 
   def test_large_arrays_give_a_short_message(self):
     ref = np.zeros([1000, 1000], np.float32)
     text = message(ref, ref + 1)
     self.assertLess(len(text), 500)
     self.assertIn("1000000 of 1000000 elements (100.0%)", text)
+
+  def test_many_mismatches_are_capped(self):
+    text = comparison.describe_all(mismatches([1] * 12, [2] * 12), limit=10)
+    self.assertLen(text.splitlines(), 11)
+    self.assertEqual(text.splitlines()[-1], "... and 2 more mismatching values.")
+
+
+class UlpDistanceTest(parameterized.TestCase):
+
+  @parameterized.named_parameters(
+      ("same", np.float32(1.5), np.float32(1.5), 0),
+      ("next_float32", np.float32(1), np.nextafter(np.float32(1), np.float32(2)), 1),
+      ("next_float64", np.float64(1), np.nextafter(np.float64(1), np.float64(0)), 1),
+      ("float16", np.float16(1), np.float16(1.001953125), 2),
+      ("zero_signs", np.float32(0.0), np.float32(-0.0), 0),
+      ("across_zero", np.float32(-1e-45), np.float32(2e-45), 2),
+      ("integers_have_none", np.int32(1), np.int32(2), None),
+      ("complex_has_none", np.complex64(1), np.complex64(2), None),
+  )
+  def test_ulp_distance(self, a, b, expected):
+    self.assertEqual(comparison.ulp_distance(a, b), expected)
 
 
 class TraceTest(absltest.TestCase):
@@ -133,32 +219,6 @@ class TraceTest(absltest.TestCase):
     self.assertTrue(Trace._check_same(np.float32(1.0), np.float32(1.05), rtol=0.1, atol=0.0))
     self.assertFalse(Trace._check_same(np.float32(1.0), np.float32(1.05), rtol=1e-6, atol=1e-6))
     self.assertTrue(Trace._check_same({"a": [1, "s"]}, {"a": [1, "s"]}, 1e-6, 1e-6))
-
-
-class ToleranceTableTest(absltest.TestCase):
-
-  def tearDown(self):
-    tolerances.clear_backend_overrides()
-    super().tearDown()
-
-  def test_defaults_per_dtype(self):
-    self.assertEqual(tolerances.for_dtype(np.float32), tolerances.Tolerance(1e-6, 1e-6))
-    self.assertEqual(tolerances.for_dtype(np.int8), tolerances.EXACT)
-    self.assertEqual(tolerances.for_dtype(np.bool_), tolerances.EXACT)
-    self.assertGreater(tolerances.for_dtype(np.float16).rtol, 1e-6)
-
-  def test_backend_override_applies_to_that_backend_only(self):
-    tolerances.parse_overrides("iree_vulkan:float32:1e-4:1e-5")
-    self.assertEqual(tolerances.for_dtype(np.float32, ("iree_vulkan_0", "iree_vulkan")),
-                     tolerances.Tolerance(1e-4, 1e-5))
-    self.assertEqual(tolerances.for_dtype(np.float32, ("iree_vmvx",)),
-                     tolerances.Tolerance(1e-6, 1e-6))
-
-  def test_invalid_override_names_the_entry(self):
-    with self.assertRaisesRegex(ValueError, "'vulkan:f32'"):
-      tolerances.parse_overrides("vulkan:f32")
-    with self.assertRaisesRegex(ValueError, "dtype 'f32'"):
-      tolerances.parse_overrides("iree_vulkan:f32:1:1")
 
 
 if __name__ == "__main__":

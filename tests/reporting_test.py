@@ -1,0 +1,112 @@
+"""Per-backend outcomes and the report: every status, how expected failures turn, the headline."""
+
+from absl.testing import absltest
+from absl.testing import parameterized
+import numpy as np
+
+from pyiree_tf_support import reporting
+from pyiree_tf_support import tolerances
+from pyiree_tf_support.reporting import Outcome, Status
+from pyiree_tf_support.traces import ModuleCall, Trace
+
+
+def trace(backend, *outputs, backend_names=()):
+  result = Trace(module_name="M", backend=backend, function_name="f", backend_names=backend_names)
+  result.calls.extend(ModuleCall("g", [], np.array(out, np.float32)) for out in outputs)
+  return result
+
+
+class EvaluateTest(parameterized.TestCase):
+
+  def test_pass(self):
+    self.assertEqual(reporting.evaluate(trace("tf_ref", [1.0]), trace("x", [1.0]), None, "t.txt"),
+                     Outcome("x", Status.PASS, "", "t.txt"))
+
+  def test_runtime_error_wins_over_the_comparison(self):
+    self.assertEqual(
+        reporting.evaluate(trace("tf_ref", [1.0]), trace("x"), "call 0 (g) raised E: boom"),
+        Outcome("x", Status.RUNTIME_ERROR, "call 0 (g) raised E: boom"))
+
+  def test_mismatch_names_each_failing_call_and_offers_the_first_ones_repro(self):
+    outcome = reporting.evaluate(trace("tf_ref", [1.0], [2.0], [3.0]),
+                                 trace("x", [1.0], [2.5], [3.5]), None, "t.txt",
+                                 ["cmd0", "cmd1", "cmd2"])
+    self.assertEqual(outcome.status, Status.MISMATCH)
+    self.assertEqual(outcome.repro_command, "re-run call 1 alone: cmd1")
+    self.assertEqual(outcome.detail.splitlines()[0], "call 1 (g):")
+    self.assertEqual(outcome.detail.splitlines()[2], "call 2 (g):")
+    self.assertStartsWith(outcome.detail.splitlines()[1],
+                          "  outputs: float32[1] arrays are not close: 1 of 1 elements")
+
+  def test_mismatch_without_repro_commands(self):
+    outcome = reporting.evaluate(trace("tf_ref", [1.0]), trace("x", [2.0]), None)
+    self.assertIsNone(outcome.repro_command)
+
+  def test_the_tolerance_policy_is_passed_explicitly(self):
+    ref, tar = trace("tf_ref", [1.0]), trace("x", [1.001], backend_names=("x_0", "x"))
+    loose = tolerances.parse_overrides("x:float32:0.01:0")
+    self.assertEqual(reporting.evaluate(ref, tar, None).status, Status.MISMATCH)
+    self.assertEqual(reporting.evaluate(ref, tar, None, tolerance_policy=loose).status,
+                     Status.PASS)
+    self.assertEqual(reporting.evaluate(ref, tar, None).status, Status.MISMATCH)
+
+
+class ExpectingFailureTest(parameterized.TestCase):
+
+  @parameterized.named_parameters(
+      ("mismatch", Status.MISMATCH, Status.XFAIL, "expected failure: MISMATCH\nd"),
+      ("compile_error", Status.COMPILE_ERROR, Status.XFAIL, "expected failure: COMPILE ERROR\nd"),
+      ("runtime_error", Status.RUNTIME_ERROR, Status.XFAIL, "expected failure: RUNTIME ERROR\nd"),
+      ("pass_stays", Status.PASS, Status.PASS, "d"),
+      ("skipped_stays", Status.SKIPPED, Status.SKIPPED, "d"),
+  )
+  def test_expecting_failure(self, status, expected_status, expected_detail):
+    outcome = Outcome("x", status, "d", "t.txt", "cmd").expecting_failure()
+    self.assertEqual(outcome, Outcome("x", expected_status, expected_detail, "t.txt", "cmd"))
+    self.assertFalse(outcome.status.failed)
+
+
+class FormatTest(parameterized.TestCase):
+
+  @parameterized.named_parameters(
+      ("pass_hides_the_trace", Outcome("a", Status.PASS, "", "/t.txt"), "a: PASS"),
+      ("skipped", Outcome("a", Status.SKIPPED, "no device"), "a: SKIPPED\n  no device"),
+      ("mismatch", Outcome("a", Status.MISMATCH, "call 0 (g):\n  x", "/t.txt", "re-run: c"),
+       "a: MISMATCH\n  call 0 (g):\n    x\n  trace: /t.txt\n  re-run: c"),
+      ("runtime_error", Outcome("a", Status.RUNTIME_ERROR, "boom", "/t.txt"),
+       "a: RUNTIME ERROR\n  boom\n  trace: /t.txt"),
+      ("compile_error_has_no_trace", Outcome("a", Status.COMPILE_ERROR, "bad op", "/t.txt"),
+       "a: COMPILE ERROR\n  bad op"),
+      ("xfail", Outcome("a", Status.XFAIL, "expected failure: MISMATCH", "/t.txt"),
+       "a: XFAIL\n  expected failure: MISMATCH\n  trace: /t.txt"),
+  )
+  def test_format_outcome(self, outcome, expected):
+    self.assertEqual(reporting.format_outcome(outcome), expected)
+
+  @parameterized.named_parameters(
+      ("failures_named_in_the_headline",
+       [Outcome("a", Status.PASS), Outcome("b", Status.MISMATCH), Outcome("c", Status.COMPILE_ERROR)],
+       "Trace 'f' failed on 2 of 3 target backend(s) compared with the reference 'tf_ref': "
+       "b (mismatch), c (compile error).\na: PASS\nb: MISMATCH\nc: COMPILE ERROR"),
+      ("counts_when_nothing_failed",
+       [Outcome("a", Status.PASS), Outcome("b", Status.XFAIL), Outcome("c", Status.PASS),
+        Outcome("d", Status.SKIPPED)],
+       "Trace 'f' compared with the reference 'tf_ref': 2 pass, 1 skipped, 1 xfail.\n"
+       "a: PASS\nb: XFAIL\nc: PASS\nd: SKIPPED"),
+      ("no_targets", [], "Trace 'f' compared with the reference 'tf_ref': no target backends.\n"),
+  )
+  def test_format_report(self, outcomes, expected):
+    self.assertEqual(reporting.format_report("f", "tf_ref", outcomes), expected)
+
+  @parameterized.named_parameters(
+      ("one", ["a"], "XPASS: T passed every trace on a, which is listed as expected to fail; "
+       "remove it from the failing list (--xfail_backends)."),
+      ("two", ["a", "b"], "XPASS: T passed every trace on a, b, which are listed as expected to "
+       "fail; remove them from the failing list (--xfail_backends)."),
+  )
+  def test_xpass_message(self, backends, expected):
+    self.assertEqual(reporting.xpass_message("T", backends), expected)
+
+
+if __name__ == "__main__":
+  absltest.main()
