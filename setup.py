@@ -15,6 +15,7 @@ setuptools.setup(
         "iree-tools-tf>=20260316",
         "absl-py>=2.5,<3",
         "numpy>=2.0,<3",
+        "filecheck>=1.0.6,<2",  # tf_test_driver; why this one: its module docstring
     ],
     extras_require={"test": ["pytest>=8"]},
 )

@@ -125,12 +125,13 @@ def save_saved_model(module: tf.Module, directory: str) -> None:
   tf.saved_model.save(module, directory, options=tf.saved_model.SaveOptions(save_debug_info=False))
 
 
-def import_module(module: tf.Module, module_name: str,
-                  exported_names: Sequence[str] = (),
-                  keep_saved_model_at: Optional[Sequence[str]] = None) -> ImportedModule:
-  """SavedModel -> tf_input -> iree_input, with the errors the tools themselves don't give."""
-  names = exported_function_names(module, module_name, exported_names)
-  signatures = function_signatures(module, names)
+# The TF -> StableHLO + ml_program lowering IREE's own TF importer runs.
+LOWERING_PIPELINE = "tf-lower-to-mlprogram-and-hlo"
+
+
+def import_tf_dialect(module: tf.Module, names: Sequence[str],
+                      keep_saved_model_at: Optional[Sequence[str]] = None) -> str:
+  """SavedModel -> TF-dialect text (tf_input.mlir), exported functions named as users call them."""
   saved_model_dir = tempfile.mkdtemp(prefix="pyiree_tf_support_saved_model_")
   try:
     save_saved_model(module, saved_model_dir)
@@ -142,8 +143,22 @@ def import_module(module: tf.Module, module_name: str,
       shutil.copytree(saved_model_dir, destination)
   finally:
     shutil.rmtree(saved_model_dir, ignore_errors=True)
-  tf_input = rename_exported_functions(raw)
-  iree_input = tf.mlir.experimental.run_pass_pipeline(tf_input, "tf-lower-to-mlprogram-and-hlo")
+  return rename_exported_functions(raw)
+
+
+def lower_to_iree_input(tf_input: str) -> str:
+  """TF-dialect text -> StableHLO + ml_program text (iree_input.mlir)."""
+  return tf.mlir.experimental.run_pass_pipeline(tf_input, LOWERING_PIPELINE)
+
+
+def import_module(module: tf.Module, module_name: str,
+                  exported_names: Sequence[str] = (),
+                  keep_saved_model_at: Optional[Sequence[str]] = None) -> ImportedModule:
+  """SavedModel -> tf_input -> iree_input, with the errors the tools themselves don't give."""
+  names = exported_function_names(module, module_name, exported_names)
+  signatures = function_signatures(module, names)
+  tf_input = import_tf_dialect(module, names, keep_saved_model_at)
+  iree_input = lower_to_iree_input(tf_input)
   problem = None
   missing = [name for name in names if f"func.func @{name}(" not in iree_input]
   leftover = unconverted_tf_ops(iree_input)
