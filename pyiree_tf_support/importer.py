@@ -125,13 +125,32 @@ def save_saved_model(module: tf.Module, directory: str) -> None:
   tf.saved_model.save(module, directory, options=tf.saved_model.SaveOptions(save_debug_info=False))
 
 
+_SAVED_MODEL_PREFIX = "pyiree_tf_support_saved_model_"
+
+
+def _remove_stale_saved_models() -> None:
+  """Removes temporary SavedModels left by killed processes (their pid is in the name)."""
+  root = tempfile.gettempdir()
+  for name in os.listdir(root):
+    pid = name[len(_SAVED_MODEL_PREFIX):].split("_")[0]
+    if not name.startswith(_SAVED_MODEL_PREFIX) or not pid.isdigit():
+      continue
+    try:
+      os.kill(int(pid), 0)
+    except ProcessLookupError:
+      shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+    except PermissionError:  # alive, another user's.
+      pass
+
+
 def import_module(module: tf.Module, module_name: str,
                   exported_names: Sequence[str] = (),
                   keep_saved_model_at: Optional[Sequence[str]] = None) -> ImportedModule:
   """SavedModel -> tf_input -> iree_input, with the errors the tools themselves don't give."""
   names = exported_function_names(module, module_name, exported_names)
   signatures = function_signatures(module, names)
-  saved_model_dir = tempfile.mkdtemp(prefix="pyiree_tf_support_saved_model_")
+  _remove_stale_saved_models()
+  saved_model_dir = tempfile.mkdtemp(prefix=f"{_SAVED_MODEL_PREFIX}{os.getpid()}_")
   try:
     save_saved_model(module, saved_model_dir)
     raw = tf.mlir.experimental.convert_saved_model(

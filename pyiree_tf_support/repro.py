@@ -52,36 +52,44 @@ def write_call_repros(module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_
   root = artifacts.repro_dir(module_dir, tar_trace.function_name, tar_trace.backend)
   commands: List[Optional[str]] = []
   for index, (tar_call, ref_call) in enumerate(zip(tar_trace.calls, ref_trace.calls)):
-    signature = signatures.get(tar_call.method)
-    if signature is None:
-      commands.append(None)
-      continue
     try:
-      inputs = signature.flatten_inputs(tar_trace.module_name, tar_call.inputs, tar_call.kwargs)
-    except (TypeError, ValueError):
-      commands.append(None)
-      continue
-    call_dir = os.path.join(root, f"call_{index}_{artifacts.safe_name(tar_call.method)}")
-    os.makedirs(call_dir, exist_ok=True)
-    lines = [
-        f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
-        f"backend '{tar_trace.backend}' alone.",
-        "# From this directory: iree-run-module --flagfile=flagfile",
-        "# The module starts from its initial state: earlier calls of the trace are not replayed.",
-        "--module=" + os.path.relpath(vmfb_path, call_dir),
-        f"--device={driver}",
-        f"--function={signature.name}",
-    ]
-    for i, value in enumerate(inputs):
-      lines.append("--input=" + _save_value(call_dir, f"input_{i}", value))
-    expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs) if v is not None]
-    for i, value in enumerate(expected):
-      lines.append("--expected_output=" + _save_value(call_dir, f"expected_output_{i}", value))
-    lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.rtol, tar_call.atol)
-    flagfile = os.path.join(call_dir, "flagfile")
-    artifacts.write_text(flagfile, "\n".join(lines) + "\n")
-    commands.append(f"{artifacts.shell_cd(call_dir)} && iree-run-module --flagfile=flagfile")
+      commands.append(_write_call_repro(root, index, ref_call, tar_call, tar_trace, vmfb_path,
+                                        driver, signatures))
+    except Exception as e:  # named with its call, then the target's outcome.
+      raise RuntimeError(f"call {index} ({tar_call.method}): {type(e).__name__}: {e}") from e
   return commands
+
+
+def _write_call_repro(root: str, index: int, ref_call, tar_call, tar_trace: Trace,
+                      vmfb_path: str, driver: str,
+                      signatures: Dict[str, FunctionSignature]) -> Optional[str]:
+  signature = signatures.get(tar_call.method)
+  if signature is None:
+    return None
+  try:
+    inputs = signature.flatten_inputs(tar_trace.module_name, tar_call.inputs, tar_call.kwargs)
+  except (TypeError, ValueError):
+    return None
+  call_dir = os.path.join(root, f"call_{index}_{artifacts.safe_name(tar_call.method)}")
+  os.makedirs(call_dir, exist_ok=True)
+  lines = [
+      f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
+      f"backend '{tar_trace.backend}' alone.",
+      "# From this directory: iree-run-module --flagfile=flagfile",
+      "# The module starts from its initial state: earlier calls of the trace are not replayed.",
+      "--module=" + os.path.relpath(vmfb_path, call_dir),
+      f"--device={driver}",
+      f"--function={signature.name}",
+  ]
+  for i, value in enumerate(inputs):
+    lines.append("--input=" + _save_value(call_dir, f"input_{i}", value))
+  expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs) if v is not None]
+  for i, value in enumerate(expected):
+    lines.append("--expected_output=" + _save_value(call_dir, f"expected_output_{i}", value))
+  lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.rtol, tar_call.atol)
+  flagfile = os.path.join(call_dir, "flagfile")
+  artifacts.write_text(flagfile, "\n".join(lines) + "\n")
+  return f"{artifacts.shell_cd(call_dir)} && iree-run-module --flagfile=flagfile"
 
 
 def _tolerance_flags(expected: Sequence[np.ndarray], backend_names: Sequence[str],
