@@ -18,7 +18,7 @@ import re
 import shlex
 import shutil
 import tempfile
-from typing import Iterable, Optional, Tuple, Union
+from typing import Iterable, Optional, Set, Tuple, Union
 
 _UNSAFE = re.compile(r"[^0-9a-zA-Z_.-]")
 
@@ -60,13 +60,22 @@ def _make_dir(path: str, what: str, follow_symlink: bool = False) -> None:
                             "--artifacts_dir).")
 
 
-def clear_dir(path: str) -> None:
-  """Removes `path` and everything in it (not following symlinks), so it holds only what the
-  current run writes next."""
-  if os.path.islink(path):
-    os.remove(path)
-  elif os.path.isdir(path):
-    shutil.rmtree(path)
+def remove_other_entries(directory: str, keep: Set[str]) -> None:
+  """Removes what `directory` holds besides `keep` (left by earlier runs). Tolerates processes
+  doing the same concurrently; never follows symlinks."""
+  try:
+    names = os.listdir(directory)
+  except FileNotFoundError:
+    return
+  for name in set(names) - set(keep):
+    path = os.path.join(directory, name)
+    if os.path.isdir(path) and not os.path.islink(path):
+      shutil.rmtree(path, ignore_errors=True)
+    else:
+      try:
+        os.remove(path)
+      except FileNotFoundError:
+        pass
 
 
 def backends_to_str(names: Iterable[str]) -> str:

@@ -57,7 +57,13 @@ def write_call_repros(module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_
                                         driver, signatures))
     except Exception as e:  # named with its call, then the target's outcome.
       raise RuntimeError(f"call {index} ({tar_call.method}): {type(e).__name__}: {e}") from e
+  artifacts.remove_other_entries(root, {_call_dir_name(index, call.method)
+                                        for index, call in enumerate(tar_trace.calls)})
   return commands
+
+
+def _call_dir_name(index: int, method: str) -> str:
+  return f"call_{index}_{artifacts.safe_name(method)}"
 
 
 def _write_call_repro(root: str, index: int, ref_call, tar_call, tar_trace: Trace,
@@ -70,7 +76,7 @@ def _write_call_repro(root: str, index: int, ref_call, tar_call, tar_trace: Trac
     inputs = signature.flatten_inputs(tar_trace.module_name, tar_call.inputs, tar_call.kwargs)
   except (TypeError, ValueError):
     return None
-  call_dir = os.path.join(root, f"call_{index}_{artifacts.safe_name(tar_call.method)}")
+  call_dir = os.path.join(root, _call_dir_name(index, tar_call.method))
   os.makedirs(call_dir, exist_ok=True)
   lines = [
       f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "

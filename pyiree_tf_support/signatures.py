@@ -60,10 +60,14 @@ class FunctionSignature:
   def bind(self, module_name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> List[Any]:
     """Positional argument list from args and keyword arguments, with a clear error on misuse."""
     try:
+      # Python's own calls name an unknown keyword before a missing argument; bind() does not.
+      unknown = next((key for key in kwargs if key not in self.arg_names), None)
+      if unknown is not None:
+        raise TypeError(f"got an unexpected keyword argument '{unknown}'")
       bound = self.python_signature().bind(*args, **kwargs)
     except TypeError as e:
-      raise TypeError(f"{module_name}.{self.name}(): {e}; its arguments are "
-                      f"({', '.join(self.arg_names)}).") from None
+      raise TypeError(f"{module_name}.{self.name}() takes {len(self.arg_names)} argument(s) "
+                      f"({', '.join(self.arg_names)}): {e}.") from None
     return list(bound.args)
 
   def flatten_inputs(self, module_name: str, args: Sequence[Any],
@@ -87,7 +91,8 @@ class FunctionSignature:
     where = f"{module_name}.{self.name}() {self._input_name(index)}"
     array = casting.cast(value, numpy_dtype(spec.dtype), where)
     if not spec.accepts_shape(array.shape):
-      raise ValueError(f"{where} has shape {list(array.shape)}, but the signature expects {spec}.")
+      raise ValueError(f"{module_name}.{self.name}() input {index} has shape "
+                       f"{list(array.shape)}, but the signature expects {spec}.")
     return array
 
   def pack_inputs(self, flat: Sequence[Any]) -> List[Any]:

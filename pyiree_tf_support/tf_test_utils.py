@@ -86,6 +86,10 @@ class TracedModuleTestCase(tf.test.TestCase):
     cls._artifacts_dir = setup.artifacts_dir
     cls._outcome_log: List[Outcome] = []
     cls._trace_names = test_setup.TraceNames()
+    if not setup.targets:
+      raise RuntimeError("No target backends to compare with the reference: --target_backends is "
+                         "empty. Name at least one backend, or omit the flag for every backend "
+                         "this machine can run.")
     for skipped in setup.skipped():
       logging.warning("Skipping backend '%s': %s", skipped.info.name, skipped.detail)
     if setup.skipped_note():
@@ -122,8 +126,6 @@ class TracedModuleTestCase(tf.test.TestCase):
   def _repro_commands(self, module, ref_trace: Trace, trace: Trace) -> List[Optional[str]]:
     if not isinstance(module, tf_utils.IreeCompiledModule):
       return []
-    artifacts.clear_dir(artifacts.repro_dir(self._artifacts_dir, trace.function_name,
-                                            trace.backend))
     vmfb_path = artifacts.compiled_path(self._artifacts_dir,
                                         tf_utils.backends_to_str([module.backend_info]))
     return repro.write_call_repros(self._artifacts_dir, ref_trace, trace, vmfb_path,

@@ -193,6 +193,11 @@ class NothingComparedTest(CaseTest):
     self.assertIn("Trace 'no_calls' made no calls on the reference backend 'tf_ref': nothing was "
                   "compared", messages(result))
 
+  def test_no_target_backends_is_an_error(self):
+    result = self.run_on({"test_one": lambda module: module.add(1.0)}, backends=[])
+    self.assertFalse(result.wasSuccessful())
+    self.assertIn("No target backends to compare with the reference", messages(result))
+
   def test_a_flag_typo_in_the_environment_is_an_error(self):
     process = run_python(["-c", "from pyiree_tf_support import cli_flags; cli_flags.ensure_parsed()"],
                          env={"PYIREE_TF_SUPPORT_FLAGS": "--target_backend=iree_vmla"})

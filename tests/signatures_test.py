@@ -85,9 +85,8 @@ class BindTest(parameterized.TestCase):
   def test_misuse_is_python_s_message_naming_the_function(self, args, kwargs, message):
     with self.assertRaises(TypeError) as raised:
       self.sig().flatten_inputs("M", args, kwargs)
-    self.assertIn("M.f(): ", str(raised.exception))
+    self.assertIn("M.f() takes 2 argument(s) (a, b): ", str(raised.exception))
     self.assertIn(message, str(raised.exception))
-    self.assertIn("its arguments are (a, b)", str(raised.exception))
 
 
 if __name__ == "__main__":
