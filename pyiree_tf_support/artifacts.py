@@ -16,16 +16,66 @@ import hashlib
 import os
 import re
 import shlex
+import shutil
 import tempfile
-from typing import Iterable, Optional, Tuple, Union
+from typing import Iterable, Optional, Set, Tuple, Union
 
 _UNSAFE = re.compile(r"[^0-9a-zA-Z_.-]")
 
 
+# File names stay far below NAME_MAX (255) with room for suffixes and temp-file prefixes.
+MAX_NAME = 100
+
+
 def safe_name(name: str) -> str:
-  """A file-name-safe form of `name` (module names may contain '/' or spaces)."""
-  cleaned = _UNSAFE.sub("_", name).strip(".")
-  return cleaned or "_"
+  """A file-name-safe form of `name` (module names may contain '/' or spaces); names longer than
+  MAX_NAME keep their start and end a stable hash of the whole name."""
+  cleaned = _UNSAFE.sub("_", name).strip(".") or "_"
+  if len(cleaned) <= MAX_NAME:
+    return cleaned
+  digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:12]
+  return f"{cleaned[:MAX_NAME - 14]}__{digest}"
+
+
+class ArtifactsDirError(OSError):
+  """The artifacts directory cannot be used; the message names the path and why."""
+
+
+def _make_dir(path: str, what: str, follow_symlink: bool = False) -> None:
+  """Creates `path`, refusing a symlink there (it would send writes outside the artifacts dir)
+  unless `follow_symlink` (the root the user chose may be one)."""
+  if os.path.islink(path) and not follow_symlink:
+    raise ArtifactsDirError(f"{what} '{path}' is a symlink; refusing to follow it out of the "
+                            "artifacts dir (remove it or choose another --artifacts_dir).")
+  if os.path.exists(path) and not os.path.isdir(path):
+    raise ArtifactsDirError(f"{what} '{path}' is a file, not a directory (pass a directory as "
+                            "--artifacts_dir).")
+  try:
+    os.makedirs(path, exist_ok=True)
+  except OSError as e:
+    raise ArtifactsDirError(f"{what} '{path}' cannot be created: {e.strerror} "
+                            "(pass a writable directory as --artifacts_dir).") from None
+  if not os.access(path, os.W_OK | os.X_OK):
+    raise ArtifactsDirError(f"{what} '{path}' is not writable (pass a writable directory as "
+                            "--artifacts_dir).")
+
+
+def remove_other_entries(directory: str, keep: Set[str]) -> None:
+  """Removes what `directory` holds besides `keep` (left by earlier runs). Tolerates processes
+  doing the same concurrently; never follows symlinks."""
+  try:
+    names = os.listdir(directory)
+  except FileNotFoundError:
+    return
+  for name in set(names) - set(keep):
+    path = os.path.join(directory, name)
+    if os.path.isdir(path) and not os.path.islink(path):
+      shutil.rmtree(path, ignore_errors=True)
+    else:
+      try:
+        os.remove(path)
+      except FileNotFoundError:
+        pass
 
 
 def backends_to_str(names: Iterable[str]) -> str:
@@ -42,12 +92,14 @@ def default_root() -> str:
 def claim_module_dir(root: str, module_name: str, identity: str) -> str:
   """The directory of one module's artifacts under `root`, created if needed.
 
-  `<root>/<module_name>` belongs to the first test file that used it (its identity is recorded in
-  `.owner`); a different module that happens to have the same name gets
+  `<root>/<module_name>` belongs to the first module that used it (its identity, the defining
+  file's absolute path and the class's qualified name, is recorded in `.owner`); a different
+  module that happens to have the same name gets
   `<root>/<module_name>__<8 hex digits of its identity>`, so the two never overwrite each other.
   """
+  _make_dir(root, "The artifacts dir", follow_symlink=True)
   path = os.path.join(root, module_name)
-  os.makedirs(path, exist_ok=True)
+  _make_dir(path, "The module's artifacts dir")
   owner = os.path.join(path, ".owner")
   if not os.path.exists(owner):
     fd, tmp = tempfile.mkstemp(dir=path, prefix=".tmp-owner-")
@@ -64,7 +116,7 @@ def claim_module_dir(root: str, module_name: str, identity: str) -> str:
       return path
   digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:8]
   path = os.path.join(root, f"{module_name}__{digest}")
-  os.makedirs(path, exist_ok=True)
+  _make_dir(path, "The module's artifacts dir")
   return path
 
 

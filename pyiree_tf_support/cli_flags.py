@@ -39,6 +39,9 @@ flags.DEFINE_bool("run_in_worker", False,
 flags.DEFINE_integer("compile_jobs", None,
                      "How many backends compile concurrently (iree-compile processes). "
                      "Default: the number of CPUs.", lower_bound=1)
+flags.DEFINE_bool("require_backends", False,
+                  "Fail instead of skipping when a backend named by --target_backends cannot run "
+                  "on this machine (e.g. no Vulkan device); for CI.")
 flags.DEFINE_bool("compile_cache", True, "Reuse compiled modules from the on-disk compile cache.")
 flags.DEFINE_string("compile_cache_dir", None,
                     "Compile cache location. Default: $PYIREE_TF_SUPPORT_CACHE_DIR, else "
@@ -82,12 +85,21 @@ def _validate_tolerances(text: str) -> bool:
 flags.register_validator("target_backends", _validate_backend_list)
 flags.register_validator("reference_backend", _validate_backend)
 flags.register_validator("tolerances", _validate_tolerances)
+flags.register_validator("xfail_backends", _validate_backend_list)
+
+
+class FlagsError(ValueError):
+  """A flag in $PYIREE_TF_SUPPORT_FLAGS is unknown or has a bad value; one line says which."""
 
 
 def ensure_parsed() -> None:
   """Parses $PYIREE_TF_SUPPORT_FLAGS when nothing parsed argv (pytest, plain unittest)."""
   if not FLAGS.is_parsed():
-    FLAGS(["pyiree_tf_support"] + shlex.split(os.environ.get(ENV_VAR, "")), known_only=True)
+    try:
+      FLAGS(["pyiree_tf_support"] + shlex.split(os.environ.get(ENV_VAR, "")))
+    except flags.Error as e:  # a typo must not silently run with the defaults.
+      raise FlagsError(f"${ENV_VAR}: {e}") from None
+
 
 
 def value(name: str) -> Any:

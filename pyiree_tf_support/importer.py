@@ -125,6 +125,24 @@ def save_saved_model(module: tf.Module, directory: str) -> None:
   tf.saved_model.save(module, directory, options=tf.saved_model.SaveOptions(save_debug_info=False))
 
 
+_SAVED_MODEL_PREFIX = "pyiree_tf_support_saved_model_"
+
+
+def _remove_stale_saved_models() -> None:
+  """Removes temporary SavedModels left by killed processes (their pid is in the name)."""
+  root = tempfile.gettempdir()
+  for name in os.listdir(root):
+    pid = name[len(_SAVED_MODEL_PREFIX):].split("_")[0]
+    if not name.startswith(_SAVED_MODEL_PREFIX) or not pid.isdigit():
+      continue
+    try:
+      os.kill(int(pid), 0)
+    except ProcessLookupError:
+      shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+    except PermissionError:  # alive, another user's.
+      pass
+
+
 # The TF -> StableHLO + ml_program lowering IREE's own TF importer runs.
 LOWERING_PIPELINE = "tf-lower-to-mlprogram-and-hlo"
 
@@ -132,7 +150,8 @@ LOWERING_PIPELINE = "tf-lower-to-mlprogram-and-hlo"
 def import_tf_dialect(module: tf.Module, names: Sequence[str],
                       keep_saved_model_at: Optional[Sequence[str]] = None) -> str:
   """SavedModel -> TF-dialect text (tf_input.mlir), exported functions named as users call them."""
-  saved_model_dir = tempfile.mkdtemp(prefix="pyiree_tf_support_saved_model_")
+  _remove_stale_saved_models()
+  saved_model_dir = tempfile.mkdtemp(prefix=f"{_SAVED_MODEL_PREFIX}{os.getpid()}_")
   try:
     save_saved_model(module, saved_model_dir)
     raw = tf.mlir.experimental.convert_saved_model(

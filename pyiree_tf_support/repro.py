@@ -156,12 +156,21 @@ def write_call_repros(module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_
     if reason:
       repros.append(CallRepro(index, tar_call.method, replay, no_run_module_reason=reason))
       continue
-    call_dir = os.path.join(root, f"call_{index}_{artifacts.safe_name(tar_call.method)}")
-    _write_flagfile(call_dir, tar_trace, tar_call, ref_call, index, inputs, vmfb_path, driver,
-                    signature, policy)
+    call_dir = os.path.join(root, _call_dir_name(index, tar_call.method))
+    try:
+      _write_flagfile(call_dir, tar_trace, tar_call, ref_call, index, inputs, vmfb_path, driver,
+                      signature, policy)
+    except Exception as e:  # named with its call, then the target's outcome.
+      raise RuntimeError(f"call {index} ({tar_call.method}): {type(e).__name__}: {e}") from e
     command = f"{artifacts.shell_cd(call_dir)} && {shlex.quote(binary)} --flagfile=flagfile"
     repros.append(CallRepro(index, tar_call.method, replay, run_module_command=command))
+  artifacts.remove_other_entries(root, {_call_dir_name(r.index, r.method) for r in repros
+                                        if r.run_module_command})
   return repros
+
+
+def _call_dir_name(index: int, method: str) -> str:
+  return f"call_{index}_{artifacts.safe_name(method)}"
 
 
 def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, ref_call, index: int,
@@ -185,6 +194,42 @@ def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, ref_call, index: 
   lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.given_rtol,
                             tar_call.given_atol, policy)
   artifacts.write_text(os.path.join(call_dir, "flagfile"), "\n".join(lines) + "\n")
+
+
+def _call_dir_name(index: int, method: str) -> str:
+  return f"call_{index}_{artifacts.safe_name(method)}"
+
+
+def _write_call_repro(root: str, index: int, ref_call, tar_call, tar_trace: Trace,
+                      vmfb_path: str, driver: str,
+                      signatures: Dict[str, FunctionSignature]) -> Optional[str]:
+  signature = signatures.get(tar_call.method)
+  if signature is None:
+    return None
+  try:
+    inputs = signature.flatten_inputs(tar_trace.module_name, tar_call.inputs, tar_call.kwargs)
+  except (TypeError, ValueError):
+    return None
+  call_dir = os.path.join(root, _call_dir_name(index, tar_call.method))
+  os.makedirs(call_dir, exist_ok=True)
+  lines = [
+      f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
+      f"backend '{tar_trace.backend}' alone.",
+      "# From this directory: iree-run-module --flagfile=flagfile",
+      "# The module starts from its initial state: earlier calls of the trace are not replayed.",
+      "--module=" + os.path.relpath(vmfb_path, call_dir),
+      f"--device={driver}",
+      f"--function={signature.name}",
+  ]
+  for i, value in enumerate(inputs):
+    lines.append("--input=" + _save_value(call_dir, f"input_{i}", value))
+  expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs) if v is not None]
+  for i, value in enumerate(expected):
+    lines.append("--expected_output=" + _save_value(call_dir, f"expected_output_{i}", value))
+  lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.rtol, tar_call.atol)
+  flagfile = os.path.join(call_dir, "flagfile")
+  artifacts.write_text(flagfile, "\n".join(lines) + "\n")
+  return f"{artifacts.shell_cd(call_dir)} && iree-run-module --flagfile=flagfile"
 
 
 def _tolerance_flags(expected: Sequence[np.ndarray], backend_names: Sequence[str],

@@ -5,11 +5,13 @@ call's inputs and re-pack its results without importing TensorFlow.
 """
 
 import dataclasses
+import inspect
 import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from pyiree_tf_support import casting
 from pyiree_tf_support import structure
 
 
@@ -50,25 +52,23 @@ class FunctionSignature:
   input_structure: Any  # structure spec of the positional-arguments tuple
   output_structure: Any
 
+  def python_signature(self) -> inspect.Signature:
+    """The function's Python signature, so binding errors read like Python's own."""
+    return inspect.Signature([inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                              for name in self.arg_names])
+
   def bind(self, module_name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> List[Any]:
     """Positional argument list from args and keyword arguments, with a clear error on misuse."""
-    bound = list(args)
-    expected = len(self.arg_names)
-    for key, value in kwargs.items():
-      if key not in self.arg_names:
-        raise TypeError(f"{module_name}.{self.name}() got an unexpected keyword argument '{key}'; "
-                        f"its arguments are ({', '.join(self.arg_names)}).")
-      position = self.arg_names.index(key)
-      while len(bound) <= position:
-        bound.append(_MISSING)
-      if bound[position] is not _MISSING:
-        raise TypeError(f"{module_name}.{self.name}() got multiple values for argument '{key}'.")
-      bound[position] = value
-    if len(bound) != expected or any(value is _MISSING for value in bound):
-      raise TypeError(f"{module_name}.{self.name}() takes {expected} argument(s) "
-                      f"({', '.join(self.arg_names)}) but was called with {len(args)} positional "
-                      f"and {len(kwargs)} keyword argument(s).")
-    return bound
+    try:
+      # Python's own calls name an unknown keyword before a missing argument; bind() does not.
+      unknown = next((key for key in kwargs if key not in self.arg_names), None)
+      if unknown is not None:
+        raise TypeError(f"got an unexpected keyword argument '{unknown}'")
+      bound = self.python_signature().bind(*args, **kwargs)
+    except TypeError as e:
+      raise TypeError(f"{module_name}.{self.name}() takes {len(self.arg_names)} argument(s) "
+                      f"({', '.join(self.arg_names)}): {e}.") from None
+    return list(bound.args)
 
   def flatten_inputs(self, module_name: str, args: Sequence[Any],
                      kwargs: Mapping[str, Any]) -> List[np.ndarray]:
@@ -81,17 +81,18 @@ class FunctionSignature:
     return [self._cast(i, value, spec, module_name) for i, (value, spec)
             in enumerate(zip(flat, self.inputs))]
 
+  def _input_name(self, index: int) -> str:
+    """'input 1 (b)' when the flat input is a whole argument, else 'input 1'."""
+    if len(self.inputs) == len(self.arg_names):
+      return f"input {index} ('{self.arg_names[index]}')"
+    return f"input {index}"
+
   def _cast(self, index: int, value: Any, spec: InputSpec, module_name: str) -> np.ndarray:
-    dtype = numpy_dtype(spec.dtype)
-    if dtype.kind == "O":  # strings stay as given.
-      array = np.asarray(value, dtype=object)
-    else:
-      array = np.asarray(value)
-      if array.dtype != dtype:
-        array = array.astype(dtype)
+    where = f"{module_name}.{self.name}() {self._input_name(index)}"
+    array = casting.cast(value, numpy_dtype(spec.dtype), where)
     if not spec.accepts_shape(array.shape):
-      raise ValueError(f"{module_name}.{self.name}() input {index} has shape {list(array.shape)}, "
-                       f"but the signature expects {spec}.")
+      raise ValueError(f"{module_name}.{self.name}() input {index} has shape "
+                       f"{list(array.shape)}, but the signature expects {spec}.")
     return array
 
   def pack_inputs(self, flat: Sequence[Any]) -> List[Any]:
@@ -121,14 +122,6 @@ class FunctionSignature:
                      for s in data["inputs"]),
         input_structure=data["input_structure"],
         output_structure=data["output_structure"])
-
-
-class _Missing:
-  def __repr__(self):
-    return "<missing>"
-
-
-_MISSING = _Missing()
 
 
 def signatures_to_json(signatures: Mapping[str, FunctionSignature]) -> str:

@@ -107,9 +107,10 @@ def module_name_of(module_class: ModuleClass) -> str:
 
 
 def module_identity(module_class: ModuleClass) -> str:
-  """Tells apart two module classes with the same name: defining file name and qualified name."""
+  """Tells apart two module classes with the same name: defining file's path and qualified name."""
   try:
-    source = os.path.basename(inspect.getsourcefile(module_class) or "")
+    source = inspect.getsourcefile(module_class) or ""
+    source = os.path.abspath(source) if source else ""
   except TypeError:
     source = ""
   return f"{source}:{getattr(module_class, '__qualname__', module_name_of(module_class))}"

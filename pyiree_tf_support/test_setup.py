@@ -1,0 +1,206 @@
+"""What `TracedModuleTestCase.setUpClass` does, as named steps that return immutable records,
+and the per-class decisions made once from the recorded outcomes (XPASS).
+
+plan_backends -> claim_artifacts_dir -> pre_import -> compile_backends -> ClassSetup
+"""
+
+import concurrent.futures
+import dataclasses
+import os
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from absl import logging
+
+from pyiree_tf_support import artifacts
+from pyiree_tf_support import backends
+from pyiree_tf_support import cli_flags
+from pyiree_tf_support import tf_utils
+from pyiree_tf_support.compile_cache import CompileCache
+from pyiree_tf_support.reporting import Outcome, Status
+from pyiree_tf_support.tf_utils import BackendInfo
+
+
+@dataclasses.dataclass(frozen=True)
+class BackendPlan:
+  """Which backends a class compiles for. `requested`: the targets were named by a flag."""
+  reference: BackendInfo
+  targets: Tuple[BackendInfo, ...]
+  requested: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class BackendSetup:
+  """One backend after set-up: its compiled module, or why it has none."""
+  info: BackendInfo
+  module: Optional[tf_utils.CompiledModule] = None
+  status: Status = Status.PASS
+  detail: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassSetup:
+  """Everything a test class's tests need: the reference module and one setup per target."""
+  module_name: str
+  artifacts_dir: str
+  reference: tf_utils.CompiledModule
+  targets: Tuple[BackendSetup, ...]
+  requested: bool
+  iree_input: Optional[str] = None  # what the IREE backends were compiled from (None: no import).
+
+  def skipped(self) -> Tuple[BackendSetup, ...]:
+    return tuple(s for s in self.targets if s.status is Status.SKIPPED)
+
+  def skipped_note(self) -> str:
+    """One line naming requested backends that could not run ("" when none)."""
+    skipped = self.skipped()
+    if not self.requested or not skipped:
+      return ""
+    return ("Requested backend(s) skipped: "
+            + "; ".join(f"{s.info.name} ({s.detail})" for s in skipped)
+            + ". Pass --require_backends to make this a failure.")
+
+
+def target_infos(names: Sequence[str], run_in_worker: bool = False) -> List[BackendInfo]:
+  return [BackendInfo(name, artifact, run_in_worker)
+          for name, artifact in zip(names, backends.indexed_names(list(names)))]
+
+
+def plan_backends(probe: bool = True) -> BackendPlan:
+  """The reference and targets the flags ask for; without --target_backends, every backend this
+  machine can run (the others are logged as skipped; `probe=False` skips finding out which)."""
+  run_in_worker = cli_flags.value("run_in_worker")
+  reference_name = cli_flags.value("reference_backend")
+  reference = BackendInfo(reference_name, f"{reference_name}_ref", run_in_worker)
+  names = cli_flags.target_backend_names()
+  if names is not None:
+    return BackendPlan(reference, tuple(target_infos(names, run_in_worker)), requested=True)
+  if not probe:
+    return BackendPlan(reference, (), requested=False)
+  targets = []
+  for info in BackendInfo.get_all_backends(run_in_worker):
+    available, reason = info.available()
+    if available:
+      targets.append(info)
+    else:
+      logging.warning("Skipping backend '%s': %s", info.name, reason)
+  return BackendPlan(reference, tuple(targets), requested=False)
+
+
+def claim_artifacts_dir(module_class) -> str:
+  """<artifacts_dir>/<Module>, or <Module>__<hash> when another module already has the name."""
+  root = cli_flags.value("artifacts_dir") or artifacts.default_root()
+  return artifacts.claim_module_dir(root, tf_utils.module_name_of(module_class),
+                                    tf_utils.module_identity(module_class))
+
+
+@dataclasses.dataclass(frozen=True)
+class ImportResult:
+  """The one import of the module for every IREE backend: its input text, or why it failed."""
+  iree_input: Optional[str] = None
+  error: Optional[str] = None
+
+
+def pre_import(module_class, exported_names: Sequence[str], artifacts_dir: str,
+               plan: BackendPlan) -> ImportResult:
+  """Imports the module once, before the concurrent compiles (nothing when no backend is IREE)."""
+  if not any(info.is_iree for info in (plan.reference,) + plan.targets):
+    return ImportResult()
+  try:
+    imported = tf_utils.import_module_class(module_class, exported_names, artifacts_dir)
+  except Exception as e:  # pylint: disable=broad-except
+    return ImportResult(error=f"{type(e).__name__}: {e}")
+  return ImportResult(iree_input=imported.iree_input)
+
+
+@dataclasses.dataclass(frozen=True)
+class _CompileJob:
+  module_class: object
+  exported_names: Tuple[str, ...]
+  artifacts_dir: str
+  import_error: Optional[str]
+  compile_cache: Optional[CompileCache]
+
+  def run(self, info: BackendInfo) -> BackendSetup:
+    available, reason = info.available()
+    if not available:
+      return BackendSetup(info, status=Status.SKIPPED, detail=reason)
+    if info.is_iree and self.import_error:
+      return BackendSetup(info, status=Status.COMPILE_ERROR,
+                          detail=f"import failed: {self.import_error}")
+    try:
+      return BackendSetup(info, info.compile(self.module_class, self.exported_names,
+                                             self.artifacts_dir, self.compile_cache))
+    except Exception as e:  # pylint: disable=broad-except
+      return BackendSetup(info, status=Status.COMPILE_ERROR, detail=f"{type(e).__name__}: {e}")
+
+
+def compile_backends(job: _CompileJob, plan: BackendPlan) -> Tuple[BackendSetup, ...]:
+  """The reference's setup first, then one per target, in the plan's order.
+
+  IREE backends compile in a thread pool while TensorFlow builds its modules on this thread.
+  """
+  infos = (plan.reference,) + plan.targets
+  iree = [i for i, info in enumerate(infos) if info.is_iree]
+  jobs = max(1, min(len(iree) or 1, cli_flags.value("compile_jobs") or os.cpu_count() or 1))
+  with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+    pending = {i: pool.submit(job.run, infos[i]) for i in iree}
+    done: Dict[int, BackendSetup] = {i: job.run(info)
+                                     for i, info in enumerate(infos) if i not in pending}
+    done.update({i: future.result() for i, future in pending.items()})
+  return tuple(done[i] for i in range(len(infos)))
+
+
+def set_up_class(module_class, exported_names: Sequence[str]) -> ClassSetup:
+  """Runs the steps; raises if the reference cannot be used (nothing could be compared)."""
+  module_name = tf_utils.module_name_of(module_class)
+  artifacts_dir = claim_artifacts_dir(module_class)
+  logging.info("Artifacts of %s are saved in %s", module_name, artifacts_dir)
+  plan = plan_backends()
+  imported = pre_import(module_class, exported_names, artifacts_dir, plan)
+  job = _CompileJob(module_class, tuple(exported_names), artifacts_dir, imported.error,
+                    cli_flags.compile_cache_from_flags())
+  reference, *targets = compile_backends(job, plan)
+  if reference.module is None:
+    raise RuntimeError(f"The reference backend '{plan.reference.name}' could not be used for "
+                       f"module '{module_name}': {reference.detail}")
+  return ClassSetup(module_name, artifacts_dir, reference.module, tuple(targets), plan.requested,
+                    imported.iree_input)
+
+
+def expected_to_fail(info: BackendInfo) -> bool:
+  """Whether --xfail_backends names this backend (by artifact, typed or canonical name)."""
+  return bool(set(cli_flags.value("xfail_backends") or ()) & set(info.names()))
+
+
+def unexpected_passes(setup: ClassSetup, outcomes: Sequence[Outcome]) -> List[str]:
+  """Backends listed as expected to fail that compiled and failed none of `outcomes` (XPASS).
+
+  `outcomes` are every compared trace's outcomes as evaluated, before XFAIL was applied.
+  """
+  failed = {o.backend for o in outcomes if o.status.failed}
+  return [s.info.name for s in setup.targets
+          if expected_to_fail(s.info) and s.status is Status.PASS and s.info.name not in failed]
+
+
+class TraceNames:
+  """Names the artifacts of each compared trace so that different tests never share them.
+
+  The first test to compare a trace function keeps the 2020 name (`<function>`); another test
+  comparing a function of the same name gets `<function>.<test method>`, and a test comparing
+  two functions of the same name numbers the second (`<function>.<test method>.2`).
+  """
+
+  def __init__(self):
+    self._owners: Dict[str, Tuple[str, int]] = {}
+    self._uses: Dict[Tuple[str, str], int] = {}
+
+  def claim(self, function_name: str, test_name: str) -> str:
+    use = self._uses.get((function_name, test_name), 0) + 1
+    self._uses[(function_name, test_name)] = use
+    candidates = [function_name, f"{function_name}.{test_name}",
+                  f"{function_name}.{test_name}.{use}"]
+    for candidate in candidates if use == 1 else candidates[2:]:
+      owner = self._owners.setdefault(candidate, (test_name, use))
+      if owner == (test_name, use):
+        return candidate
+    raise AssertionError(f"unreachable: no free name for trace '{function_name}'")

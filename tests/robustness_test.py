@@ -1,0 +1,334 @@
+"""Robustness: no silent pass, no lost artifact, no clobbered directory (issue 9).
+
+Every test here runs the real TensorFlow and IREE; each names the guarantee of README.md
+"Guarantees" it backs.
+"""
+
+import importlib.util
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+from absl.testing import absltest
+from absl.testing import flagsaver
+import numpy as np
+import tensorflow as tf
+
+from pyiree_tf_support import artifacts
+from pyiree_tf_support import cli_flags
+from pyiree_tf_support import importer
+from pyiree_tf_support import test_setup
+from pyiree_tf_support import tf_test_utils
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+E2E_FILE = os.path.join(REPO, "e2e", "simple_stateful_test.py")
+
+
+class AccumulatorModule(tf.Module):
+
+  def __init__(self):
+    super().__init__()
+    self.total = tf.Variable(0.0)
+
+  @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+  def add(self, x):
+    self.total.assign_add(x)
+    return self.total
+
+  @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+  def double(self, x):
+    return 2.0 * x
+
+
+def run_case(test_class) -> unittest.TestResult:
+  suite = unittest.defaultTestLoader.loadTestsFromTestCase(test_class)
+  return unittest.TextTestRunner(stream=io.StringIO(), verbosity=0).run(suite)
+
+
+def make_case(tests, module_class=AccumulatorModule):
+  """A decorated test class with one test per (test name -> trace function)."""
+
+  @tf_test_utils.compile_module(module_class)
+  class GeneratedTest(tf_test_utils.TracedModuleTestCase):
+    pass
+
+  for name, fn in tests.items():
+    setattr(GeneratedTest, name, lambda self, fn=fn: self.compare_backends(fn))
+  return GeneratedTest
+
+
+def messages(result: unittest.TestResult) -> str:
+  return "\n".join(text for _, text in result.failures + result.errors)
+
+
+def run_python(args, env=None, cwd=REPO):
+  environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=REPO, **(env or {}))
+  if "PYIREE_TF_SUPPORT_FLAGS" not in (env or {}):
+    environment.pop("PYIREE_TF_SUPPORT_FLAGS", None)
+  return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=environment,
+                        cwd=cwd, timeout=300, check=False)
+
+
+class CaseTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    cli_flags.ensure_parsed()
+    self.root = tempfile.mkdtemp()
+    self.module_dir = os.path.join(self.root, "AccumulatorModule")
+
+  def run_on(self, tests, backends=("iree_vmla", "iree_llvmjit"), **flag_values):
+    with flagsaver.flagsaver(target_backends=list(backends), artifacts_dir=self.root,
+                             **flag_values):
+      return run_case(make_case(tests))
+
+
+class NoneAndLossyInputsTest(CaseTest):
+  """Guarantee: None or a value that cannot become the signature's dtype is an error."""
+
+  def test_none_in_a_call_fails_naming_the_call_and_argument(self):
+
+    def none_input(module):
+      module.double([1.0, None])
+
+    result = self.run_on({"test_none": none_input})
+    self.assertFalse(result.wasSuccessful())
+    self.assertIn("call 0 (double) raised InputCastError: AccumulatorModule.double() input 0 "
+                  "('x') contains None", messages(result))
+
+
+class TraceArtifactsTest(CaseTest):
+  """Guarantee: different tests never share trace or repro artifacts."""
+
+  def test_same_named_trace_functions_of_two_tests_keep_their_own_traces(self):
+    runs = []
+
+    def passing(module):
+      module.add(1.0)
+
+    def diverging(module):
+      runs.append(None)
+      module.add(1.0 if len(runs) == 1 else 2.0)
+
+    passing.__name__ = diverging.__name__ = "trace"
+    result = self.run_on({"test_a": passing, "test_b": diverging}, backends=["iree_vmla"])
+    self.assertLen(result.failures, 1)
+    traces = sorted(f for f in os.listdir(os.path.join(self.module_dir, "traces"))
+                    if f.endswith(".txt"))
+    self.assertEqual(traces, ["trace.test_b__iree_vmla.txt", "trace.test_b__tf_ref.txt",
+                              "trace__iree_vmla.txt", "trace__tf_ref.txt"])
+    message = messages(result)
+    self.assertIn("traces/trace.test_b__iree_vmla.txt", message)
+    self.assertIn("repro/trace.test_b__iree_vmla/call_0_add", message)
+    with open(os.path.join(self.module_dir, "traces", "trace.test_b__iree_vmla.txt")) as f:
+      self.assertIn("2.0", f.read())
+
+  def test_a_repro_dir_holds_only_the_current_run_s_calls(self):
+    stale = os.path.join(self.module_dir, "repro", "one_call__iree_vmla", "call_7_add")
+    os.makedirs(stale)
+
+    def one_call(module):
+      module.add(1.0)
+
+    result = self.run_on({"test_one": one_call}, backends=["iree_vmla"])
+    self.assertTrue(result.wasSuccessful(), messages(result))
+    self.assertEqual(os.listdir(os.path.join(self.module_dir, "repro", "one_call__iree_vmla")),
+                     ["call_0_add"])
+
+
+class OneTargetErrorTest(CaseTest):
+  """Guarantee: an error on one target is that target's outcome; the others still run."""
+
+  def test_a_different_call_sequence_on_one_target_fails_only_that_target(self):
+    runs = []
+
+    def extra_call_on_first_target(module):
+      runs.append(None)
+      module.add(1.0)
+      if len(runs) == 2:
+        module.double(np.ones([2], np.float32))
+      else:
+        module.add(1.0)
+
+    result = self.run_on({"test_calls": extra_call_on_first_target})
+    message = messages(result)
+    self.assertIn("iree_vmla (runtime error)", message)
+    self.assertIn("iree_vmla: RUNTIME ERROR\n  call 1: comparing with the reference raised "
+                  "ValueError", message)
+    self.assertIn("iree_llvmjit: PASS", message)
+    for backend in ("iree_vmla", "iree_llvmjit"):
+      self.assertTrue(os.path.exists(os.path.join(
+          self.module_dir, "traces", f"extra_call_on_first_target__{backend}.txt")))
+
+  def test_a_bad_per_call_tolerance_is_reported_for_every_target(self):
+
+    def bad_rtol(module):
+      module.add(1.0)
+      module.add(1.0, rtol="abc")
+
+    result = self.run_on({"test_rtol": bad_rtol})
+    message = messages(result)
+    self.assertIn("failed on 2 of 2 target backend(s)", message)
+    for backend in ("iree_vmla", "iree_llvmjit"):
+      self.assertIn(f"{backend}: RUNTIME ERROR\n  writing the repro files raised RuntimeError: "
+                    "call 1 (add):", message)
+      self.assertTrue(os.path.exists(os.path.join(self.module_dir, "traces",
+                                                  f"bad_rtol__{backend}.txt")))
+
+
+class NothingComparedTest(CaseTest):
+  """Guarantee: never green with nothing compared."""
+
+  def test_a_trace_that_makes_no_calls_fails(self):
+
+    def no_calls(module):
+      del module
+
+    result = self.run_on({"test_nothing": no_calls})
+    self.assertLen(result.failures, 1)
+    self.assertIn("Trace 'no_calls' made no calls on the reference backend 'tf_ref': nothing was "
+                  "compared", messages(result))
+
+  def test_no_target_backends_is_an_error(self):
+    result = self.run_on({"test_one": lambda module: module.add(1.0)}, backends=[])
+    self.assertFalse(result.wasSuccessful())
+    self.assertIn("No target backends to compare with the reference", messages(result))
+
+  def test_a_flag_typo_in_the_environment_is_an_error(self):
+    process = run_python(["-c", "from pyiree_tf_support import cli_flags; cli_flags.ensure_parsed()"],
+                         env={"PYIREE_TF_SUPPORT_FLAGS": "--target_backend=iree_vmla"})
+    self.assertNotEqual(process.returncode, 0)
+    self.assertIn("FlagsError: $PYIREE_TF_SUPPORT_FLAGS: Unknown command line flag "
+                  "'target_backend'. Did you mean: target_backends ?", process.stderr)
+
+  def test_an_unknown_xfail_backend_is_a_one_line_flag_error(self):
+    process = run_python([E2E_FILE, "--target_backends=iree_vmla", "--xfail_backends=iree_bogus"])
+    self.assertNotEqual(process.returncode, 0)
+    errors = [line for line in process.stderr.splitlines() if "Flags parsing error" in line]
+    self.assertLen(errors, 1, process.stderr[-2000:])
+    self.assertIn("Unknown backend 'iree_bogus'", errors[0])
+
+
+class RequestedBackendSkippedTest(absltest.TestCase):
+  """Guarantee: a requested backend that cannot run is a reported skip, a failure when required."""
+
+  NO_VULKAN = {"VK_ICD_FILENAMES": "/nonexistent/icd.json"}
+
+  def test_the_report_says_a_requested_backend_was_skipped(self):
+    process = run_python([E2E_FILE, "--target_backends=iree_vmla,iree_vulkan",
+                          f"--artifacts_dir={tempfile.mkdtemp()}"], env=self.NO_VULKAN)
+    self.assertEqual(process.returncode, 0, process.stderr[-3000:])
+    self.assertIn("Requested backend(s) skipped: iree_vulkan (no Vulkan device", process.stderr)
+
+  def test_require_backends_makes_it_a_failure(self):
+    process = run_python([E2E_FILE, "--target_backends=iree_vmla,iree_vulkan", "--require_backends",
+                          f"--artifacts_dir={tempfile.mkdtemp()}"], env=self.NO_VULKAN)
+    self.assertNotEqual(process.returncode, 0)
+    self.assertIn("--require_backends: Requested backend(s) skipped: iree_vulkan", process.stderr)
+
+
+def load_module_class(directory: str, class_name: str):
+  """A module class defined in <directory>/base_test.py, loaded from that file."""
+  path = os.path.join(directory, "base_test.py")
+  with open(path, "w") as f:
+    f.write(textwrap.dedent(f"""
+        import tensorflow as tf
+        class {class_name}(tf.Module):
+          pass
+        """))
+  spec = importlib.util.spec_from_file_location(f"base_test_{abs(hash(directory))}", path)
+  module = importlib.util.module_from_spec(spec)
+  sys.modules[spec.name] = module  # as an import would: inspect finds the file through it.
+  spec.loader.exec_module(module)
+  return getattr(module, class_name)
+
+
+class ModuleDirTest(absltest.TestCase):
+  """Guarantee: module directories never collide and are never symlinks out of the artifacts dir."""
+
+  def claim(self, module_class, root):
+    with flagsaver.flagsaver(artifacts_dir=root):
+      return test_setup.claim_artifacts_dir(module_class)
+
+  def test_same_file_name_and_class_in_two_directories_get_two_dirs(self):
+    root = tempfile.mkdtemp()
+    first = load_module_class(tempfile.mkdtemp(), "BaseModule")
+    second = load_module_class(tempfile.mkdtemp(), "BaseModule")
+    self.assertEqual(self.claim(first, root), os.path.join(root, "BaseModule"))
+    self.assertRegex(self.claim(second, root), r"/BaseModule__[0-9a-f]{8}$")
+    self.assertEqual(self.claim(first, root), os.path.join(root, "BaseModule"))
+
+  def test_a_symlink_at_the_module_dir_is_refused(self):
+    root, elsewhere = tempfile.mkdtemp(), tempfile.mkdtemp()
+    os.symlink(elsewhere, os.path.join(root, "AccumulatorModule"))
+    with self.assertRaisesRegex(artifacts.ArtifactsDirError, "is a symlink; refusing to follow"):
+      self.claim(AccumulatorModule, root)
+    self.assertEqual(os.listdir(elsewhere), [])
+
+  def test_a_file_as_artifacts_dir_is_a_one_line_error_naming_it(self):
+    path = tempfile.mkstemp()[1]
+    with self.assertRaisesRegex(artifacts.ArtifactsDirError,
+                                f"The artifacts dir '{path}' is a file, not a directory"):
+      self.claim(AccumulatorModule, path)
+
+
+class LongNamesTest(CaseTest):
+  """Guarantee: any trace function or module name gives a usable, stable file name."""
+
+  def test_a_245_character_trace_function_name_is_shortened_with_a_hash(self):
+
+    def long(module):
+      module.add(1.0)
+
+    long.__name__ = "t" * 245
+    result = self.run_on({"test_long": long}, backends=["iree_vmla"])
+    self.assertTrue(result.wasSuccessful(), messages(result))
+    names = os.listdir(os.path.join(self.module_dir, "traces"))
+    self.assertIn(artifacts.safe_name("t" * 245) + "__iree_vmla.txt", names)
+    self.assertTrue(all(len(name) < 150 for name in names), names)
+
+  def test_a_300_character_module_name_gets_a_directory(self):
+    module_class = type("M" * 300, (tf.Module,), {})
+    path = ModuleDirTest.claim(self, module_class, self.root)
+    self.assertEqual(os.path.basename(path), artifacts.safe_name("M" * 300))
+    self.assertLessEqual(len(os.path.basename(path)), artifacts.MAX_NAME)
+
+  def test_shortened_names_are_stable_and_distinct(self):
+    a, b = "x" * 200 + "a", "x" * 200 + "b"
+    self.assertEqual(artifacts.safe_name(a), artifacts.safe_name(a))
+    self.assertNotEqual(artifacts.safe_name(a), artifacts.safe_name(b))
+
+
+class StaleSavedModelTest(absltest.TestCase):
+  """Guarantee: a process killed during the SavedModel step leaks nothing for long."""
+
+  def test_a_dead_process_s_saved_model_is_removed_by_the_next_import(self):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = os.path.join(tempfile.gettempdir(), f"pyiree_tf_support_saved_model_{dead.pid}_x1")
+    os.makedirs(os.path.join(stale, "variables"))
+    importer.import_module(AccumulatorModule(), "AccumulatorModule")
+    self.assertFalse(os.path.exists(stale))
+    self.assertEqual([name for name in os.listdir(tempfile.gettempdir())
+                      if name.startswith("pyiree_tf_support_saved_model_")], [])
+
+
+class PytestSurfaceTest(absltest.TestCase):
+  """Guarantee: under pytest a bad flag value is one usage error, not a traceback per test."""
+
+  def test_a_bad_flag_value_is_one_line(self):
+    process = run_python(["-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "tests/signatures_test.py", "--xfail_backends=iree_bogus"])
+    self.assertNotEqual(process.returncode, 0)
+    output = (process.stdout + process.stderr).strip().splitlines()
+    self.assertEqual(output, ["ERROR: $PYIREE_TF_SUPPORT_FLAGS: flag --xfail_backends=['iree_bogus']: "
+                              "Unknown backend 'iree_bogus'; valid backends are: tf, iree_vmvx, "
+                              "iree_llvmcpu, iree_vulkan, iree_vmla, iree_llvmjit."])
+
+
+if __name__ == "__main__":
+  absltest.main()
