@@ -32,7 +32,7 @@ class EvaluateTest(parameterized.TestCase):
                                  trace("x", [1.0], [2.5], [3.5]), None, "t.txt",
                                  ["cmd0", "cmd1", "cmd2"])
     self.assertEqual(outcome.status, Status.MISMATCH)
-    self.assertEqual(outcome.repro_command, "re-run call 1 alone: cmd1")
+    self.assertEqual(outcome.repro_command, "cmd1")  # repro.CallRepro.describe() words it.
     self.assertEqual(outcome.detail.splitlines()[0], "call 1 (g):")
     self.assertEqual(outcome.detail.splitlines()[2], "call 2 (g):")
     self.assertStartsWith(outcome.detail.splitlines()[1],
