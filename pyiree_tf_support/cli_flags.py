@@ -57,21 +57,25 @@ def split_backends(value: Union[None, str, Sequence[str]]) -> Optional[List[str]
   return value.split(",") if isinstance(value, str) else list(value)
 
 
-def _validate_backend_list(value: Union[None, str, Sequence[str]]) -> bool:
-  names = split_backends(value)
-  if names is not None and (not names or not all(names)):
-    raise flags.ValidationError(
-        f"--target_backends='{','.join(names)}' names an empty backend; give comma-separated "
-        f"backends ({', '.join(backends.valid_names())}) or leave the flag out to use every "
-        "available one.")
+def _validate_known_backends(names: Optional[Sequence[str]]) -> bool:
   for name in names or ():
     if backends.find(name) is None:
       raise flags.ValidationError(backends.unknown_backend_message(name))
   return True
 
 
+def _validate_target_backends(value: Union[None, str, Sequence[str]]) -> bool:
+  names = split_backends(value)
+  if names is not None and (not names or not all(names)):
+    raise flags.ValidationError(
+        f"--target_backends='{','.join(names)}' names an empty backend; give comma-separated "
+        f"backends ({', '.join(backends.valid_names())}) or leave the flag out to use every "
+        "available one.")
+  return _validate_known_backends(names)
+
+
 def _validate_backend(name: str) -> bool:
-  return _validate_backend_list([name])
+  return _validate_known_backends([name])
 
 
 def _validate_tolerances(text: str) -> bool:
@@ -82,10 +86,10 @@ def _validate_tolerances(text: str) -> bool:
   return True
 
 
-flags.register_validator("target_backends", _validate_backend_list)
+flags.register_validator("target_backends", _validate_target_backends)
 flags.register_validator("reference_backend", _validate_backend)
 flags.register_validator("tolerances", _validate_tolerances)
-flags.register_validator("xfail_backends", _validate_backend_list)
+flags.register_validator("xfail_backends", _validate_known_backends)
 
 
 class FlagsError(ValueError):
@@ -99,7 +103,6 @@ def ensure_parsed() -> None:
       FLAGS(["pyiree_tf_support"] + shlex.split(os.environ.get(ENV_VAR, "")))
     except flags.Error as e:  # a typo must not silently run with the defaults.
       raise FlagsError(f"${ENV_VAR}: {e}") from None
-
 
 
 def value(name: str) -> Any:

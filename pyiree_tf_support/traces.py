@@ -232,8 +232,11 @@ def compare_calls(ref_trace: Trace, tar_trace: Trace,
   result = []
   for i, (ref_call, tar_call) in enumerate(zip(ref_trace.calls, tar_trace.calls)):
     tolerance_fn = tar_call.tolerance_fn(tar_trace.backend_names, policy)
-    mismatches = comparison.compare(ref_call.inputs, tar_call.inputs, "inputs", tolerance_fn)
-    mismatches += comparison.compare(ref_call.result, tar_call.result, "outputs", tolerance_fn)
+    try:
+      mismatches = comparison.compare(ref_call.inputs, tar_call.inputs, "inputs", tolerance_fn)
+      mismatches += comparison.compare(ref_call.result, tar_call.result, "outputs", tolerance_fn)
+    except Exception as e:  # e.g. rtol="abc": named with its call, then the target's outcome.
+      raise ValueError(f"call {i} ({ref_call.method}): {type(e).__name__}: {e}") from e
     if mismatches:
       result.append(CallMismatch(i, ref_call.method, tuple(mismatches)))
   return result
