@@ -2,12 +2,19 @@
 """Writes the e2e coverage table (Markdown and HTML) from a real Bazel run of the e2e suites.
 
   .venv/bin/python scripts/update_e2e_coverage.py [--run] [--output_dir=docs]
+  .venv/bin/python scripts/update_e2e_coverage.py BUILD_DIR     # the 2020 interface
 
 One row per e2e file, one column per backend: pass, fail (expected: listed in e2e/BUILD.bazel with
 its reason), skip (no device), and the two states that mean the lists are wrong: FAIL (unexpected)
 and XPASS (listed as failing but passed). With --run it first runs
 `bazel test //e2e:e2e_tests //e2e:e2e_tests_failing --keep_going`; otherwise it reads the results
-of the last run from bazel-testlogs.
+of the last run from bazel-testlogs. The columns are the backends of the table
+(pyiree_tf_support/backends.py).
+
+Given a positional BUILD_DIR (which must exist), it writes instead what IREE's 2020 script wrote:
+`<BUILD_DIR>/doc/tf_e2e_coverage.md`, titled "TensorFlow End to End Coverage", one table per suite
+(a row per test file, a column per backend, ✓ where the file is in the suite that is expected to
+pass, ✗ where it is only in `<suite>_failing`), read from the suites with `bazel query`.
 """
 
 import argparse
@@ -21,7 +28,7 @@ from typing import Dict, List, Optional, Tuple
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_lists  # pylint: disable=wrong-import-position
 
-BACKENDS = ("tf", "iree_vmla", "iree_llvmjit", "iree_vulkan")
+BACKENDS = e2e_lists.e2e_backends()
 PASS, XFAIL, SKIP, FAIL, XPASS, NOT_RUN = "pass", "fail (expected)", "skip", "FAIL", "XPASS", "not run"
 
 
@@ -64,12 +71,11 @@ def collect(testlogs: str) -> Dict[str, Dict[str, Tuple[str, str]]]:
   failing = e2e_lists.failing_by_backend()
   table: Dict[str, Dict[str, Tuple[str, str]]] = {}
   for src in e2e_lists.e2e_files():
-    stem = src[:-len(".py")]
     row = {}
     for backend in BACKENDS:
       reason = failing.get(backend, {}).get(src)
       suite = "e2e_tests_failing" if reason is not None else "e2e_tests"
-      result, log = _result(os.path.join(testlogs, "e2e", f"{suite}__{stem}__{backend}"))
+      result, log = _result(os.path.join(testlogs, "e2e", e2e_lists.test_name(suite, src, backend)))
       if result is None:
         row[backend] = (NOT_RUN, "")
       elif result == "skipped":
@@ -138,11 +144,83 @@ def html_page(table) -> str:
           f"<table><tr><th>file</th>{head}</tr>{''.join(rows)}</table></body></html>\n")
 
 
+# The 2020 layout: suites (those that exist are shown), their headings, the success/failure cells.
+SUITES_2020 = {"//e2e:e2e_tests": "End to end TensorFlow tests"}
+SUCCESS_2020 = '<span class="success-table-element">✓</span>'
+FAILURE_2020 = '<span class="failure-table-element">✗</span>'
+
+
+def _bazel_query(expression: str) -> List[str]:
+  done = subprocess.run(["bazel", "query", expression], cwd=e2e_lists.ROOT, check=False,
+                        capture_output=True, text=True)
+  if done.returncode != 0:
+    raise RuntimeError(f"bazel query '{expression}' failed: {done.stderr.strip()[-500:]}")
+  return [line for line in done.stdout.splitlines() if line.startswith("//")]
+
+
+def _suite_rows(suite: str, existing: List[str]) -> Dict[str, Tuple[bool, ...]]:
+  """{row: (expected to pass on backend, ...)} from the names of the suite's and its _failing's tests."""
+  passing: Dict[str, set] = {}
+  for member, passes in ((suite, True), (suite + "_failing", False)):
+    if member not in existing:
+      continue
+    prefix = member.split(":")[1] + "_"
+    for label in _bazel_query(f"tests({member})"):
+      name = label.split(":")[1]
+      row, _, backend = name[len(prefix):].partition(f"__{e2e_lists.REFERENCE_BACKEND}__")
+      backends_passing = passing.setdefault(row, set())
+      if passes:
+        backends_passing.add(backend)
+  return {row: tuple(b in ok for b in BACKENDS) for row, ok in sorted(passing.items())}
+
+
+def _column_title(backend: str) -> str:
+  spec = e2e_lists.backends.lookup(backend)
+  return spec.compiler_targets[0] if spec.is_iree else "tensorflow"
+
+
+def markdown_2020() -> str:
+  """tf_e2e_coverage.md as the 2020 script laid it out."""
+  titles = [_column_title(b) for b in BACKENDS]
+  text = ["# TensorFlow End to End Coverage",
+          f"There are {len(titles) - 1} IREE backends here:", ""]
+  text += [f"- {title}" for title in titles[1:]]
+  text += ["", "The table shows the supported TensorFlow functions and models on each backend.",
+           "It is auto-generated from the e2e test suites by scripts/update_e2e_coverage.py.", ""]
+  sections = []
+  for suite, header in SUITES_2020.items():
+    package = suite.split(":")[0]
+    existing = _bazel_query(f"kind(test_suite, {package}:all)")
+    if suite not in existing:
+      continue
+    rows = [["target"] + titles, [":-:"] * (len(titles) + 1)]
+    for row, passes in _suite_rows(suite, existing).items():
+      rows.append([f"[{row}]({package.lstrip('/')}/{row}.py)"]
+                  + [SUCCESS_2020 if ok else FAILURE_2020 for ok in passes])
+    sections += [f"## {header}", "\n".join(" | ".join(cells) for cells in rows)]
+  return "\n".join(text) + "\n" + "\n\n".join(sections) + "\n"
+
+
+def write_2020(build_dir: str) -> str:
+  path = os.path.join(build_dir, "doc", "tf_e2e_coverage.md")
+  os.makedirs(os.path.dirname(path), exist_ok=True)
+  with open(path, "w", encoding="utf-8") as f:
+    f.write(markdown_2020())
+  return path
+
+
 def main() -> int:
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument("build_dir", nargs="?", metavar="BUILD_DIR",
+                      help="2020 interface: write BUILD_DIR/doc/tf_e2e_coverage.md")
   parser.add_argument("--run", action="store_true", help="run the Bazel e2e suites first")
   parser.add_argument("--output_dir", default=os.path.join(e2e_lists.ROOT, "docs"))
   args = parser.parse_args()
+  if args.build_dir is not None:
+    if not os.path.isdir(args.build_dir):
+      parser.error(f"BUILD_DIR {args.build_dir!r} is not an existing directory")
+    print(f"wrote {write_2020(args.build_dir)}")
+    return 0
   if args.run:
     run_suites()
   table = collect(testlogs_dir())
