@@ -1,5 +1,8 @@
 """e2e/simple_arithmetic_test.py done by hand against the raw TensorFlow and IREE APIs (no library).
 
+Only the backend table (`pyiree_tf_support/backends.py`, pure data) is read, so both sides compile
+with the same targets, flags and driver.
+
 The baseline of bench/run_benchmark.py ratio 1: one process imports TF, builds SimpleArithmeticModule,
 saves a SavedModel, converts it to TF-dialect MLIR, lowers it to StableHLO, compiles it with
 iree-compile for each requested target, runs the same two traces on TensorFlow and on IREE, compares
@@ -25,13 +28,8 @@ import tensorflow as tf  # pylint: disable=wrong-import-position
 import iree.compiler  # pylint: disable=wrong-import-position
 import iree.runtime  # pylint: disable=wrong-import-position
 
-# The backends of e2e/simple_arithmetic_test.py's usual runs: name -> (targets, flags, driver).
-BACKENDS: Dict[str, Tuple[List[str], List[str], str]] = {
-    "iree_llvmjit": (["llvm-cpu"], ["--iree-llvmcpu-target-cpu=host"], "local-task"),
-    "iree_llvmcpu": (["llvm-cpu"], ["--iree-llvmcpu-target-cpu=host"], "local-task"),
-    "iree_vmla": (["vmvx"], [], "local-task"),
-    "iree_vmvx": (["vmvx"], [], "local-task"),
-}
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from pyiree_tf_support import backends  # pylint: disable=wrong-import-position
 RTOL = ATOL = 1e-6  # float32 tolerances of the library's table.
 
 
@@ -139,9 +137,10 @@ def main() -> int:
   iree_input = import_module(SimpleArithmeticModule(), module_dir)
   vmfbs: Dict[str, bytes] = {}
   for name in names:
-    targets, flags, _ = BACKENDS[name]
-    vmfbs[name] = iree.compiler.compile_str(iree_input, target_backends=targets,
-                                            input_type="stablehlo_xla", extra_args=flags)
+    spec = backends.lookup(name)
+    vmfbs[name] = iree.compiler.compile_str(iree_input, target_backends=list(spec.compiler_targets),
+                                            input_type="stablehlo_xla",
+                                            extra_args=list(spec.compiler_flags))
     with open(os.path.join(module_dir, f"compiled__{name}.vmfb"), "wb") as f:
       f.write(vmfbs[name])
   compiled = time.monotonic()
@@ -154,7 +153,7 @@ def main() -> int:
     ref = run_trace(trace, lambda fn, *a, m=tf_module: getattr(m, fn)(*a).numpy())
     save_trace(os.path.join(module_dir, "traces", f"{trace_name}__tf_ref.txt"), ref)
     for name in names:
-      config = iree.runtime.Config(BACKENDS[name][2])
+      config = iree.runtime.Config(backends.lookup(name).driver)
       context = iree.runtime.SystemContext(config=config)
       vm_module = iree.runtime.VmModule.copy_buffer(context.instance, vmfbs[name])
       context.add_vm_module(vm_module)

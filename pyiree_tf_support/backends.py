@@ -1,4 +1,10 @@
-"""The backend table: the single source of truth for every backend name the library accepts."""
+"""The backend table: the single source of truth for every backend name the library accepts.
+
+Everything else that names backends reads this table: the flags, Bazel (through
+`build_tools/bazel/backends.bzl`, generated from it by `scripts/generate_backends_bzl.py`), the
+coverage script and the benchmark. Adding a backend is one row here plus its list of known e2e
+failures in `e2e/BUILD.bazel` (see README.md, "Adding a backend").
+"""
 
 import collections
 import dataclasses
@@ -18,10 +24,26 @@ class BackendSpec:
   aliases: Tuple[str, ...] = ()
   # Run the module in a process that never imports TensorFlow (lavapipe and TF cannot share one).
   isolated: bool = False
+  # Values of the Bazel `driver=` tag of its e2e tests; empty: the name without "iree_".
+  # (The 2020 values come first so 2020 `--test_tag_filters` keep working.)
+  driver_tags: Tuple[str, ...] = ()
+  # Slow enough (a software GPU on a shared CPU) that its Bazel tests default to timeout "long".
+  slow: bool = False
 
   @property
   def is_iree(self) -> bool:
     return self.driver != TF_DRIVER
+
+  @property
+  def e2e_name(self) -> str:
+    """The 2020 name where there is one (iree_vmla), else the table name: what Bazel's e2e tests
+    and a run without --target_backends call the backend, so both share artifact names."""
+    return self.aliases[0] if self.aliases else self.name
+
+  @property
+  def bazel_driver_tags(self) -> Tuple[str, ...]:
+    return self.driver_tags or (self.name[len("iree_"):] if self.name.startswith("iree_")
+                                else self.name,)
 
 
 # IREE demotes f64 to f32 by default; TF computes in f64, so the CPU targets keep it.
@@ -39,20 +61,23 @@ BACKENDS: Tuple[BackendSpec, ...] = (
         driver="local-task",
         compiler_targets=("vmvx",),
         compiler_flags=(KEEP_F64,),
-        aliases=("iree_vmla",)),
+        aliases=("iree_vmla",),
+        driver_tags=("vmla", "vmvx")),
     BackendSpec(
         name="iree_llvmcpu",
         description="IREE target llvm-cpu on the local-task driver",
         driver="local-task",
         compiler_targets=("llvm-cpu",),
         compiler_flags=(KEEP_F64, "--iree-llvmcpu-target-cpu=host"),
-        aliases=("iree_llvmjit",)),
+        aliases=("iree_llvmjit",),
+        driver_tags=("llvm", "llvm-cpu")),
     BackendSpec(
         name="iree_vulkan",
         description="IREE target vulkan-spirv on the vulkan driver",
         driver="vulkan",
         compiler_targets=("vulkan-spirv",),
-        isolated=True),
+        isolated=True,
+        slow=True),
 )
 
 _BY_NAME = {spec.name: spec for spec in BACKENDS}

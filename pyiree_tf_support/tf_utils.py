@@ -116,11 +116,6 @@ def module_identity(module_class: ModuleClass) -> str:
   return f"{source}:{getattr(module_class, '__qualname__', module_name_of(module_class))}"
 
 
-def seed_name(spec: backends.BackendSpec) -> str:
-  """The 2020 name of a backend (its first alias, e.g. iree_vmla), else its table name."""
-  return spec.aliases[0] if spec.aliases else spec.name
-
-
 class BackendInfo:
   """A backend from the table, with the name its artifacts and traces use (`name`).
 
@@ -177,7 +172,7 @@ class BackendInfo:
   def get_all_backends(cls, run_in_worker: bool = False) -> list:
     """One BackendInfo per backend in the table, named as in 2020 (tf, iree_vmla, iree_llvmjit,
     iree_vulkan) so that a default run and a run naming those backends share artifact names."""
-    return [cls(seed_name(spec), run_in_worker=run_in_worker) for spec in backends.BACKENDS]
+    return [cls(spec.e2e_name, run_in_worker=run_in_worker) for spec in backends.BACKENDS]
 
   def __repr__(self) -> str:
     return f"BackendInfo({self.backend_name!r}, artifact_name={self.artifact_name!r})"

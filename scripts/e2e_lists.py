@@ -1,36 +1,43 @@
-"""Reads the per-backend lists of known e2e failures from e2e/BUILD.bazel (the source of truth).
+"""The e2e suites as data: backends, known failures, files and Bazel test names.
 
-The lists are plain Starlark dict literals (`VMLA_FAILING = {"foo_test.py": "reason"}`) mapped to
-backend names by `_FAILING_BY_BACKEND`; Starlark's syntax for them is Python's, so `ast` reads them.
+The known failures are the `FAILING` dict literal of e2e/BUILD.bazel (the source of truth):
+`{backend: {"foo_test.py": "reason"}}`. Starlark's syntax for it is Python's, so `ast` reads it.
+The backends are the backend table's (`pyiree_tf_support/backends.py`), by the name the e2e tests use.
 """
 
 import ast
 import glob
 import os
-from typing import Dict, List
+import sys
+from typing import Dict, List, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD_FILE = os.path.join(ROOT, "e2e", "BUILD.bazel")
+REFERENCE_BACKEND = "tf"
+
+sys.path.insert(0, ROOT)
+from pyiree_tf_support import backends  # pylint: disable=wrong-import-position
+
+
+def e2e_backends() -> Tuple[str, ...]:
+  """The backend of every row of the table, as its e2e tests name it (2020 names where they exist)."""
+  return tuple(spec.e2e_name for spec in backends.BACKENDS)
 
 
 def failing_by_backend(build_file: str = BUILD_FILE) -> Dict[str, Dict[str, str]]:
   """{backend: {file: reason}} as e2e/BUILD.bazel declares it."""
   with open(build_file) as f:
     tree = ast.parse(f.read(), build_file)
-  dicts: Dict[str, ast.AST] = {}
   for node in tree.body:
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-      dicts[node.targets[0].id] = node.value
-  mapping = dicts.get("_FAILING_BY_BACKEND")
-  if not isinstance(mapping, ast.Dict):
-    raise ValueError(f"{build_file} has no _FAILING_BY_BACKEND dict literal.")
-  result = {}
-  for key, value in zip(mapping.keys, mapping.values):
-    backend = ast.literal_eval(key)
-    if not isinstance(value, ast.Name) or value.id not in dicts:
-      raise ValueError(f"{build_file}: _FAILING_BY_BACKEND[{backend!r}] must name a dict defined above.")
-    result[backend] = ast.literal_eval(dicts[value.id])
-  return result
+    if (isinstance(node, ast.Assign) and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "FAILING"):
+      return ast.literal_eval(node.value)
+  raise ValueError(f"{build_file} has no FAILING dict literal.")
+
+
+def test_name(suite: str, src: str, backend: str, reference: str = REFERENCE_BACKEND) -> str:
+  """The Bazel test `iree_e2e_test_suite` makes for one file and backend (the 2020 naming)."""
+  return f"{suite}_{os.path.basename(src)[:-len('.py')]}__{reference}__{backend}"
 
 
 def e2e_files() -> List[str]:

@@ -1,7 +1,12 @@
 """The backend table, BackendInfo names, indexing of duplicates and the reference's `_ref`."""
 
+import importlib.util
+import os
+import unittest
+
 from absl.testing import absltest
 from absl.testing import flagsaver
+from absl.testing import parameterized
 
 from pyiree_tf_support import backends
 from pyiree_tf_support import cli_flags
@@ -29,8 +34,43 @@ class BackendTableTest(absltest.TestCase):
       tf_utils.BackendInfo("iree_bogus")
     message = str(raised.exception)
     self.assertIn("'iree_bogus'", message)
-    for name in ("tf", "iree_vmvx", "iree_vmla", "iree_llvmcpu", "iree_llvmjit", "iree_vulkan"):
+    for name in backends.valid_names():
       self.assertIn(name, message)
+
+
+class BazelNamesTest(parameterized.TestCase):
+  """What Bazel's e2e suites take from each row: the 2020 name and the 2020 driver tag first."""
+
+  @parameterized.named_parameters(
+      ("tf", "tf", "tf", ("tf",)),
+      ("vmvx", "iree_vmvx", "iree_vmla", ("vmla", "vmvx")),
+      ("llvmcpu", "iree_llvmcpu", "iree_llvmjit", ("llvm", "llvm-cpu")),
+      ("vulkan", "iree_vulkan", "iree_vulkan", ("vulkan",)),
+  )
+  def test_e2e_name_and_driver_tags(self, name, e2e_name, driver_tags):
+    spec = backends.lookup(name)
+    self.assertEqual(spec.e2e_name, e2e_name)
+    self.assertEqual(spec.bazel_driver_tags, driver_tags)
+
+  def test_a_row_without_driver_tags_is_tagged_with_its_name_without_iree(self):
+    spec = backends.BackendSpec(name="iree_new", description="", driver="local-task")
+    self.assertEqual((spec.e2e_name, spec.bazel_driver_tags), ("iree_new", ("new",)))
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@unittest.skipIf("TEST_SRCDIR" in os.environ, "scripts/ is not in a Bazel test's runfiles")
+class GeneratedBzlTest(absltest.TestCase):
+
+  def test_backends_bzl_is_what_the_generator_writes_from_the_table(self):
+    path = os.path.join(ROOT, "scripts", "generate_backends_bzl.py")
+    spec = importlib.util.spec_from_file_location("generate_backends_bzl", path)
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    with open(os.path.join(ROOT, "build_tools", "bazel", "backends.bzl")) as f:
+      self.assertEqual(f.read(), generator.render(),
+                       "build_tools/bazel/backends.bzl is stale: run scripts/generate_backends_bzl.py")
 
 
 class BackendInfoTest(absltest.TestCase):
@@ -46,7 +86,7 @@ class BackendInfoTest(absltest.TestCase):
 
   def test_get_all_backends_lists_each_row_once_by_its_2020_name(self):
     self.assertEqual([info.name for info in tf_utils.BackendInfo.get_all_backends()],
-                     ["tf", "iree_vmla", "iree_llvmjit", "iree_vulkan"])
+                     [spec.e2e_name for spec in backends.BACKENDS])
 
   def test_backends_to_str_normalizes_and_joins(self):
     infos = [tf_utils.BackendInfo("tf", "_tf-ref_"), tf_utils.BackendInfo("iree_vmla", "iree vmla 0")]
@@ -77,9 +117,9 @@ class TargetBackendFlagTest(absltest.TestCase):
   @flagsaver.flagsaver(target_backends=None)
   def test_default_targets_are_the_available_backends(self):
     names = [info.name for info in tf_test_utils.get_target_backends()]
-    self.assertEqual(names[:3], ["tf", "iree_vmla", "iree_llvmjit"])
-    available, _ = tf_utils.BackendInfo("iree_vulkan").available()
-    self.assertEqual("iree_vulkan" in names, available)
+    expected = [spec.e2e_name for spec in backends.BACKENDS
+                if tf_utils.BackendInfo(spec.name).available()[0]]
+    self.assertEqual(names, expected)
 
   def test_unknown_backend_in_the_flag_is_rejected_with_the_valid_names(self):
     with flagsaver.flagsaver(), self.assertRaises(Exception) as raised:

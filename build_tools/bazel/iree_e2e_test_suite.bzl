@@ -6,31 +6,35 @@ compares is chosen on the command line with the absl flags
 `--reference_backend=<backend>` and `--target_backends=<backend>[,...]`.
 This macro turns a mapping `{backend: [files]}` into
 
-* one `py_test` per (backend, file), named
-  `<name>__<file basename without .py>__<backend>`, e.g.
-  `e2e_tests__simple_arithmetic_test__iree_vmla`, whose `args` are
+* one `py_test` per (backend, file), named (as in 2020)
+  `<name>_<file basename without .py>__<reference_backend>__<backend>`, e.g.
+  `e2e_tests_simple_arithmetic_test__tf__iree_vmla`, whose `args` are
   `["--reference_backend=<reference_backend>", "--target_backends=<backend>"]`
   (any `args` passed in are appended), and
 * a `test_suite` called `<name>` containing exactly those tests.
 
-Every test is tagged with `tags + ["driver=<driver>"]`, where the driver is the
-IREE runtime/compiler family the backend exercises:
+Every test is tagged with `tags` plus one `driver=<d>` tag per value the
+backend table gives (`build_tools/bazel/backends.bzl`, generated from
+`pyiree_tf_support/backends.py`): the 2020 values first, today's beside them:
 
-| backend                       | tag                |
-|-------------------------------|--------------------|
-| `tf`                          | `driver=tf`        |
-| `iree_vmla`, `iree_vmvx`      | `driver=vmvx`      |
-| `iree_llvmjit`, `iree_llvmcpu`| `driver=llvm-cpu`  |
-| `iree_vulkan`                 | `driver=vulkan`    |
+| backend                        | tags                              |
+|--------------------------------|-----------------------------------|
+| `tf`                           | `driver=tf`                       |
+| `iree_vmla`, `iree_vmvx`       | `driver=vmla`, `driver=vmvx`      |
+| `iree_llvmjit`, `iree_llvmcpu` | `driver=llvm`, `driver=llvm-cpu`  |
+| `iree_vulkan`                  | `driver=vulkan`                   |
 
-(`iree_vmla` / `iree_llvmjit` are the 2020 names; VMLA's successor is VMVX and
-the LLVM JIT's is the `llvm-cpu` target, so they share tags with the new names.)
 Select or skip drivers with e.g. `--test_tag_filters=-driver=vulkan` or
-`--test_tag_filters=driver=vmvx`.
+`--test_tag_filters=driver=vmla`.
 
-If `tags` contains `"manual"` (use this for suites of known failures), every
-test and the suite itself are `manual`: `bazel test //...` skips them, while
-`bazel test //pkg:<name>` still runs them all.
+As in 2020, `tags` and `**kwargs` are passed on to the `test_suite` too:
+every tag (so `"manual"` makes the suite manual as well: `bazel test //...`
+skips it, `bazel test //pkg:<name>` runs it all), and those keyword arguments a
+`test_suite` accepts (`visibility`, `testonly`, `deprecation`, `features`,
+`compatible_with`, `restricted_to`, `target_compatible_with`,
+`exec_compatible_with`, `licenses`, `distribs`). The others (`size`, `timeout`,
+`data`, `args`, `env`, `shard_count`, ...) only apply to the tests; 2020's
+macro rejected them, so passing them is an extension.
 
 With `expect_failure = True` each test also gets `--xfail_backends=<backend>`:
 the library then reports the backend's failures as XFAIL and the test passes,
@@ -44,9 +48,9 @@ package).
 
 Defaults applied to each `py_test` unless given in `**kwargs`: `size =
 "medium"` (TensorFlow import + compilation do not fit in `small`'s 60 s),
-`timeout = "long"` for `iree_vulkan` only (lavapipe is a software GPU on the
-same 2 cores; an early library version took 40-160 s per file, too close to
-medium's 300 s; ~10 s now),
+`timeout = "long"` for the table's `slow` backends (`iree_vulkan`: lavapipe is
+a software GPU on the same 2 cores; an early library version took 40-160 s per
+file, too close to medium's 300 s; ~10 s now),
 `env = {"TF_CPP_MIN_LOG_LEVEL": "2"}` (merged with a given `env`) and
 `legacy_create_init = False` (no generated `__init__.py` files in runfiles: the
 workspace directory and the library package are both called
@@ -57,26 +61,27 @@ Args:
   backends_to_srcs: dict backend name -> list of test files (`*.py`).
   reference_backend: backend passed as `--reference_backend` (usually "tf").
   deps: deps of every py_test (e.g. `["//:pyiree_tf_support"]`).
-  tags: extra tags of every py_test.
+  tags: extra tags of every py_test and of the test_suite.
+  python_version: `python_version` of every py_test ("PY3").
   expect_failure: if True, pass `--xfail_backends=<backend>` to each test.
-  **kwargs: passed on to every py_test (`size`, `timeout`, `data`, `args`,
-    `env`, `shard_count`, ...).
+  **kwargs: passed on to every py_test, and those a test_suite accepts to it.
 """
 
-# Backend name (as accepted by --target_backends) -> value of the driver= tag.
-BACKEND_TO_DRIVER = {
-    "tf": "tf",
-    "iree_vmla": "vmvx",
-    "iree_vmvx": "vmvx",
-    "iree_llvmjit": "llvm-cpu",
-    "iree_llvmcpu": "llvm-cpu",
-    "iree_vulkan": "vulkan",
-}
+load(":backends.bzl", "BACKEND_TO_DRIVER_TAGS", "SLOW_BACKENDS")
 
-# Backends whose tests get a longer default timeout (size stays "medium").
-_BACKEND_TO_DEFAULT_TIMEOUT = {
-    "iree_vulkan": "long",
-}
+# Attributes every rule has, test_suite included: these kwargs go to the suite too.
+_SUITE_KWARGS = [
+    "compatible_with",
+    "deprecation",
+    "distribs",
+    "exec_compatible_with",
+    "features",
+    "licenses",
+    "restricted_to",
+    "target_compatible_with",
+    "testonly",
+    "visibility",
+]
 
 # A tag no test carries: filters an otherwise-empty test_suite down to nothing.
 _EMPTY_SUITE_TAG = "iree-e2e-empty-test-suite"
@@ -92,6 +97,7 @@ def iree_e2e_test_suite(
         reference_backend,
         deps = None,
         tags = None,
+        python_version = "PY3",
         expect_failure = False,
         **kwargs):
     """Creates a py_test per (backend, src) and a test_suite `name` of them.
@@ -100,10 +106,12 @@ def iree_e2e_test_suite(
     """
     deps = deps or []
     tags = tags or []
-    if reference_backend not in BACKEND_TO_DRIVER:
+    known = sorted(BACKEND_TO_DRIVER_TAGS.keys())
+    if reference_backend not in BACKEND_TO_DRIVER_TAGS:
         fail("iree_e2e_test_suite(%s): unknown reference_backend %r; known: %s" %
-             (name, reference_backend, sorted(BACKEND_TO_DRIVER.keys())))
+             (name, reference_backend, known))
 
+    suite_kwargs = {k: v for k, v in kwargs.items() if k in _SUITE_KWARGS}
     extra_args = kwargs.pop("args", [])
     env = {"TF_CPP_MIN_LOG_LEVEL": "2"}
     env.update(kwargs.pop("env", {}))
@@ -112,15 +120,15 @@ def iree_e2e_test_suite(
 
     tests = []
     for backend in sorted(backends_to_srcs.keys()):
-        if backend not in BACKEND_TO_DRIVER:
+        if backend not in BACKEND_TO_DRIVER_TAGS:
             fail("iree_e2e_test_suite(%s): unknown backend %r; known: %s" %
-                 (name, backend, sorted(BACKEND_TO_DRIVER.keys())))
-        driver_tag = "driver=" + BACKEND_TO_DRIVER[backend]
+                 (name, backend, known))
+        driver_tags = ["driver=" + d for d in BACKEND_TO_DRIVER_TAGS[backend]]
         test_kwargs = dict(kwargs)
-        if "timeout" not in test_kwargs and backend in _BACKEND_TO_DEFAULT_TIMEOUT:
-            test_kwargs["timeout"] = _BACKEND_TO_DEFAULT_TIMEOUT[backend]
+        if "timeout" not in test_kwargs and backend in SLOW_BACKENDS:
+            test_kwargs["timeout"] = "long"
         for src in sorted(backends_to_srcs[backend]):
-            test_name = "%s__%s__%s" % (name, _basename_without_py(src), backend)
+            test_name = "%s_%s__%s__%s" % (name, _basename_without_py(src), reference_backend, backend)
             native.py_test(
                 name = test_name,
                 srcs = [src],
@@ -131,17 +139,19 @@ def iree_e2e_test_suite(
                 ] + (["--xfail_backends=" + backend] if expect_failure else []) + extra_args,
                 deps = deps,
                 env = env,
-                tags = tags + [driver_tag],
+                python_version = python_version,
+                tags = tags + driver_tags,
                 **test_kwargs
             )
             tests.append(":" + test_name)
 
-    suite_tags = ["manual"] if "manual" in tags else []
+    suite_tags = list(tags)
     if not tests:
         # test_suite(tests = []) means "every non-manual test in the package".
-        suite_tags = suite_tags + [_EMPTY_SUITE_TAG]
+        suite_tags.append(_EMPTY_SUITE_TAG)
     native.test_suite(
         name = name,
         tests = tests,
         tags = suite_tags,
+        **suite_kwargs
     )

@@ -1,0 +1,18 @@
+# GENERATED from pyiree_tf_support/backends.py by scripts/generate_backends_bzl.py: do not edit.
+# Regenerate after changing the table; tests/backends_test.py fails while this file is stale.
+
+# The name each backend's e2e tests use (the 2020 name where one exists), in table order.
+E2E_BACKENDS = ["tf", "iree_vmla", "iree_llvmjit", "iree_vulkan"]
+
+# Every accepted backend name (canonical and 2020 alias) -> values of its `driver=` tag.
+BACKEND_TO_DRIVER_TAGS = {
+    "tf": ["tf"],
+    "iree_vmvx": ["vmla", "vmvx"],
+    "iree_vmla": ["vmla", "vmvx"],
+    "iree_llvmcpu": ["llvm", "llvm-cpu"],
+    "iree_llvmjit": ["llvm", "llvm-cpu"],
+    "iree_vulkan": ["vulkan"],
+}
+
+# Backends whose tests default to timeout "long" (every name of a `slow` row).
+SLOW_BACKENDS = ["iree_vulkan"]
