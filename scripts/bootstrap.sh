@@ -42,6 +42,12 @@ if ! .venv/bin/python -m pip show -q tf-keras >/dev/null 2>&1; then
   echo "bootstrap: installing $tf_keras_spec (--no-deps: tensorflow-cpu provides tensorflow)"
   .venv/bin/python -m pip install -q --no-deps "$tf_keras_spec"
 fi
+if .venv/bin/python -m pip show -q tensorflow >/dev/null 2>&1; then
+  echo "bootstrap: .venv has both the tensorflow and tensorflow-cpu distributions (the same files;" \
+       "e.g. from 'pip install tf-keras' with its dependencies): run" \
+       "'.venv/bin/pip uninstall -y tensorflow tensorflow-cpu; rm $stamp' and bootstrap again" >&2
+  exit 1
+fi
 unmet=$(.venv/bin/python -m pip check 2>&1 \
         | grep -vE '^tf-keras [0-9.]+ requires tensorflow, which is not installed\.$' \
         | grep -v '^No broken requirements found\.$' || true)
