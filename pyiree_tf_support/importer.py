@@ -65,10 +65,12 @@ def exported_function_names(module: tf.Module, module_name: str,
 
 
 def _arg_names(function) -> Tuple[str, ...]:
+  """Names of the arguments the input_signature covers: Python defaults after them (a Keras
+  `call(inputs, training=None, mask=None)`) are traced in as constants, not exported."""
   parameters = list(inspect.signature(function.python_function).parameters.values())
   if parameters and parameters[0].name == "self" and len(parameters) > len(function.input_signature):
     parameters = parameters[1:]
-  return tuple(p.name for p in parameters)
+  return tuple(p.name for p in parameters[:len(function.input_signature)])
 
 
 def _output_is_value(value) -> bool:
@@ -82,7 +84,8 @@ def function_signatures(module: tf.Module,
   for name in names:
     function = getattr(module, name)
     concrete = function.get_concrete_function()
-    args_spec = tuple(concrete.structured_input_signature[0])
+    # Arguments past the input_signature are Python defaults (None, False, ...), not tensors.
+    args_spec = tuple(concrete.structured_input_signature[0])[:len(function.input_signature)]
     flat_specs = tf.nest.flatten(args_spec)
     inputs = tuple(
         InputSpec(None if spec.shape.rank is None else tuple(spec.shape.as_list()),
@@ -95,6 +98,17 @@ def function_signatures(module: tf.Module,
         input_structure=structure.spec_of(args_spec),
         output_structure=structure.spec_of(concrete.structured_outputs, _output_is_value))
   return signatures
+
+
+def _unimportable_defaults(module: tf.Module, name: str) -> List[str]:
+  """`arg=value` for each Python default past the input_signature that the SavedModel importer
+  rejects ("Unhandled structured value kind"): it takes None only."""
+  function = getattr(module, name)
+  count = len(function.input_signature)
+  parameters = [p for p in inspect.signature(function.python_function).parameters.values()
+                if p.name != "self"]
+  return [f"{p.name}={p.default!r}" for p in parameters[count:]
+          if p.default is not inspect.Parameter.empty and p.default is not None]
 
 
 def _numpy_name(dtype: tf.dtypes.DType) -> str:
@@ -176,6 +190,14 @@ def import_module(module: tf.Module, module_name: str,
   """SavedModel -> tf_input -> iree_input, with the errors the tools themselves don't give."""
   names = exported_function_names(module, module_name, exported_names)
   signatures = function_signatures(module, names)
+  for name in names:
+    defaults = _unimportable_defaults(module, name)
+    if defaults:
+      raise ModuleImportError(
+          f"Function '{name}' of module '{module_name}' has Python defaults past its "
+          f"input_signature that IREE's SavedModel import cannot take: {', '.join(defaults)} "
+          "(only None is accepted); wrap it without them, e.g. "
+          "tf.function(input_signature=[...])(lambda x: f(x, training=False)).")
   tf_input = import_tf_dialect(module, names, keep_saved_model_at)
   iree_input = lower_to_iree_input(tf_input)
   problem = None

@@ -31,3 +31,28 @@ if [ ! -f "$stamp" ] || [ setup.py -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q -e ".[test]"
   touch "$stamp"
 fi
+
+# Keras 2 (`tf_keras`, used when TF_USE_LEGACY_KERAS=1) for the Keras-2-era files in e2e/keras/.
+# tf-keras declares a dependency on the `tensorflow` distribution; pip would install it over
+# `tensorflow-cpu` (two distributions owning the same files; TF then probes CUDA). tensorflow-cpu
+# provides the same `tensorflow` package at the same version, so install tf-keras without its
+# dependencies and then check that its only unmet requirement is that distribution name.
+tf_keras_spec="tf-keras>=2.21,<2.22"
+if ! .venv/bin/python -m pip show -q tf-keras >/dev/null 2>&1; then
+  echo "bootstrap: installing $tf_keras_spec (--no-deps: tensorflow-cpu provides tensorflow)"
+  .venv/bin/python -m pip install -q --no-deps "$tf_keras_spec"
+fi
+if .venv/bin/python -m pip show -q tensorflow >/dev/null 2>&1; then
+  echo "bootstrap: .venv has both the tensorflow and tensorflow-cpu distributions (the same files;" \
+       "e.g. from 'pip install tf-keras' with its dependencies): run" \
+       "'.venv/bin/pip uninstall -y tensorflow tensorflow-cpu; rm $stamp' and bootstrap again" >&2
+  exit 1
+fi
+unmet=$(.venv/bin/python -m pip check 2>&1 \
+        | grep -vE '^tf-keras [0-9.]+ requires tensorflow, which is not installed\.$' \
+        | grep -v '^No broken requirements found\.$' || true)
+if [ -n "$unmet" ]; then
+  echo "bootstrap: unmet Python requirements in .venv:" >&2
+  echo "$unmet" >&2
+  exit 1
+fi

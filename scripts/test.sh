@@ -16,10 +16,10 @@ unit_passed=$(count passed); unit_passed=${unit_passed:-0}
 unit_failed=$(( $(count failed || true) + $(count error || true) + 0 ))
 
 e2e_log=$(mktemp)
-bazel test //e2e:e2e_tests //e2e:e2e_tests_failing --keep_going 2>&1 | tee "$e2e_log"
+bazel test //e2e:e2e_tests //e2e:e2e_tests_failing //e2e/keras:all //e2e/keras:keras_tests_failing --keep_going 2>&1 | tee "$e2e_log"
 e2e_status=${PIPESTATUS[0]}
-e2e_passed=$(grep -cE '^//e2e:\S+\s+(\(cached\) )?PASSED' "$e2e_log")
-e2e_failed=$(grep -cE '^//e2e:\S+\s+(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD)' "$e2e_log")
+e2e_passed=$(grep -cE '^//e2e(/keras)?:\S+\s+(\(cached\) )?PASSED' "$e2e_log")
+e2e_failed=$(grep -cE '^//e2e(/keras)?:\S+\s+(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD)' "$e2e_log")
 bazel shutdown >/dev/null 2>&1
 rm -f "$unit_log" "$e2e_log"
 
