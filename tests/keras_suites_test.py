@@ -13,9 +13,11 @@ from typing import Dict, List, NamedTuple
 from absl.testing import absltest
 from absl.testing import parameterized
 
+from pyiree_tf_support import backends
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNDER_BAZEL = "TEST_SRCDIR" in os.environ
-ALL_BACKENDS = {"tf", "iree_vmla", "iree_llvmjit", "iree_vulkan"}
+ALL_BACKENDS = {spec.e2e_name for spec in backends.BACKENDS}
 
 
 class PyTest(NamedTuple):
