@@ -50,6 +50,11 @@ class ClassSetup:
   def skipped(self) -> Tuple[BackendSetup, ...]:
     return tuple(s for s in self.targets if s.status is Status.SKIPPED)
 
+  def method_compiles_note(self) -> str:
+    """Per target whose whole module did not compile: which methods compile alone ("" if none)."""
+    return "\n".join(s.module.method_compiles.describe() for s in self.targets
+                     if getattr(s.module, "method_compiles", None) is not None)
+
   def skipped_note(self) -> str:
     """One line naming requested backends that could not run ("" when none)."""
     skipped = self.skipped()
@@ -129,7 +134,8 @@ class _CompileJob:
                           detail=f"import failed: {self.import_error}")
     try:
       return BackendSetup(info, info.compile(self.module_class, self.exported_names,
-                                             self.artifacts_dir, self.compile_cache))
+                                             self.artifacts_dir, self.compile_cache,
+                                             each_method_on_failure=True))
     except Exception as e:  # pylint: disable=broad-except
       return BackendSetup(info, status=Status.COMPILE_ERROR, detail=f"{type(e).__name__}: {e}")
 

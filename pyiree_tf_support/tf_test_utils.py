@@ -135,7 +135,11 @@ class TracedModuleTestCase(tf.test.TestCase):
     step = "saving the trace"
     try:
       path = self._save_trace(trace)
-      if error:
+      not_compiled = module.method_compile_error(trace.pending_method) if error else None
+      if not_compiled:
+        outcome = Outcome(setup.info.name, Status.COMPILE_ERROR,
+                          f"call {len(trace.calls)} ({trace.pending_method}): {not_compiled}", path)
+      elif error:
         outcome = reporting.evaluate(ref_trace, trace, error, path)
       else:
         step = f"call {_first_different_call(ref_trace, trace)}: comparing with the reference"
@@ -176,8 +180,8 @@ class TracedModuleTestCase(tf.test.TestCase):
              for s, o in zip(self._setup.targets, outcomes)]
 
     report = reporting.format_report(ref_trace.function_name, ref_trace.backend, shown)
-    if self._setup.skipped_note():
-      report += "\n" + self._setup.skipped_note()
+    for note in (self._setup.method_compiles_note(), self._setup.skipped_note()):
+      report += "\n" + note if note else ""
     logging.info("%s", report)
     if any(o.status.failed for o in shown):
       self.fail(report)
