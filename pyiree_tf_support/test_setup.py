@@ -35,6 +35,7 @@ class BackendSetup:
   module: Optional[tf_utils.CompiledModule] = None
   status: Status = Status.PASS
   detail: str = ""
+  error: Optional[BaseException] = dataclasses.field(default=None, compare=False)  # its traceback.
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,7 +138,8 @@ class _CompileJob:
                                              self.artifacts_dir, self.compile_cache,
                                              each_method_on_failure=True))
     except Exception as e:  # pylint: disable=broad-except
-      return BackendSetup(info, status=Status.COMPILE_ERROR, detail=f"{type(e).__name__}: {e}")
+      return BackendSetup(info, status=Status.COMPILE_ERROR, detail=f"{type(e).__name__}: {e}",
+                          error=e)
 
 
 def compile_backends(job: _CompileJob, plan: BackendPlan) -> Tuple[BackendSetup, ...]:
@@ -168,7 +170,7 @@ def set_up_class(module_class, exported_names: Sequence[str]) -> ClassSetup:
   reference, *targets = compile_backends(job, plan)
   if reference.module is None:
     raise RuntimeError(f"The reference backend '{plan.reference.name}' could not be used for "
-                       f"module '{module_name}': {reference.detail}")
+                       f"module '{module_name}': {reference.detail}") from reference.error
   return ClassSetup(module_name, artifacts_dir, reference.module, tuple(targets), plan.requested,
                     imported.iree_input)
 

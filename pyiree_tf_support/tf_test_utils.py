@@ -14,6 +14,7 @@ import tensorflow as tf
 
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support import importer
 from pyiree_tf_support import reporting
 from pyiree_tf_support import repro
 from pyiree_tf_support import test_setup
@@ -38,10 +39,15 @@ def get_target_backends() -> List[BackendInfo]:
 
 def compile_module(module_class, exported_names: Sequence[str] = ()) -> Callable[[type], type]:
   """Class decorator: the TracedModuleTestCase compiles `module_class` (a class or factory)."""
+  if module_class is None or not callable(module_class):
+    raise TypeError(f"compile_module({module_class!r}): the module class is "
+                    f"{'None' if module_class is None else 'not callable'}; pass a tf.Module "
+                    "subclass or a function returning a tf.Module.")
+  names = importer.normalize_exported_names(exported_names)
 
   def decorator(cls):
     cls._module_class = module_class
-    cls._exported_names = tuple(exported_names)
+    cls._exported_names = names
     return cls
 
   return decorator

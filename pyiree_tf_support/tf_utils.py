@@ -40,11 +40,21 @@ def set_random_seed(seed: int = 0) -> None:
   random.seed(seed)
 
 
+class ModuleConstructionError(RuntimeError):
+  """The user's module class (or factory) raised; the cause keeps its traceback."""
+
+
 def _instantiate(module_class: ModuleClass) -> tf.Module:
   """Builds the user's module with the seed set first, as 2020 did, so that weights drawn from
   tf.random or np.random in __init__ are the same on every backend (and in the import)."""
   set_random_seed()
-  return module_class()
+  try:
+    return module_class()
+  except Exception as e:
+    raise ModuleConstructionError(
+        f"Constructing module '{module_name_of(module_class)}' raised {type(e).__name__}: {e}"
+    ) from e
+
 
 
 def uniform(shape: Sequence[int], dtype: np.dtype = np.float32) -> np.ndarray:
@@ -173,6 +183,7 @@ class BackendInfo:
     and keep those that do (`IreeCompiledModule.method_compiles` says which); calling one that
     did not raises `MethodNotCompiledError`. Without it a failure raises CompileError, as in 2020.
     """
+    exported_names = importer.normalize_exported_names(exported_names)
     if self.is_iree:
       return IreeCompiledModule(module, self, exported_names, artifacts_dir,
                                 compile_cache=compile_cache,
@@ -199,6 +210,8 @@ def backends_to_str(backend_infos: Sequence[BackendInfo]) -> str:
 _process_cache_lock = threading.Lock()
 _imports: Dict[Tuple[Any, Tuple[str, ...]], importer.ImportedModule] = {}
 _saved_import_dirs: Dict[Tuple[Any, Tuple[str, ...]], set] = {}
+# One instance per module class built for TF, to explain names that are not exported.
+_reference_instances: Dict[Any, tf.Module] = {}
 # One compilation per distinct request per process: duplicate backends share it.
 _compiles: Dict[str, concurrent.futures.Future] = {}
 
@@ -224,7 +237,8 @@ def import_module_class(module_class: ModuleClass, exported_names: Sequence[str]
                         artifacts_dir: Optional[str] = None,
                         keep_saved_model_at: Sequence[str] = ()) -> importer.ImportedModule:
   """Imports a module class once per process and exported names; later calls reuse the result."""
-  key = (module_class, tuple(exported_names))
+  exported_names = importer.normalize_exported_names(exported_names)
+  key = (module_class, exported_names)
   with _process_cache_lock:
     imported = _imports.get(key)
     if imported is None:
@@ -329,6 +343,7 @@ def compile_tf_module(tf_module: tf.Module, backend_infos: Sequence[BackendInfo]
   if not_iree:
     raise ValueError(f"compile_tf_module compiles for IREE backends only, got {', '.join(not_iree)}.")
   module_name = artifacts.safe_name(type(tf_module).__name__)
+  exported_names = importer.normalize_exported_names(exported_names)
   imported = _import_module(tf_module, module_name, exported_names, artifacts_dir,
                             _keep_saved_model_at(artifacts_dir, backends_to_str(backend_infos)))
   return _compile_imported(imported, backend_infos, artifacts_dir, compile_cache)
@@ -375,6 +390,14 @@ class CompiledModule:
     """Why `method` cannot be called on this backend because it did not compile, or None."""
     return None
 
+  def _not_exported_reason(self, name: str) -> Optional[str]:
+    """Why the module's attribute `name` is not exported (None: it is no tf.function)."""
+    with _process_cache_lock:
+      instance = _reference_instances.get(self._module_class)
+    if instance is None:
+      return None
+    return importer.not_exported_reason(instance, name, self._exported_names)
+
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     raise NotImplementedError
 
@@ -383,9 +406,11 @@ class CompiledModule:
       raise AttributeError(attr)
     signature = self.signatures.get(attr)
     if signature is None:
+      reason = self._not_exported_reason(attr)
       raise AttributeError(
           f"Module '{self.module_name}' on backend '{self.backend}' has no exported function "
-          f"'{attr}'; its functions are: {', '.join(self.signatures) or 'none'}.")
+          f"'{attr}'{': ' + reason if reason else ''}; the methods that can be called are: "
+          f"{', '.join(self.signatures) or 'none'}.")
 
     def call(*args, **kwargs):
       return self._call(attr, signature, args, kwargs)
@@ -413,6 +438,8 @@ class TfCompiledModule(CompiledModule):
                _signatures: Optional[Dict[str, FunctionSignature]] = None):
     super().__init__(module_class, backend_info, exported_names, artifacts_dir)
     self._instance = _instantiate(module_class)
+    with _process_cache_lock:
+      _reference_instances.setdefault(module_class, self._instance)
     if _signatures is None:
       _signatures = _known_signatures(module_class, exported_names)
     if _signatures is None:
