@@ -13,17 +13,26 @@ from iree.compiler import version as iree_compiler_version
 
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import exit_status
+from pyiree_tf_support import mlir_functions
 from pyiree_tf_support.compile_cache import CompileCache
 
 INPUT_TYPE = "stablehlo_xla"
 
 
 class CompileError(RuntimeError):
-  """iree-compile failed; the message names the backend, the first error and the reproducer."""
+  """iree-compile failed; the message names the backend, the exported functions (TF methods)
+  holding the failing location, the first error and the reproducer.
 
-  def __init__(self, message: str, reproducer_path: Optional[str] = None):
+  `reason`: the first error alone; `methods`: those exported functions (empty when the error
+  has no location inside a function, e.g. a parse error or a crash without diagnostics).
+  """
+
+  def __init__(self, message: str, reproducer_path: Optional[str] = None, reason: str = "",
+               methods: Tuple[str, ...] = ()):
     super().__init__(message)
     self.reproducer_path = reproducer_path
+    self.reason = reason or message
+    self.methods = methods
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +58,12 @@ class CompileRequest:
     return shlex.join(args)
 
 
+# What the compiler read from stdin is the module's iree_input.mlir (or, compiling one method,
+# that text with the other functions made private: same line numbers), so its locations are
+# shown as positions in the file users have.
+INPUT_NAME = "iree_input.mlir"
+
+
 def _first_error(diagnostics: str) -> str:
   for line in diagnostics.splitlines():
     if "error:" in line:
@@ -57,7 +72,18 @@ def _first_error(diagnostics: str) -> str:
   return lines[0] if lines else "no diagnostics"
 
 
-def _describe_failure(error: Exception) -> str:
+def _first_error_block(diagnostics: str) -> str:
+  """The first error with its notes (`called from` chains), up to the next error."""
+  lines = diagnostics.splitlines()
+  start = next((i for i, line in enumerate(lines) if "error:" in line), None)
+  if start is None:
+    return ""
+  end = next((i for i in range(start + 1, len(lines)) if "error:" in lines[i]), len(lines))
+  return "\n".join(lines[start:end])
+
+
+def _describe_failure(error: Exception, iree_input: str) -> Tuple[str, Tuple[str, ...]]:
+  """The first error (locations shown in iree_input.mlir) and the exported functions it is in."""
   text = str(error)
   code = None
   for line in text.splitlines():
@@ -67,9 +93,18 @@ def _describe_failure(error: Exception) -> str:
       except ValueError:
         pass
   diagnostics = text.split("Diagnostics:", 1)[-1].split("Invoked with:", 1)[0]
+  lines = [line for line, _ in mlir_functions.locations_in(_first_error_block(diagnostics))]
+  methods = mlir_functions.exported_functions_at(iree_input, lines)
+  reason = _first_error(diagnostics).replace("<stdin>", INPUT_NAME)
   if code is not None and code < 0:
-    return f"iree-compile crashed with {exit_status.signal_name(-code)}: {_first_error(diagnostics)}"
-  return _first_error(diagnostics)
+    reason = f"iree-compile crashed with {exit_status.signal_name(-code)}: {reason}"
+  return reason, methods
+
+
+def _in_methods(methods: Sequence[str]) -> str:
+  if not methods:
+    return ""
+  return f" in method{'s' if len(methods) > 1 else ''} {', '.join(methods)}"
 
 
 def compile_request(request: CompileRequest, description: str,
@@ -95,15 +130,15 @@ def compile_request(request: CompileRequest, description: str,
         request.iree_input, target_backends=list(request.targets), input_type=INPUT_TYPE,
         extra_args=list(request.flags), crash_reproducer_path=crash_path)
   except Exception as e:  # CompilerToolError, or an OSError starting the tool.
-    reason = _describe_failure(e)
-    message = f"Compiling {description} failed: {reason}"
+    reason, methods = _describe_failure(e, request.iree_input)
+    message = f"Compiling {description} failed{_in_methods(methods)}: {reason}"
     if reproducer_path:
       if crash_path and os.path.exists(crash_path):
         os.replace(crash_path, reproducer_path)
       else:
         artifacts.write_text(reproducer_path, _input_reproducer(request, reproducer_path, str(e)))
       message += f" Reproducer: {artifacts.display_path(reproducer_path)}"
-    raise CompileError(message, reproducer_path) from e
+    raise CompileError(message, reproducer_path, reason, methods) from e
   finally:
     if crash_path and os.path.exists(crash_path):
       os.remove(crash_path)

@@ -7,7 +7,7 @@ import os
 import re
 import shutil
 import tempfile
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import tensorflow as tf
@@ -36,6 +36,48 @@ class ImportedModule:
       raise ModuleImportError(self.problem)
 
 
+def normalize_exported_names(exported_names: Union[str, Sequence[str], None]) -> Tuple[str, ...]:
+  """A tuple of names: a str is one name (2020 took a list; `"mul"` must not become m, u, l)."""
+  if exported_names is None:
+    return ()
+  if isinstance(exported_names, str):
+    return (exported_names,)
+  names = tuple(exported_names)
+  bad = [name for name in names if not isinstance(name, str)]
+  if bad:
+    raise TypeError(f"exported_names must be method names (str), got {bad[0]!r} in "
+                    f"{exported_names!r}; e.g. exported_names=['mul'].")
+  return names
+
+
+def not_exported_reason(module: tf.Module, name: str, exported_names: Sequence[str] = ()
+                        ) -> Optional[str]:
+  """Why `name`, an attribute of `module`, is not an exported function (None: no such tf.function)."""
+  if not _is_tf_function(getattr(module, name, None)):
+    return None
+  if getattr(module, name).input_signature is None:
+    return (f"'{name}' is a tf.function without an input_signature, so it cannot be exported "
+            "(use @tf.function(input_signature=[...]))")
+  if exported_names and name not in exported_names:
+    return f"'{name}' is not among the exported_names given to compile_module"
+  return None
+
+
+def _namedtuple_output(function) -> Optional[str]:
+  """The type name of a namedtuple in the function's results, which TF's importer cannot export."""
+  outputs = function.get_concrete_function().structured_outputs
+  pending = [outputs]
+  while pending:
+    value = pending.pop()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+      return type(value).__name__
+    if isinstance(value, (list, tuple)):
+      pending.extend(value)
+    elif isinstance(value, dict):
+      pending.extend(value.values())
+  return None
+
+
 def _is_tf_function(value) -> bool:
   return isinstance(value, tf.types.experimental.PolymorphicFunction)
 
@@ -43,6 +85,7 @@ def _is_tf_function(value) -> bool:
 def exported_function_names(module: tf.Module, module_name: str,
                             exported_names: Sequence[str] = ()) -> Tuple[str, ...]:
   """The names to export: as given (validated) or every tf.function with an input_signature."""
+  exported_names = normalize_exported_names(exported_names)
   candidates = sorted(name for name in dir(module)
                       if not name.startswith("__") and _is_tf_function(getattr(module, name, None)))
   with_signature = [name for name in candidates if getattr(module, name).input_signature is not None]
@@ -189,6 +232,13 @@ def import_module(module: tf.Module, module_name: str,
                   keep_saved_model_at: Optional[Sequence[str]] = None) -> ImportedModule:
   """SavedModel -> tf_input -> iree_input, with the errors the tools themselves don't give."""
   names = exported_function_names(module, module_name, exported_names)
+  for name in names:
+    namedtuple = _namedtuple_output(getattr(module, name))
+    if namedtuple:
+      raise ModuleImportError(
+          f"Function '{name}' of module '{module_name}' returns a namedtuple ({namedtuple}), "
+          "which TensorFlow's SavedModel importer cannot export to MLIR; return a tuple or a "
+          f"dict instead (e.g. tuple(...) around the {namedtuple}).")
   signatures = function_signatures(module, names)
   for name in names:
     defaults = _unimportable_defaults(module, name)

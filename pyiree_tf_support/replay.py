@@ -10,6 +10,7 @@ run prints. Only a reference trace whose files belong together is replayed (see 
 Exit status: 0 all passed, 1 a backend failed, 2 input replay does not trust (one line on stderr).
 """
 
+import dataclasses
 import sys
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -18,6 +19,7 @@ from absl import app
 from pyiree_tf_support import backends
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import compiler
+from pyiree_tf_support import mlir_functions
 from pyiree_tf_support import replay_input
 from pyiree_tf_support import reporting
 from pyiree_tf_support import runtime
@@ -92,7 +94,13 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
     vmfb = compiler.compile_request(request, f"module '{ref_trace.module_name}' for {name}",
                                     cache=cache)
   except compiler.CompileError as e:
-    return reporting.Outcome(name, reporting.Status.COMPILE_ERROR, str(e))
+    try:  # as the test run did: the methods that compile, here the ones the trace calls.
+      vmfb = compiler.compile_request(
+          dataclasses.replace(request, iree_input=mlir_functions.only_exporting(
+              iree_input, sorted({call.method for call in ref_trace.calls}))),
+          f"the traced methods of module '{ref_trace.module_name}' for {name}", cache=cache)
+    except (compiler.CompileError, ValueError):
+      return reporting.Outcome(name, reporting.Status.COMPILE_ERROR, str(e))
   loaded = runtime.load_module(vmfb, spec.driver, isolated=spec.isolated)
   try:
     module = ReplayModule(loaded, signatures, ref_trace.module_name, name,

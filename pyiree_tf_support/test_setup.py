@@ -35,6 +35,7 @@ class BackendSetup:
   module: Optional[tf_utils.CompiledModule] = None
   status: Status = Status.PASS
   detail: str = ""
+  error: Optional[BaseException] = dataclasses.field(default=None, compare=False)  # its traceback.
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +50,11 @@ class ClassSetup:
 
   def skipped(self) -> Tuple[BackendSetup, ...]:
     return tuple(s for s in self.targets if s.status is Status.SKIPPED)
+
+  def method_compiles_note(self) -> str:
+    """Per target whose whole module did not compile: which methods compile alone ("" if none)."""
+    return "\n".join(s.module.method_compiles.describe() for s in self.targets
+                     if getattr(s.module, "method_compiles", None) is not None)
 
   def skipped_note(self) -> str:
     """One line naming requested backends that could not run ("" when none)."""
@@ -129,9 +135,11 @@ class _CompileJob:
                           detail=f"import failed: {self.import_error}")
     try:
       return BackendSetup(info, info.compile(self.module_class, self.exported_names,
-                                             self.artifacts_dir, self.compile_cache))
+                                             self.artifacts_dir, self.compile_cache,
+                                             each_method_on_failure=True))
     except Exception as e:  # pylint: disable=broad-except
-      return BackendSetup(info, status=Status.COMPILE_ERROR, detail=f"{type(e).__name__}: {e}")
+      return BackendSetup(info, status=Status.COMPILE_ERROR, detail=f"{type(e).__name__}: {e}",
+                          error=e)
 
 
 def compile_backends(job: _CompileJob, plan: BackendPlan) -> Tuple[BackendSetup, ...]:
@@ -162,7 +170,7 @@ def set_up_class(module_class, exported_names: Sequence[str]) -> ClassSetup:
   reference, *targets = compile_backends(job, plan)
   if reference.module is None:
     raise RuntimeError(f"The reference backend '{plan.reference.name}' could not be used for "
-                       f"module '{module_name}': {reference.detail}")
+                       f"module '{module_name}': {reference.detail}") from reference.error
   return ClassSetup(module_name, artifacts_dir, reference.module, tuple(targets), plan.requested,
                     imported.iree_input)
 

@@ -14,6 +14,7 @@ import tensorflow as tf
 
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support import importer
 from pyiree_tf_support import reporting
 from pyiree_tf_support import repro
 from pyiree_tf_support import test_setup
@@ -38,10 +39,15 @@ def get_target_backends() -> List[BackendInfo]:
 
 def compile_module(module_class, exported_names: Sequence[str] = ()) -> Callable[[type], type]:
   """Class decorator: the TracedModuleTestCase compiles `module_class` (a class or factory)."""
+  if module_class is None or not callable(module_class):
+    raise TypeError(f"compile_module({module_class!r}): the module class is "
+                    f"{'None' if module_class is None else 'not callable'}; pass a tf.Module "
+                    "subclass or a function returning a tf.Module.")
+  names = importer.normalize_exported_names(exported_names)
 
   def decorator(cls):
     cls._module_class = module_class
-    cls._exported_names = tuple(exported_names)
+    cls._exported_names = names
     return cls
 
   return decorator
@@ -135,7 +141,11 @@ class TracedModuleTestCase(tf.test.TestCase):
     step = "saving the trace"
     try:
       path = self._save_trace(trace)
-      if error:
+      not_compiled = module.method_compile_error(trace.pending_method) if error else None
+      if not_compiled:
+        outcome = Outcome(setup.info.name, Status.COMPILE_ERROR,
+                          f"call {len(trace.calls)} ({trace.pending_method}): {not_compiled}", path)
+      elif error:
         outcome = reporting.evaluate(ref_trace, trace, error, path)
       else:
         step = f"call {_first_different_call(ref_trace, trace)}: comparing with the reference"
@@ -176,8 +186,8 @@ class TracedModuleTestCase(tf.test.TestCase):
              for s, o in zip(self._setup.targets, outcomes)]
 
     report = reporting.format_report(ref_trace.function_name, ref_trace.backend, shown)
-    if self._setup.skipped_note():
-      report += "\n" + self._setup.skipped_note()
+    for note in (self._setup.method_compiles_note(), self._setup.skipped_note()):
+      report += "\n" + note if note else ""
     logging.info("%s", report)
     if any(o.status.failed for o in shown):
       self.fail(report)

@@ -22,6 +22,7 @@ from pyiree_tf_support import backends
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import compiler
 from pyiree_tf_support import importer
+from pyiree_tf_support import method_compiles
 from pyiree_tf_support import runtime
 from pyiree_tf_support import structure
 from pyiree_tf_support.compile_cache import CompileCache
@@ -39,11 +40,21 @@ def set_random_seed(seed: int = 0) -> None:
   random.seed(seed)
 
 
+class ModuleConstructionError(RuntimeError):
+  """The user's module class (or factory) raised; the cause keeps its traceback."""
+
+
 def _instantiate(module_class: ModuleClass) -> tf.Module:
   """Builds the user's module with the seed set first, as 2020 did, so that weights drawn from
   tf.random or np.random in __init__ are the same on every backend (and in the import)."""
   set_random_seed()
-  return module_class()
+  try:
+    return module_class()
+  except Exception as e:
+    raise ModuleConstructionError(
+        f"Constructing module '{module_name_of(module_class)}' raised {type(e).__name__}: {e}"
+    ) from e
+
 
 
 def uniform(shape: Sequence[int], dtype: np.dtype = np.float32) -> np.ndarray:
@@ -158,14 +169,20 @@ class BackendInfo:
 
   def compile(self, module: ModuleClass, exported_names: Sequence[str] = (),
               artifacts_dir: Optional[str] = None,
-              compile_cache: Optional[CompileCache] = None) -> "CompiledModule":
+              compile_cache: Optional[CompileCache] = None,
+              each_method_on_failure: bool = False) -> "CompiledModule":
     """Compiles `module` (a tf.Module class or factory) for this backend.
 
     `compile_cache` is the on-disk cache to read and fill (None: compile without one).
+    `each_method_on_failure`: when the whole module does not compile, compile each method alone
+    and keep those that do (`IreeCompiledModule.method_compiles` says which); calling one that
+    did not raises `MethodNotCompiledError`. Without it a failure raises CompileError, as in 2020.
     """
+    exported_names = importer.normalize_exported_names(exported_names)
     if self.is_iree:
       return IreeCompiledModule(module, self, exported_names, artifacts_dir,
-                                compile_cache=compile_cache)
+                                compile_cache=compile_cache,
+                                each_method_on_failure=each_method_on_failure)
     return TfCompiledModule(module, self, exported_names, artifacts_dir)
 
   @classmethod
@@ -188,6 +205,8 @@ def backends_to_str(backend_infos: Sequence[BackendInfo]) -> str:
 _process_cache_lock = threading.Lock()
 _imports: Dict[Tuple[Any, Tuple[str, ...]], importer.ImportedModule] = {}
 _saved_import_dirs: Dict[Tuple[Any, Tuple[str, ...]], set] = {}
+# One instance per module class built for TF, to explain names that are not exported.
+_reference_instances: Dict[Any, tf.Module] = {}
 # One compilation per distinct request per process: duplicate backends share it.
 _compiles: Dict[str, concurrent.futures.Future] = {}
 
@@ -213,7 +232,8 @@ def import_module_class(module_class: ModuleClass, exported_names: Sequence[str]
                         artifacts_dir: Optional[str] = None,
                         keep_saved_model_at: Sequence[str] = ()) -> importer.ImportedModule:
   """Imports a module class once per process and exported names; later calls reuse the result."""
-  key = (module_class, tuple(exported_names))
+  exported_names = importer.normalize_exported_names(exported_names)
+  key = (module_class, exported_names)
   with _process_cache_lock:
     imported = _imports.get(key)
     if imported is None:
@@ -245,14 +265,9 @@ def _keep_saved_model_at(artifacts_dir: Optional[str], backends_str: str) -> Tup
   return (artifacts.saved_model_path(artifacts_dir, backends_str),)
 
 
-def _compile_imported(imported: importer.ImportedModule, backend_infos: Sequence[BackendInfo],
-                      artifacts_dir: Optional[str], cache: Optional[CompileCache]) -> bytes:
-  names = backends_to_str(backend_infos)
-  targets = tuple(t for info in backend_infos for t in info.compiler_targets)
-  flags = tuple(dict.fromkeys(f for info in backend_infos for f in info.compiler_flags))
-  request = compiler.CompileRequest(imported.iree_input, targets, flags)
-  reproducer = None if artifacts_dir is None else artifacts.reproducer_path(artifacts_dir, names)
-  description = f"module '{imported.module_name}' for backend(s) {names}"
+def _compile_once(request: compiler.CompileRequest, description: str,
+                  reproducer: Optional[str], cache: Optional[CompileCache]) -> bytes:
+  """Compiles `request` once per process: a second backend asking for it waits for the first."""
   with _process_cache_lock:
     future = _compiles.get(request.key())
     owner = future is None
@@ -265,10 +280,48 @@ def _compile_imported(imported: importer.ImportedModule, backend_infos: Sequence
       future.set_exception(e)
   else:
     logging.info("Reusing this process's compilation of %s.", description)
-  vmfb = future.result()
+  return future.result()
+
+
+def _request_for(imported: importer.ImportedModule,
+                 backend_infos: Sequence[BackendInfo]) -> compiler.CompileRequest:
+  targets = tuple(t for info in backend_infos for t in info.compiler_targets)
+  flags = tuple(dict.fromkeys(f for info in backend_infos for f in info.compiler_flags))
+  return compiler.CompileRequest(imported.iree_input, targets, flags)
+
+
+def _compile_imported(imported: importer.ImportedModule, backend_infos: Sequence[BackendInfo],
+                      artifacts_dir: Optional[str], cache: Optional[CompileCache]) -> bytes:
+  names = backends_to_str(backend_infos)
+  reproducer = None if artifacts_dir is None else artifacts.reproducer_path(artifacts_dir, names)
+  description = f"module '{imported.module_name}' for backend(s) {names}"
+  vmfb = _compile_once(_request_for(imported, backend_infos), description, reproducer, cache)
   if artifacts_dir is not None:
     artifacts.write_bytes(artifacts.compiled_path(artifacts_dir, names), vmfb)
   return vmfb
+
+
+def _compile_each_method(imported: importer.ImportedModule, backend_info: BackendInfo,
+                         artifacts_dir: Optional[str], cache: Optional[CompileCache],
+                         module_error: compiler.CompileError
+                         ) -> Tuple[bytes, method_compiles.MethodCompiles]:
+  """After `module_error`: the binary of the methods that compile alone (saved where the whole
+  module's would be), and which do not; CompileError listing them all when none compiles."""
+  names = backends_to_str([backend_info])
+  vmfb, record = method_compiles.compile_each_method(
+      _request_for(imported, [backend_info]), module_error, backend_info.name,
+      f"module '{imported.module_name}' for backend(s) {names}",
+      lambda request, description, reproducer: _compile_once(request, description, reproducer,
+                                                             cache),
+      lambda method: None if artifacts_dir is None else artifacts.reproducer_path(
+          artifacts_dir, f"{names}.{method}"))
+  if vmfb is None:
+    raise compiler.CompileError(f"{module_error}\n{record.describe()}", module_error.reproducer_path,
+                                module_error.reason, module_error.methods) from module_error
+  logging.warning("%s", record.describe())
+  if artifacts_dir is not None:
+    artifacts.write_bytes(artifacts.compiled_path(artifacts_dir, names), vmfb)
+  return vmfb, record
 
 
 def compile_tf_module(tf_module: tf.Module, backend_infos: Sequence[BackendInfo] = (),
@@ -285,6 +338,7 @@ def compile_tf_module(tf_module: tf.Module, backend_infos: Sequence[BackendInfo]
   if not_iree:
     raise ValueError(f"compile_tf_module compiles for IREE backends only, got {', '.join(not_iree)}.")
   module_name = artifacts.safe_name(type(tf_module).__name__)
+  exported_names = importer.normalize_exported_names(exported_names)
   imported = _import_module(tf_module, module_name, exported_names, artifacts_dir,
                             _keep_saved_model_at(artifacts_dir, backends_to_str(backend_infos)))
   return _compile_imported(imported, backend_infos, artifacts_dir, compile_cache)
@@ -327,6 +381,18 @@ class CompiledModule:
     """Resets this module's state (variables) in place, reusing its compilation and host."""
     raise NotImplementedError
 
+  def method_compile_error(self, method: Optional[str]) -> Optional[str]:
+    """Why `method` cannot be called on this backend because it did not compile, or None."""
+    return None
+
+  def _not_exported_reason(self, name: str) -> Optional[str]:
+    """Why the module's attribute `name` is not exported (None: it is no tf.function)."""
+    with _process_cache_lock:
+      instance = _reference_instances.get(self._module_class)
+    if instance is None:
+      return None
+    return importer.not_exported_reason(instance, name, self._exported_names)
+
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     raise NotImplementedError
 
@@ -335,9 +401,11 @@ class CompiledModule:
       raise AttributeError(attr)
     signature = self.signatures.get(attr)
     if signature is None:
+      reason = self._not_exported_reason(attr)
       raise AttributeError(
           f"Module '{self.module_name}' on backend '{self.backend}' has no exported function "
-          f"'{attr}'; its functions are: {', '.join(self.signatures) or 'none'}.")
+          f"'{attr}'{': ' + reason if reason else ''}; the methods that can be called are: "
+          f"{', '.join(self.signatures) or 'none'}.")
 
     def call(*args, **kwargs):
       return self._call(attr, signature, args, kwargs)
@@ -365,6 +433,8 @@ class TfCompiledModule(CompiledModule):
                _signatures: Optional[Dict[str, FunctionSignature]] = None):
     super().__init__(module_class, backend_info, exported_names, artifacts_dir)
     self._instance = _instantiate(module_class)
+    with _process_cache_lock:
+      _reference_instances.setdefault(module_class, self._instance)
     if _signatures is None:
       _signatures = _known_signatures(module_class, exported_names)
     if _signatures is None:
@@ -389,21 +459,38 @@ class TfCompiledModule(CompiledModule):
     return structure.map_structure(_to_numpy, result)
 
 
+class MethodNotCompiledError(compiler.CompileError):
+  """A call of a method that did not compile for this backend (the others did)."""
+
+
 class IreeCompiledModule(CompiledModule):
-  """The module compiled by IREE for one backend and loaded into its runtime driver."""
+  """The module compiled by IREE for one backend and loaded into its runtime driver.
+
+  `method_compiles` is None when the whole module compiled; else (with `each_method_on_failure`)
+  it says which methods compiled alone, and the module holds only those.
+  """
 
   def __init__(self, module_class: ModuleClass, backend_info: BackendInfo,
                exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None,
-               _compiled: Optional[Tuple[bytes, Dict[str, FunctionSignature]]] = None,
-               compile_cache: Optional[CompileCache] = None):
+               _compiled: Optional[Tuple[bytes, Dict[str, FunctionSignature],
+                                         Optional[method_compiles.MethodCompiles]]] = None,
+               compile_cache: Optional[CompileCache] = None,
+               each_method_on_failure: bool = False):
     super().__init__(module_class, backend_info, exported_names, artifacts_dir)
     if _compiled is None:
       imported = import_module_class(
           module_class, exported_names, artifacts_dir,
           _keep_saved_model_at(artifacts_dir, backends_to_str([backend_info])))
-      _compiled = (_compile_imported(imported, [backend_info], artifacts_dir, compile_cache),
-                   imported.signatures)
-    self._vmfb, self._signatures = _compiled
+      try:
+        _compiled = (_compile_imported(imported, [backend_info], artifacts_dir, compile_cache),
+                     imported.signatures, None)
+      except compiler.CompileError as e:
+        if not each_method_on_failure or len(imported.exported_names) < 2:
+          raise
+        vmfb, record = _compile_each_method(imported, backend_info, artifacts_dir,
+                                            compile_cache, e)
+        _compiled = (vmfb, imported.signatures, record)
+    self._vmfb, self._signatures, self.method_compiles = _compiled
     self._loaded = runtime.load_module(self._vmfb, backend_info.driver,
                                        isolated=backend_info.isolated)
 
@@ -415,12 +502,22 @@ class IreeCompiledModule(CompiledModule):
   def vmfb(self) -> bytes:
     return self._vmfb
 
+  def method_compile_error(self, method: Optional[str]) -> Optional[str]:
+    """Why `method` is not in this module (it did not compile), or None."""
+    if self.method_compiles is None or method in self.method_compiles.compiled:
+      return None
+    return self.method_compiles.call_error(method) if method in self._signatures else None
+
   def create_reinitialized(self) -> "IreeCompiledModule":
     return IreeCompiledModule(self._module_class, self._backend_info, self._exported_names,
-                              self._artifacts_dir, _compiled=(self._vmfb, self._signatures))
+                              self._artifacts_dir,
+                              _compiled=(self._vmfb, self._signatures, self.method_compiles))
 
   def reinitialize(self) -> None:
     self._loaded.reset()  # a new context; an isolated module keeps its worker process.
 
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
+    not_compiled = self.method_compile_error(name)
+    if not_compiled:
+      raise MethodNotCompiledError(not_compiled)
     return runtime.call_function(self._loaded, signature, self.module_name, args, kwargs)

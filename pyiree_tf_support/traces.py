@@ -250,8 +250,12 @@ def run_trace(module: Any, trace_function: Callable, before: Callable[[], None] 
   try:
     trace_function(TracedModule(module, trace))
   except Exception as e:  # pylint: disable=broad-except
-    where = (f"call {len(trace.calls)} ({trace.pending_method})" if trace.pending_method
-             else f"the trace function after call {len(trace.calls) - 1}")
+    if trace.pending_method:
+      where = f"call {len(trace.calls)} ({trace.pending_method})"
+    elif trace.calls:
+      where = f"the trace function after call {len(trace.calls) - 1} ({trace.calls[-1].method})"
+    else:
+      where = "the trace function, before its first call,"
     return trace, f"{where} raised {type(e).__name__}: {e}"
   return trace, None
 

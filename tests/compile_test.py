@@ -98,7 +98,8 @@ class CompilerFailureTest(absltest.TestCase):
     with self.assertRaises(compiler.CompileError) as raised:
       compiler.compile_request(request, "module 'Broken' for backend(s) iree_vmla", reproducer)
     message = str(raised.exception)
-    self.assertIn("Compiling module 'Broken' for backend(s) iree_vmla failed:", message)
+    self.assertIn("Compiling module 'Broken' for backend(s) iree_vmla failed in method f: "
+                  "iree_input.mlir:1:14: error:", message)
     self.assertIn("error:", message)
     self.assertIn(reproducer, message)
     with open(reproducer) as f:
