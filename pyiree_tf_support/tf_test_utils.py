@@ -5,6 +5,7 @@ compiles MyModule once for the reference and every target backend (`test_setup`)
 `self.compare_backends(trace_function)`, which runs the trace on every backend and compares.
 """
 
+import dataclasses
 import time
 import unittest
 from typing import Callable, List, Optional, Sequence, Tuple
@@ -53,11 +54,23 @@ def _first_different_call(ref_trace: Trace, trace: Trace) -> int:
               min(len(ref_trace.calls), len(trace.calls)))
 
 
+@dataclasses.dataclass(frozen=True)
+class ComparedTrace:
+  """One compared trace's raw outcomes (before XFAIL), kept when the pytest plugin judges them."""
+  function_name: str
+  reference: str
+  outcomes: Tuple[Outcome, ...]
+
+
 class TracedModuleTestCase(tf.test.TestCase):
   """Compiles the module once per class; each test compares a trace across the backends."""
 
   _module_class = None
   _exported_names: Tuple[str, ...] = ()
+  # Set by the pytest plugin: compare_backends records its outcomes in `_compared` instead of
+  # failing, one pytest item per backend judges them, and only `_only_targets` are set up.
+  _report_per_backend = False
+  _only_targets: Optional[Tuple[str, ...]] = None
 
   @classmethod
   def setUpClass(cls):
@@ -68,7 +81,7 @@ class TracedModuleTestCase(tf.test.TestCase):
           "@tf_test_utils.compile_module(YourModule).")
     cli_flags.ensure_parsed()
     started = time.monotonic()
-    setup = test_setup.set_up_class(cls._module_class, cls._exported_names)
+    setup = test_setup.set_up_class(cls._module_class, cls._exported_names, cls._only_targets)
     logging.info("Compiled %s for the reference and %d target backend(s) in %.2f s.",
                  setup.module_name, len(setup.targets), time.monotonic() - started)
     # Written once here; tests only append their outcomes and claim trace names.
@@ -77,6 +90,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     cls._artifacts_dir = setup.artifacts_dir
     cls._iree_input = setup.iree_input
     cls._outcome_log: List[Outcome] = []
+    cls._compared: List[ComparedTrace] = []
     cls._trace_names = test_setup.TraceNames()
     if not setup.targets:
       raise RuntimeError("No target backends to compare with the reference: --target_backends is "
@@ -103,7 +117,8 @@ class TracedModuleTestCase(tf.test.TestCase):
   @classmethod
   def tearDownClass(cls):
     setup = getattr(cls, "_setup", None)
-    passed_all = [] if setup is None else test_setup.unexpected_passes(setup, cls._outcome_log)
+    passed_all = ([] if setup is None or cls._report_per_backend
+                  else test_setup.unexpected_passes(setup, cls._outcome_log))
     super().tearDownClass()
     if passed_all:
       raise AssertionError(reporting.xpass_message(cls.__name__, passed_all))
@@ -172,6 +187,10 @@ class TracedModuleTestCase(tf.test.TestCase):
     outcomes = [self._target_outcome(setup, module, ref_trace, trace_function, trace_name)
                 for setup, module in zip(self._setup.targets, self._tar_modules)]
     self._outcome_log.extend(outcomes)
+    if self._report_per_backend:
+      self._compared.append(ComparedTrace(ref_trace.function_name, ref_trace.backend,
+                                          tuple(outcomes)))
+      return
     shown = [o.expecting_failure() if test_setup.expected_to_fail(s.info) else o
              for s, o in zip(self._setup.targets, outcomes)]
 
