@@ -119,6 +119,9 @@ class TracedModuleTestCase(tf.test.TestCase):
     setup = getattr(cls, "_setup", None)
     passed_all = ([] if setup is None or cls._report_per_backend
                   else test_setup.unexpected_passes(setup, cls._outcome_log))
+    if setup is not None:  # a finished class's worker processes must not outlive it.
+      for module in [setup.reference] + [s.module for s in setup.targets if s.module is not None]:
+        module.close()
     super().tearDownClass()
     if passed_all:
       raise AssertionError(reporting.xpass_message(cls.__name__, passed_all))

@@ -332,6 +332,9 @@ class CompiledModule:
     """Resets this module's state (variables) in place, reusing its compilation and host."""
     raise NotImplementedError
 
+  def close(self) -> None:
+    """Releases what runs the module (a worker process, a device); later calls fail."""
+
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     raise NotImplementedError
 
@@ -426,6 +429,9 @@ class IreeCompiledModule(CompiledModule):
 
   def reinitialize(self) -> None:
     self._loaded.reset()  # a new context; an isolated module keeps its worker process.
+
+  def close(self) -> None:
+    self._loaded.close()
 
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     return runtime.call_function(self._loaded, signature, self.module_name, args, kwargs)
