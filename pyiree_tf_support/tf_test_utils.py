@@ -133,14 +133,15 @@ class TracedModuleTestCase(tf.test.TestCase):
                         self._iree_input)
     return trace.save_plaintext(self._artifacts_dir, cli_flags.value("summarize"))
 
-  def _repro_commands(self, module, ref_trace: Trace, trace: Trace) -> List[str]:
+  def _repro_commands(self, module, ref_trace: Trace, trace: Trace) -> Sequence[str]:
+    """Each call's repro text; a call's files are written only when its text is read."""
     if not isinstance(module, tf_utils.IreeCompiledModule):
       return []
     vmfb_path = artifacts.compiled_path(self._artifacts_dir,
                                         tf_utils.backends_to_str([module.backend_info]))
-    return [r.describe() for r in repro.write_call_repros(
+    return repro.CallRepros(
         self._artifacts_dir, ref_trace, trace, vmfb_path, module.backend_info.driver,
-        module.signatures, self._iree_input, cli_flags.tolerance_policy())]
+        module.signatures, self._iree_input, cli_flags.tolerance_policy())
 
   def _target_outcome(self, setup: test_setup.BackendSetup, module, ref_trace: Trace,
                       trace_function, trace_name: str) -> Outcome:
