@@ -18,4 +18,6 @@ setuptools.setup(
         "filecheck>=1.0.6,<2",  # tf_test_driver; why this one: its module docstring
     ],
     extras_require={"test": ["pytest>=8"]},
+    # Named as its module, so that conftest.py's `pytest_plugins` or `-p` never loads it twice.
+    entry_points={"pytest11": ["pyiree_tf_support.pytest_plugin = pyiree_tf_support.pytest_plugin"]},
 )

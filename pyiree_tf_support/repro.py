@@ -10,6 +10,7 @@ Both name their programs by absolute path (the project's interpreter and its ire
 they run copy-pasted from any directory, without the venv on PATH.
 """
 
+import collections.abc
 import dataclasses
 import importlib.util
 import io
@@ -136,37 +137,75 @@ def write_call_repros(module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_
 
   `iree_input` is the text the vmfb was compiled from: it tells whether the module keeps state.
   """
-  root = artifacts.repro_dir(module_dir, tar_trace.function_name, tar_trace.backend)
-  replay = replay_command(module_dir, ref_trace, tar_trace)
+  repros = CallRepros(module_dir, ref_trace, tar_trace, vmfb_path, driver, signatures, iree_input,
+                      policy)
+  return [repros.call(i) for i in range(len(repros))]
+
+
+class CallRepros(collections.abc.Sequence):
+  """`describe()` of each call's repro, written only when that call is asked for.
+
+  A passing trace must not cost files per call (3000 calls once wrote 24,024 files): the report
+  asks only for the first mismatching call, so only a failing call's directory is written. The
+  replay command needs nothing per call (it replays the saved reference trace). Directories of
+  earlier runs are removed, so `repro/<trace>__<backend>/` holds only this run's failing calls.
+  """
+
+  def __init__(self, module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_path: str,
+               driver: str, signatures: Dict[str, FunctionSignature],
+               iree_input: Optional[str] = None,
+               policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY):
+    self._args = (tar_trace, ref_trace, vmfb_path, driver, signatures, iree_input, policy)
+    self._root = artifacts.repro_dir(module_dir, tar_trace.function_name, tar_trace.backend)
+    self._replay = replay_command(module_dir, ref_trace, tar_trace)
+    self._count = min(len(tar_trace.calls), len(ref_trace.calls))
+    self._written: Dict[int, CallRepro] = {}
+    artifacts.remove_other_entries(self._root, set())
+
+  def __len__(self) -> int:
+    return self._count
+
+  def __getitem__(self, index):
+    if isinstance(index, slice):
+      return [self[i] for i in range(*index.indices(len(self)))]
+    return self.call(index).describe()
+
+  def call(self, index: int) -> CallRepro:
+    """Call `index`'s record, writing its iree-run-module directory when it has one."""
+    if not 0 <= index < self._count:
+      raise IndexError(index)
+    if index not in self._written:
+      self._written[index] = _write_call(self._root, self._replay, index, *self._args)
+    return self._written[index]
+
+
+def _write_call(root: str, replay: str, index: int, tar_trace: Trace, ref_trace: Trace,
+                vmfb_path: str, driver: str, signatures: Dict[str, FunctionSignature],
+                iree_input: Optional[str], policy: tolerances.TolerancePolicy) -> CallRepro:
+  tar_call, ref_call = tar_trace.calls[index], ref_trace.calls[index]
   binary = iree_run_module_binary()
-  repros = []
-  for index, (tar_call, ref_call) in enumerate(zip(tar_trace.calls, ref_trace.calls)):
-    reason = _unfaithful_reason(index, iree_input)
-    signature = signatures.get(tar_call.method)
-    if not reason and binary is None:
-      reason = (f"iree-run-module is neither next to {sys.executable} nor in the iree runtime "
-                "package.")
-    if not reason and signature is None:
-      reason = f"the compiled module exports no function '{tar_call.method}'."
-    if not reason:
-      try:
-        inputs = signature.flatten_inputs(tar_trace.module_name, tar_call.inputs, tar_call.kwargs)
-      except (TypeError, ValueError) as e:
-        reason = f"its inputs do not fit the function's signature ({e})."
-    if reason:
-      repros.append(CallRepro(index, tar_call.method, replay, no_run_module_reason=reason))
-      continue
-    call_dir = os.path.join(root, _call_dir_name(index, tar_call.method))
+  reason = _unfaithful_reason(index, iree_input)
+  signature = signatures.get(tar_call.method)
+  if not reason and binary is None:
+    reason = (f"iree-run-module is neither next to {sys.executable} nor in the iree runtime "
+              "package.")
+  if not reason and signature is None:
+    reason = f"the compiled module exports no function '{tar_call.method}'."
+  if not reason:
     try:
-      _write_flagfile(call_dir, tar_trace, tar_call, ref_call, index, inputs, vmfb_path, driver,
-                      signature, policy)
-    except Exception as e:  # named with its call, then the target's outcome.
-      raise RuntimeError(f"call {index} ({tar_call.method}): {type(e).__name__}: {e}") from e
-    command = f"{artifacts.shell_cd(call_dir)} && {shlex.quote(binary)} --flagfile=flagfile"
-    repros.append(CallRepro(index, tar_call.method, replay, run_module_command=command))
-  artifacts.remove_other_entries(root, {_call_dir_name(r.index, r.method) for r in repros
-                                        if r.run_module_command})
-  return repros
+      inputs = signature.flatten_inputs(tar_trace.module_name, tar_call.inputs, tar_call.kwargs)
+    except (TypeError, ValueError) as e:
+      reason = f"its inputs do not fit the function's signature ({e})."
+  if reason:
+    return CallRepro(index, tar_call.method, replay, no_run_module_reason=reason)
+  call_dir = os.path.join(root, _call_dir_name(index, tar_call.method))
+  try:
+    _write_flagfile(call_dir, tar_trace, tar_call, ref_call, index, inputs, vmfb_path, driver,
+                    signature, policy)
+  except Exception as e:  # named with its call, then the target's outcome.
+    raise RuntimeError(f"call {index} ({tar_call.method}): {type(e).__name__}: {e}") from e
+  command = f"{artifacts.shell_cd(call_dir)} && {shlex.quote(binary)} --flagfile=flagfile"
+  return CallRepro(index, tar_call.method, replay, run_module_command=command)
 
 
 def _call_dir_name(index: int, method: str) -> str:
@@ -194,42 +233,6 @@ def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, ref_call, index: 
   lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.given_rtol,
                             tar_call.given_atol, policy)
   artifacts.write_text(os.path.join(call_dir, "flagfile"), "\n".join(lines) + "\n")
-
-
-def _call_dir_name(index: int, method: str) -> str:
-  return f"call_{index}_{artifacts.safe_name(method)}"
-
-
-def _write_call_repro(root: str, index: int, ref_call, tar_call, tar_trace: Trace,
-                      vmfb_path: str, driver: str,
-                      signatures: Dict[str, FunctionSignature]) -> Optional[str]:
-  signature = signatures.get(tar_call.method)
-  if signature is None:
-    return None
-  try:
-    inputs = signature.flatten_inputs(tar_trace.module_name, tar_call.inputs, tar_call.kwargs)
-  except (TypeError, ValueError):
-    return None
-  call_dir = os.path.join(root, _call_dir_name(index, tar_call.method))
-  os.makedirs(call_dir, exist_ok=True)
-  lines = [
-      f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
-      f"backend '{tar_trace.backend}' alone.",
-      "# From this directory: iree-run-module --flagfile=flagfile",
-      "# The module starts from its initial state: earlier calls of the trace are not replayed.",
-      "--module=" + os.path.relpath(vmfb_path, call_dir),
-      f"--device={driver}",
-      f"--function={signature.name}",
-  ]
-  for i, value in enumerate(inputs):
-    lines.append("--input=" + _save_value(call_dir, f"input_{i}", value))
-  expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs) if v is not None]
-  for i, value in enumerate(expected):
-    lines.append("--expected_output=" + _save_value(call_dir, f"expected_output_{i}", value))
-  lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.rtol, tar_call.atol)
-  flagfile = os.path.join(call_dir, "flagfile")
-  artifacts.write_text(flagfile, "\n".join(lines) + "\n")
-  return f"{artifacts.shell_cd(call_dir)} && iree-run-module --flagfile=flagfile"
 
 
 def _tolerance_flags(expected: Sequence[np.ndarray], backend_names: Sequence[str],

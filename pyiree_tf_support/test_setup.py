@@ -158,12 +158,19 @@ def compile_backends(job: _CompileJob, plan: BackendPlan) -> Tuple[BackendSetup,
   return tuple(done[i] for i in range(len(infos)))
 
 
-def set_up_class(module_class, exported_names: Sequence[str]) -> ClassSetup:
-  """Runs the steps; raises if the reference cannot be used (nothing could be compared)."""
+def set_up_class(module_class, exported_names: Sequence[str],
+                 only_targets: Optional[Sequence[str]] = None) -> ClassSetup:
+  """Runs the steps; raises if the reference cannot be used (nothing could be compared).
+
+  `only_targets`: names of the planned targets to set up (the pytest plugin passes the backends
+  of the selected items); None sets up every planned target.
+  """
   module_name = tf_utils.module_name_of(module_class)
   artifacts_dir = claim_artifacts_dir(module_class)
   logging.info("Artifacts of %s are saved in %s", module_name, artifacts_dir)
   plan = plan_backends()
+  if only_targets is not None:
+    plan = dataclasses.replace(plan, targets=tuple(t for t in plan.targets if t.name in only_targets))
   imported = pre_import(module_class, exported_names, artifacts_dir, plan)
   job = _CompileJob(module_class, tuple(exported_names), artifacts_dir, imported.error,
                     cli_flags.compile_cache_from_flags())

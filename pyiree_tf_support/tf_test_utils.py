@@ -5,6 +5,7 @@ compiles MyModule once for the reference and every target backend (`test_setup`)
 `self.compare_backends(trace_function)`, which runs the trace on every backend and compares.
 """
 
+import dataclasses
 import time
 import unittest
 from typing import Callable, List, Optional, Sequence, Tuple
@@ -59,11 +60,23 @@ def _first_different_call(ref_trace: Trace, trace: Trace) -> int:
               min(len(ref_trace.calls), len(trace.calls)))
 
 
+@dataclasses.dataclass(frozen=True)
+class ComparedTrace:
+  """One compared trace's raw outcomes (before XFAIL), kept when the pytest plugin judges them."""
+  function_name: str
+  reference: str
+  outcomes: Tuple[Outcome, ...]
+
+
 class TracedModuleTestCase(tf.test.TestCase):
   """Compiles the module once per class; each test compares a trace across the backends."""
 
   _module_class = None
   _exported_names: Tuple[str, ...] = ()
+  # Set by the pytest plugin: compare_backends records its outcomes in `_compared` instead of
+  # failing, one pytest item per backend judges them, and only `_only_targets` are set up.
+  _report_per_backend = False
+  _only_targets: Optional[Tuple[str, ...]] = None
 
   @classmethod
   def setUpClass(cls):
@@ -74,7 +87,7 @@ class TracedModuleTestCase(tf.test.TestCase):
           "@tf_test_utils.compile_module(YourModule).")
     cli_flags.ensure_parsed()
     started = time.monotonic()
-    setup = test_setup.set_up_class(cls._module_class, cls._exported_names)
+    setup = test_setup.set_up_class(cls._module_class, cls._exported_names, cls._only_targets)
     logging.info("Compiled %s for the reference and %d target backend(s) in %.2f s.",
                  setup.module_name, len(setup.targets), time.monotonic() - started)
     # Written once here; tests only append their outcomes and claim trace names.
@@ -83,6 +96,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     cls._artifacts_dir = setup.artifacts_dir
     cls._iree_input = setup.iree_input
     cls._outcome_log: List[Outcome] = []
+    cls._compared: List[ComparedTrace] = []
     cls._trace_names = test_setup.TraceNames()
     if not setup.targets:
       raise RuntimeError("No target backends to compare with the reference: --target_backends is "
@@ -109,7 +123,11 @@ class TracedModuleTestCase(tf.test.TestCase):
   @classmethod
   def tearDownClass(cls):
     setup = getattr(cls, "_setup", None)
-    passed_all = [] if setup is None else test_setup.unexpected_passes(setup, cls._outcome_log)
+    passed_all = ([] if setup is None or cls._report_per_backend
+                  else test_setup.unexpected_passes(setup, cls._outcome_log))
+    if setup is not None:  # a finished class's worker processes must not outlive it.
+      for module in [setup.reference] + [s.module for s in setup.targets if s.module is not None]:
+        module.close()
     super().tearDownClass()
     if passed_all:
       raise AssertionError(reporting.xpass_message(cls.__name__, passed_all))
@@ -121,14 +139,15 @@ class TracedModuleTestCase(tf.test.TestCase):
                         self._iree_input)
     return trace.save_plaintext(self._artifacts_dir, cli_flags.value("summarize"))
 
-  def _repro_commands(self, module, ref_trace: Trace, trace: Trace) -> List[str]:
+  def _repro_commands(self, module, ref_trace: Trace, trace: Trace) -> Sequence[str]:
+    """Each call's repro text; a call's files are written only when its text is read."""
     if not isinstance(module, tf_utils.IreeCompiledModule):
       return []
     vmfb_path = artifacts.compiled_path(self._artifacts_dir,
                                         tf_utils.backends_to_str([module.backend_info]))
-    return [r.describe() for r in repro.write_call_repros(
+    return repro.CallRepros(
         self._artifacts_dir, ref_trace, trace, vmfb_path, module.backend_info.driver,
-        module.signatures, self._iree_input, cli_flags.tolerance_policy())]
+        module.signatures, self._iree_input, cli_flags.tolerance_policy())
 
   def _target_outcome(self, setup: test_setup.BackendSetup, module, ref_trace: Trace,
                       trace_function, trace_name: str) -> Outcome:
@@ -182,6 +201,10 @@ class TracedModuleTestCase(tf.test.TestCase):
     outcomes = [self._target_outcome(setup, module, ref_trace, trace_function, trace_name)
                 for setup, module in zip(self._setup.targets, self._tar_modules)]
     self._outcome_log.extend(outcomes)
+    if self._report_per_backend:
+      self._compared.append(ComparedTrace(ref_trace.function_name, ref_trace.backend,
+                                          tuple(outcomes)))
+      return
     shown = [o.expecting_failure() if test_setup.expected_to_fail(s.info) else o
              for s, o in zip(self._setup.targets, outcomes)]
 

@@ -393,6 +393,9 @@ class CompiledModule:
       return None
     return importer.not_exported_reason(instance, name, self._exported_names)
 
+  def close(self) -> None:
+    """Releases what runs the module (a worker process, a device); later calls fail."""
+
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     raise NotImplementedError
 
@@ -515,6 +518,9 @@ class IreeCompiledModule(CompiledModule):
 
   def reinitialize(self) -> None:
     self._loaded.reset()  # a new context; an isolated module keeps its worker process.
+
+  def close(self) -> None:
+    self._loaded.close()
 
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     not_compiled = self.method_compile_error(name)

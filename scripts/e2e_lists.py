@@ -5,7 +5,6 @@ The known failures are the `FAILING` dict literal of e2e/BUILD.bazel (the source
 The backends are the backend table's (`pyiree_tf_support/backends.py`), by the name the e2e tests use.
 """
 
-import ast
 import glob
 import os
 import sys
@@ -17,6 +16,7 @@ REFERENCE_BACKEND = "tf"
 
 sys.path.insert(0, ROOT)
 from pyiree_tf_support import backends  # pylint: disable=wrong-import-position
+from pyiree_tf_support import expected_failures  # pylint: disable=wrong-import-position
 
 
 def e2e_backends() -> Tuple[str, ...]:
@@ -26,13 +26,10 @@ def e2e_backends() -> Tuple[str, ...]:
 
 def failing_by_backend(build_file: str = BUILD_FILE) -> Dict[str, Dict[str, str]]:
   """{backend: {file: reason}} as e2e/BUILD.bazel declares it."""
-  with open(build_file) as f:
-    tree = ast.parse(f.read(), build_file)
-  for node in tree.body:
-    if (isinstance(node, ast.Assign) and len(node.targets) == 1
-        and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "FAILING"):
-      return ast.literal_eval(node.value)
-  raise ValueError(f"{build_file} has no FAILING dict literal.")
+  lists = expected_failures.failing_by_backend(build_file)
+  if not lists:
+    raise ValueError(f"{build_file} has no FAILING dict literal.")
+  return lists
 
 
 def test_name(suite: str, src: str, backend: str, reference: str = REFERENCE_BACKEND) -> str:

@@ -127,7 +127,7 @@ class TraceArtifactsTest(CaseTest):
     with open(os.path.join(self.module_dir, "traces", "trace.test_b__iree_vmla.txt")) as f:
       self.assertIn("2.0", f.read())
 
-  def test_a_repro_dir_holds_only_the_current_run_s_calls(self):
+  def test_a_repro_dir_holds_only_the_current_run_s_failing_calls(self):
     stale = os.path.join(self.module_dir, "repro", "one_call__iree_vmla", "call_7_add")
     os.makedirs(stale)
 
@@ -136,8 +136,8 @@ class TraceArtifactsTest(CaseTest):
 
     result = self.run_on({"test_one": one_call}, backends=["iree_vmla"])
     self.assertTrue(result.wasSuccessful(), messages(result))
-    self.assertEqual(os.listdir(os.path.join(self.module_dir, "repro", "one_call__iree_vmla")),
-                     ["call_0_add"])
+    # The call passed: it gets no repro files, and the stale one is gone.
+    self.assertEqual(os.listdir(os.path.join(self.module_dir, "repro", "one_call__iree_vmla")), [])
 
 
 class OneTargetErrorTest(CaseTest):

@@ -1,0 +1,272 @@
+"""The pytest plugin (entry point `pytest11`): the library's flags as pytest options, and one pytest
+item per (test, target backend) for every `TracedModuleTestCase`.
+
+Why items and not parametrize: a unittest TestCase cannot take pytest parameters, and the
+reference trace must run once per test. So a class collector yields `test_x[<backend>]` items;
+the first item of a test runs the TestCase method once (the class set up only for the backends
+of the selected items), `compare_backends` records each backend's outcome instead of failing,
+and every item reports its own backend's outcome. `-k`, `--lf`, `-x`, `--durations` and JUnit XML
+then work per backend. Expected failures are strict xfails: the `_FAILING_BY_BACKEND` lists of the
+BUILD.bazel beside the test file (what Bazel uses) and --xfail_backends. absltest and
+`python file.py` are untouched: there one test still compares every backend.
+"""
+
+import dataclasses
+import os
+import shlex
+import sys
+import time
+import traceback
+import unittest
+from typing import Dict, List, Optional, Tuple
+
+import pytest
+
+from pyiree_tf_support import backends
+from pyiree_tf_support import cli_flags
+from pyiree_tf_support import expected_failures
+from pyiree_tf_support import pytest_summary
+
+_STATE = pytest.StashKey["_Session"]()
+
+
+def _library_flags() -> list:
+  return cli_flags.FLAGS.get_flags_for_module(cli_flags.__name__)
+
+
+def _taken_option_names(parser) -> set:
+  groups = list(parser._groups) + [parser._anonymous]  # pylint: disable=protected-access
+  return {name for group in groups for option in group.options for name in option.names()}
+
+
+def pytest_addoption(parser):
+  group = parser.getgroup("pyiree_tf_support", "pyiree_tf_support (the library's absl flags)")
+  taken = _taken_option_names(parser)
+  for flag in _library_flags():
+    # A name pytest already uses (e.g. --verbose) gets a pyiree_ prefix.
+    name = flag.name if f"--{flag.name}" not in taken else f"pyiree_{flag.name}"
+    dest = f"pyiree_flag_{flag.name}"
+    if flag.boolean:
+      group.addoption(f"--{name}", dest=dest, nargs="?", const="true", default=None,
+                      help=f"{flag.help} (default: {flag.default})")
+      group.addoption(f"--no{name}", dest=dest, action="store_const", const="false",
+                      help=f"Sets --{name}=false.")
+    else:
+      group.addoption(f"--{name}", dest=dest, default=None, help=flag.help)
+
+
+def _flag_arguments(config) -> List[str]:
+  return [f"--{flag.name}={value}" for flag in _library_flags()
+          if (value := config.getoption(f"pyiree_flag_{flag.name}")) is not None]
+
+
+def pytest_configure(config):
+  extra = _flag_arguments(config)
+  if extra:  # absl parses these (same validation); the library reads them when argv is not absl's.
+    existing = os.environ.get(cli_flags.ENV_VAR, "")
+    os.environ[cli_flags.ENV_VAR] = " ".join([existing] + [shlex.quote(e) for e in extra]).strip()
+  if os.environ.get(cli_flags.ENV_VAR, "").strip():
+    try:
+      cli_flags.ensure_parsed()
+    except cli_flags.FlagsError as e:
+      raise pytest.UsageError(str(e)) from None
+  config.stash[_STATE] = _Session()
+  config.pluginmanager.register(config.stash[_STATE], "pyiree_tf_support_session")
+
+
+def _traced_case_class(obj) -> bool:
+  module = sys.modules.get("pyiree_tf_support.tf_test_utils")
+  return (module is not None and isinstance(obj, type) and
+          issubclass(obj, module.TracedModuleTestCase) and obj._module_class is not None)  # pylint: disable=protected-access
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector, name, obj):
+  if _traced_case_class(obj):
+    return TracedCaseCollector.from_parent(collector, name=name, obj=obj)
+  return None
+
+
+class TestFailed(Exception):
+  """A failure whose text is already the whole message (no Python traceback of the plugin)."""
+
+
+class TracedCaseCollector(pytest.Class):
+  """Yields `<test>[<backend>]` for every test method and planned target backend."""
+
+  def collect(self):
+    from pyiree_tf_support import test_setup  # pylint: disable=import-outside-toplevel
+    targets = test_setup.plan_backends().targets
+    failing = expected_failures.for_test_file(str(self.path))
+    base = sys.modules["pyiree_tf_support.tf_test_utils"].TracedModuleTestCase
+    # tf.test.TestCase's own test_session is "Not a test."; only the user's methods are tests.
+    methods = [m for m in unittest.TestLoader().getTestCaseNames(self.obj) if not hasattr(base, m)]
+    for method in methods:
+      for info in targets:
+        item = BackendItem.from_parent(self, name=f"{method}[{info.name}]", method=method,
+                                       backend=info.name)
+        item.extra_keyword_matches.add(info.name)
+        reason = _xfail_reason(info, failing)
+        if reason:
+          item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+        yield item
+
+
+def _xfail_reason(info, failing: Dict[str, str]) -> Optional[str]:
+  from pyiree_tf_support import test_setup  # pylint: disable=import-outside-toplevel
+  for listed, reason in failing.items():
+    if backends.lookup(listed).name == info.spec.name:
+      return reason
+  return "--xfail_backends" if test_setup.expected_to_fail(info) else None
+
+
+class BackendItem(pytest.Item):
+  """One target backend of one test method."""
+
+  def __init__(self, *, method: str, backend: str, **kwargs):
+    super().__init__(**kwargs)
+    self.method = method
+    self.backend = backend
+
+  @property
+  def case_class(self) -> type:
+    return self.parent.obj
+
+  def setup(self) -> None:
+    self.config.stash[_STATE].class_run(self.case_class).set_up()
+
+  def runtest(self) -> None:
+    self.config.stash[_STATE].class_run(self.case_class).judge(self.method, self.backend)
+
+  def repr_failure(self, excinfo, style=None):
+    if isinstance(excinfo.value, TestFailed):
+      return str(excinfo.value)
+    return super().repr_failure(excinfo, style)
+
+  def teardown(self) -> None:
+    self.config.stash[_STATE].item_done(self)
+
+  def reportinfo(self):
+    return self.path, None, f"{self.case_class.__name__}.{self.name}"
+
+
+@dataclasses.dataclass(frozen=True)
+class _MethodResult:
+  error: Optional[str]
+  skip_reason: Optional[str]
+  compared: tuple
+
+
+class _ClassRun:
+  """One TestCase class under pytest: set up once for `backends`, each method run once."""
+
+  def __init__(self, case_class: type, backends_selected: Tuple[str, ...]):
+    self.case_class = case_class
+    self.backends = backends_selected
+    self.setup_seconds: Optional[float] = None
+    self._setup_error: Optional[BaseException] = None
+    self._results: Dict[str, _MethodResult] = {}
+    self.torn_down = False
+
+  def set_up(self) -> None:
+    if self.setup_seconds is None:
+      self.case_class._report_per_backend = True  # pylint: disable=protected-access
+      self.case_class._only_targets = self.backends  # pylint: disable=protected-access
+      started = time.monotonic()
+      try:
+        self.case_class.setUpClass()
+      except unittest.SkipTest as e:
+        self._setup_error = e
+      except Exception as e:  # pylint: disable=broad-except
+        self._setup_error = TestFailed(f"{self.case_class.__name__}.setUpClass failed:\n"
+                                       + "".join(traceback.format_exception(e)))
+      self.setup_seconds = time.monotonic() - started
+    if isinstance(self._setup_error, unittest.SkipTest):
+      pytest.skip(str(self._setup_error))
+    if self._setup_error is not None:
+      raise self._setup_error
+
+  def _run(self, method: str) -> _MethodResult:
+    if method not in self._results:
+      compared = self.case_class._compared  # pylint: disable=protected-access
+      before = len(compared)
+      result = unittest.TestResult()
+      self.case_class(method).run(result)
+      errors = [text for _, text in result.errors + result.failures]
+      errors += [f"{method}: unexpected success" for _ in result.unexpectedSuccesses]
+      skip = result.skipped[0][1] if result.skipped else None
+      self._results[method] = _MethodResult("\n".join(errors) or None, skip,
+                                            tuple(compared[before:]))
+    return self._results[method]
+
+  def judge(self, method: str, backend: str) -> None:
+    """Passes, skips or raises for `backend`'s outcomes in `method`."""
+    from pyiree_tf_support import reporting  # pylint: disable=import-outside-toplevel
+    result = self._run(method)
+    if result.error:
+      raise TestFailed(result.error)
+    if result.skip_reason is not None:
+      pytest.skip(result.skip_reason)
+    mine = [(c, o) for c in result.compared for o in c.outcomes if o.backend == backend]
+    failed = [reporting.format_report(c.function_name, c.reference, [o])
+              for c, o in mine if o.status.failed]
+    if failed:
+      raise TestFailed("\n".join(failed))
+    if mine and all(o.status is reporting.Status.SKIPPED for _, o in mine):
+      pytest.skip(f"{backend}: {mine[0][1].detail}")
+
+  def tear_down(self) -> None:
+    if not self.torn_down:
+      self.torn_down = True
+      if self.setup_seconds is not None and self._setup_error is None:
+        self.case_class.tearDownClass()
+
+
+class _Session:
+  """Per-session state: class runs, how many selected items each class has left, results."""
+
+  def __init__(self):
+    self._runs: Dict[type, _ClassRun] = {}
+    self._left: Dict[type, int] = {}
+    self._selected: Dict[type, List[str]] = {}
+    self._items: Dict[str, Tuple[str, str]] = {}  # nodeid -> (test file, backend)
+    self.summary = pytest_summary.Summary()
+
+  def class_run(self, case_class: type) -> _ClassRun:
+    if case_class not in self._runs:
+      self._runs[case_class] = _ClassRun(case_class, tuple(self._selected.get(case_class, ())))
+    return self._runs[case_class]
+
+  @pytest.hookimpl(trylast=True)
+  def pytest_collection_finish(self, session):
+    for item in session.items:
+      if isinstance(item, BackendItem):
+        self._items[item.nodeid] = (item.nodeid.split("::")[0], item.backend)
+        cls = item.case_class
+        self._left[cls] = self._left.get(cls, 0) + 1
+        if item.backend not in self._selected.setdefault(cls, []):
+          self._selected[cls].append(item.backend)
+
+  def item_done(self, item: BackendItem) -> None:
+    """Tears the class down after its last selected item (releasing its worker processes)."""
+    self._left[item.case_class] -= 1
+    if self._left[item.case_class] == 0:
+      self.class_run(item.case_class).tear_down()
+
+  def pytest_runtest_logreport(self, report):
+    where = self._items.get(report.nodeid)
+    if where is not None:
+      self.summary.record(report, *where)
+
+  def pytest_sessionfinish(self):
+    for run in self._runs.values():
+      try:
+        run.tear_down()
+      except Exception:  # pylint: disable=broad-except
+        traceback.print_exc()
+
+  def pytest_terminal_summary(self, terminalreporter):
+    set_ups = [(run.setup_seconds, f"{run.case_class.__module__}.{run.case_class.__name__}",
+                run.backends) for run in self._runs.values() if run.setup_seconds is not None]
+    for line in self.summary.lines(set_ups):
+      terminalreporter.write_line(line)

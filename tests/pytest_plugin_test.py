@@ -1,0 +1,156 @@
+"""The pytest plugin, driven as a user drives it: pytest in a directory outside the repo (no
+conftest), on real modules compiled for real backends."""
+
+import importlib.metadata
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+from absl.testing import absltest
+
+from pyiree_tf_support import cli_flags
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PLUGIN = "pyiree_tf_support.pytest_plugin"
+
+MUL_TEST = textwrap.dedent('''
+    import os
+    import numpy as np
+    import tensorflow as tf
+    from pyiree_tf_support import tf_test_utils
+
+    class MulModule(tf.Module):
+      @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+      def mul(self, a):
+        return a * a
+
+    @tf_test_utils.compile_module(MulModule)
+    class MulTest(tf_test_utils.TracedModuleTestCase):
+      def test_mul(self):
+        def mul(module):
+          with open(os.environ["TRACE_LOG"], "a") as log:
+            log.write(module.backend + "\\n")
+          module.mul(np.arange(4, dtype=np.float32))
+        self.compare_backends(mul)
+    ''')
+
+ERF_TEST = textwrap.dedent('''
+    import numpy as np
+    import tensorflow as tf
+    from pyiree_tf_support import tf_test_utils
+
+    class ErfModule(tf.Module):
+      @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+      def erf(self, a):
+        return tf.math.erf(a)
+
+    @tf_test_utils.compile_module(ErfModule)
+    class ErfTest(tf_test_utils.TracedModuleTestCase):
+      def test_erf(self):
+        self.compare_backends(lambda module: module.erf(np.zeros([4], np.float32)))
+    ''')
+
+BUILD = textwrap.dedent('''
+    FAILING = {
+        "iree_llvmjit": {
+            "erf_test.py": "no erf lowering",
+            "mul_test.py": "listed but passes",
+        },
+    }
+    ''')
+
+
+class PluginTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.dir = tempfile.mkdtemp(prefix="plugin_test_")
+    self.log = os.path.join(self.dir, "trace.log")
+
+  def write(self, name, text):
+    with open(os.path.join(self.dir, name), "w") as f:
+      f.write(text)
+
+  def pytest(self, *args):
+    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2", TRACE_LOG=self.log)
+    env.pop(cli_flags.ENV_VAR, None)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider", *args,
+         f"--artifacts_dir={self.dir}/artifacts",
+         f"--compile_cache_dir={os.path.join(tempfile.gettempdir(), 'plugin_test_cache')}"],
+        capture_output=True, text=True, cwd=self.dir, env=env, timeout=600, check=False)
+
+  def traced_backends(self):
+    with open(self.log) as f:
+      return f.read().split()
+
+  def test_collect_only_shows_one_item_per_backend(self):
+    shutil.copy(os.path.join(REPO, "e2e", "simple_arithmetic_test.py"), self.dir)
+    process = self.pytest("simple_arithmetic_test.py", "--collect-only", "-q",
+                          "--target_backends=iree_vmla,iree_llvmjit")
+    items = [line for line in process.stdout.splitlines() if "::" in line]
+    self.assertLen(items, 4, process.stdout + process.stderr)
+    for test in ("test_simple_mul", "test_simple_matmul"):
+      for backend in ("iree_vmla", "iree_llvmjit"):
+        self.assertIn(f"simple_arithmetic_test.py::SimpleArithmeticTest::{test}[{backend}]", items)
+
+  def test_k_runs_only_that_backend_and_the_reference_once(self):
+    shutil.copy(os.path.join(REPO, "e2e", "simple_arithmetic_test.py"), self.dir)
+    self.write("mul_test.py", MUL_TEST)
+    junit = os.path.join(self.dir, "junit.xml")
+    process = self.pytest("simple_arithmetic_test.py", "mul_test.py", "-k", "iree_llvmjit",
+                          "--target_backends=iree_vmla,iree_llvmjit", f"--junitxml={junit}")
+    self.assertEqual(process.returncode, 0, process.stdout + process.stderr)
+    self.assertIn("3 passed, 3 deselected", process.stdout)
+    self.assertEqual(self.traced_backends(), ["tf_ref", "iree_llvmjit"])
+    with open(junit) as f:
+      self.assertIn('name="test_mul[iree_llvmjit]"', f.read())
+    self.assertFalse(os.path.exists(os.path.join(self.dir, "artifacts", "MulModule",
+                                                 "compiled__iree_vmla.vmfb")))
+
+  def test_failures_are_per_backend_and_listed_ones_are_strict_xfails(self):
+    self.write("mul_test.py", MUL_TEST)
+    self.write("erf_test.py", ERF_TEST)
+    self.write("BUILD.bazel", BUILD)
+    process = self.pytest("mul_test.py", "erf_test.py", "-rxXf",
+                          "--target_backends=iree_vmla,iree_llvmjit")
+    out = process.stdout
+    self.assertEqual(process.returncode, 1, out + process.stderr)
+    self.assertIn("2 failed, 1 passed, 1 xfailed", out)
+    self.assertRegex(out, r"XFAIL erf_test.py::ErfTest::test_erf\[iree_llvmjit\] - no erf lowering")
+    self.assertRegex(out, r"FAILED mul_test.py::MulTest::test_mul\[iree_llvmjit\] - \[XPASS\(strict\)\]")
+    self.assertIn("[XPASS(strict)] listed but passes", out)
+    self.assertRegex(out, r"iree_vmla: COMPILE ERROR")
+    self.assertEqual(sorted(self.traced_backends()), ["iree_llvmjit", "iree_vmla", "tf_ref"])
+    table = out[out.index("verdicts per test file and backend"):].splitlines()
+    self.assertEqual(re.split(r"\s{2,}", table[1]), ["file", "iree_vmla", "iree_llvmjit"])
+    self.assertEqual(re.split(r"\s{2,}", table[2]), ["mul_test.py", "pass", "fail"])
+    self.assertEqual(re.split(r"\s{2,}", table[3]), ["erf_test.py", "fail", "xfail"])
+    self.assertEqual(re.split(r"\s{2,}", table[4]), ["total", "1 pass 1 fail", "1 fail 1 xfail"])
+    self.assertIn("slowest compiles", out)
+
+  def test_every_library_flag_is_an_option_and_a_bad_value_is_one_line(self):
+    process = self.pytest("--help")
+    for flag in cli_flags.FLAGS.get_flags_for_module(cli_flags.__name__):
+      self.assertIn(f"--{flag.name}", process.stdout)
+    process = self.pytest("--target_backends=iree_bogus")
+    self.assertNotEqual(process.returncode, 0)
+    lines = (process.stdout + process.stderr).strip().splitlines()
+    self.assertLen(lines, 1, lines)
+    self.assertIn("Unknown backend 'iree_bogus'; valid backends are:", lines[0])
+
+
+class EntryPointTest(absltest.TestCase):
+
+  def test_installed_package_registers_the_plugin(self):
+    """Passes once the package is (re)installed from this setup.py (scripts/bootstrap.sh)."""
+    names = {ep.value for ep in importlib.metadata.entry_points(group="pytest11")}
+    self.assertIn(PLUGIN, names)
+
+
+if __name__ == "__main__":
+  absltest.main()
