@@ -15,7 +15,9 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 from absl import logging
 import numpy as np
-import tensorflow as tf
+from pyiree_tf_support import verbosity
+verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
+import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import backends
@@ -269,7 +271,7 @@ def _compile_imported(imported: importer.ImportedModule, backend_infos: Sequence
     except BaseException as e:
       future.set_exception(e)
   else:
-    logging.info("Reusing this process's compilation of %s.", description)
+    logging.debug("Reusing this process's compilation of %s.", description)
   vmfb = future.result()
   if artifacts_dir is not None:
     artifacts.write_bytes(artifacts.compiled_path(artifacts_dir, names), vmfb)
