@@ -148,10 +148,10 @@ def apply(verbose: bool) -> None:
   level = std_logging.INFO if verbose else std_logging.WARNING
   for name in NOISY_LOGGERS:
     std_logging.getLogger(name).setLevel(level)
-  handler = logging.get_absl_handler()
+  absl_logger = logging.get_absl_logger()  # a logger's filter sees only records logged through it.
   if verbose:
-    handler.removeFilter(_FILTER)
+    absl_logger.removeFilter(_FILTER)
     if logging.get_verbosity() < logging.DEBUG:
       logging.set_verbosity(logging.DEBUG)
   else:
-    handler.addFilter(_FILTER)
+    absl_logger.addFilter(_FILTER)
