@@ -1,10 +1,9 @@
 """Batch normalization: inference form, moments-based (training-style) form, fused NHWC op."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 
 class BatchNormModule(tf.Module):

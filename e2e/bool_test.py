@@ -1,9 +1,8 @@
 """Boolean tensors: comparisons, logical ops, select, any/all reductions, bool inputs and outputs."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
+import tensorflow.compat.v2 as tf
 
 
 class BoolModule(tf.Module):

@@ -1,10 +1,9 @@
 """NumPy-style broadcasting of statically shaped operands in elementwise ops, and tf.broadcast_to."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 
 class BroadcastingModule(tf.Module):

@@ -1,9 +1,8 @@
 """Complex numbers: built from real parts, complex64 inputs and outputs, arithmetic, abs, conj."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
+import tensorflow.compat.v2 as tf
 
 
 class ComplexModule(tf.Module):

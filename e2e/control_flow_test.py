@@ -1,9 +1,8 @@
 """Data-dependent control flow: while loops and conditionals (autograph -> tf.while / tf.cond)."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
+import tensorflow.compat.v2 as tf
 
 
 class ControlFlowModule(tf.Module):

@@ -1,10 +1,9 @@
 """2-D convolution (NHWC): padding, strides, dilation, batch and channel variations."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 
 class Conv2dModule(tf.Module):

@@ -1,9 +1,8 @@
 """A stateful counter: an int32 tf.Variable changed by several exported functions."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
+import tensorflow.compat.v2 as tf
 
 
 class CounterModule(tf.Module):

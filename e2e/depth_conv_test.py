@@ -1,10 +1,9 @@
 """Depthwise 2-D convolution: channel multipliers, padding and strides."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 
 class DepthwiseConv2dModule(tf.Module):

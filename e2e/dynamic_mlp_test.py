@@ -1,10 +1,10 @@
 """A small multi-layer perceptron with a dynamic batch dimension and fixed weights."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
+
 
 LAYER_SIZES = [8, 16, 12, 4]
 

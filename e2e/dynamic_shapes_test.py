@@ -2,10 +2,9 @@
 with a dynamic batch, reshape with an inferred dimension, tf.shape as data, expand/squeeze."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 
 class DynamicShapesModule(tf.Module):

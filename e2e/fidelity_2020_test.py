@@ -8,9 +8,8 @@ seeds every construction), `ModuleCall.outputs` tuples read through `Trace` obje
 import os
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils, tf_utils
+import tensorflow.compat.v2 as tf
 
 
 class RandomDense(tf.Module):

@@ -1,10 +1,9 @@
 """Filling tensors: tf.fill with static and runtime dims, zeros_like / ones_like, tf.ones."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 
 class FillModule(tf.Module):

@@ -1,9 +1,8 @@
 """float64 inputs, arithmetic and outputs (IREE demotes f64 to f32 unless told not to)."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
+import tensorflow.compat.v2 as tf
 
 
 class Float64Module(tf.Module):

@@ -1,10 +1,9 @@
 """Gathering: tf.gather along axes, with batch_dims, and tf.gather_nd."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 
 class GatherModule(tf.Module):

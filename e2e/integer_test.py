@@ -2,10 +2,9 @@
 shifts, int8 / uint8 / int16 inputs, int64, and float <-> int casts."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 
 class IntegerModule(tf.Module):

@@ -5,12 +5,12 @@ import os
 
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
+# The library first: it configures TensorFlow's logging before keras imports TensorFlow.
+from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support import tf_utils
 import keras
 import numpy as np
 import tensorflow.compat.v2 as tf
-
-from pyiree_tf_support import tf_test_utils
-from pyiree_tf_support import tf_utils
 
 BATCH = 2
 

@@ -1,9 +1,8 @@
 """Evenly spaced sequences: tf.linspace with runtime endpoints, tf.range with runtime limits."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
+import tensorflow.compat.v2 as tf
 
 
 class LinspaceModule(tf.Module):

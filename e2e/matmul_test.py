@@ -1,10 +1,9 @@
 """Matrix multiplication: plain, transposed, batched, with bias and activation."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 
 class MatmulModule(tf.Module):

@@ -3,10 +3,9 @@ reductions; each function is called with several shapes. (Ops whose lowering nee
 arithmetic are in dynamic_shapes_test.py.)"""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 
 class MatrixOpsDynamicModule(tf.Module):

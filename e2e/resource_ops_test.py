@@ -2,9 +2,8 @@
 shapes, variables read inside computations, and a function returning nothing."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
+import tensorflow.compat.v2 as tf
 
 
 class ResourceOpsModule(tf.Module):

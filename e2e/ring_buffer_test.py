@@ -1,9 +1,9 @@
 """A fixed-capacity ring buffer kept in tf.Variables (values, write position, fill count)."""
 
 import numpy as np
+from pyiree_tf_support import tf_test_utils
 import tensorflow.compat.v2 as tf
 
-from pyiree_tf_support import tf_test_utils
 
 CAPACITY = 5
 FEATURES = 2

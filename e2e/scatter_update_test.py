@@ -1,10 +1,9 @@
 """Scatter into tensors: tf.tensor_scatter_nd_update / add / max on values and on slices."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 
 class ScatterUpdateModule(tf.Module):

@@ -1,10 +1,9 @@
 """Element-wise multiply and a large matmul: the smallest end-to-end differential test."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 
 class SimpleArithmeticModule(tf.Module):

@@ -1,9 +1,8 @@
 """A tf.Variable counter: state persists across calls and is reset between test methods."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
+import tensorflow.compat.v2 as tf
 
 
 class Stateful(tf.Module):

@@ -1,10 +1,10 @@
 """A sliding window over a stream: the state is the last WINDOW frames, shifted on each push."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
+
 
 WINDOW = 4
 FEATURES = 3

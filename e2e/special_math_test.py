@@ -1,9 +1,9 @@
 """Special functions: error functions, log-gamma, digamma, scaled Bessel, inverse erf."""
 
 import numpy as np
+from pyiree_tf_support import tf_test_utils
 import tensorflow.compat.v2 as tf
 
-from pyiree_tf_support import tf_test_utils
 
 SPEC = [tf.TensorSpec([5], tf.float32)]
 

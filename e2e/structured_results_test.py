@@ -2,10 +2,9 @@
 tuple, and structured results from a stateful function."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 
 class StructuredResultsModule(tf.Module):

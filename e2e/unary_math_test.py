@@ -1,9 +1,9 @@
 """Elementwise unary math ops on float32 vectors."""
 
 import numpy as np
+from pyiree_tf_support import tf_test_utils
 import tensorflow.compat.v2 as tf
 
-from pyiree_tf_support import tf_test_utils
 
 SPEC = [tf.TensorSpec([6], tf.float32)]
 

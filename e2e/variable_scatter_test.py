@@ -2,9 +2,8 @@
 scatter_update with IndexedSlices."""
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
+import tensorflow.compat.v2 as tf
 
 
 class VariableScatterModule(tf.Module):

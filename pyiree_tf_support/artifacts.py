@@ -15,6 +15,7 @@ Layout under the artifacts root:
 import hashlib
 import os
 import re
+import secrets
 import shlex
 import shutil
 import tempfile
@@ -39,6 +40,22 @@ def safe_name(name: str) -> str:
 
 class ArtifactsDirError(OSError):
   """The artifacts directory cannot be used; the message names the path and why."""
+
+
+def create_temp_file(directory: str, prefix: str) -> Tuple[int, str]:
+  """A new file in `directory`, open for writing: (fd, path).
+
+  Unlike tempfile.mkstemp (always 0600), the file gets 0666 less the umask, as any file the user
+  creates would, so the artifacts it becomes after a rename are readable by CI uploaders and
+  colleagues when the umask allows it.
+  """
+  while True:
+    path = os.path.join(directory, f"{prefix}{secrets.token_hex(6)}")
+    try:
+      return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
+                     0o666), path
+    except FileExistsError:
+      continue
 
 
 def _make_dir(path: str, what: str, follow_symlink: bool = False) -> None:
@@ -102,7 +119,7 @@ def claim_module_dir(root: str, module_name: str, identity: str) -> str:
   _make_dir(path, "The module's artifacts dir")
   owner = os.path.join(path, ".owner")
   if not os.path.exists(owner):
-    fd, tmp = tempfile.mkstemp(dir=path, prefix=".tmp-owner-")
+    fd, tmp = create_temp_file(path, ".tmp-owner-")
     with os.fdopen(fd, "w") as f:
       f.write(identity)
     try:
@@ -154,7 +171,7 @@ def shell_cd(directory: str) -> str:
 def _write(path: str, data: Union[str, bytes]) -> None:
   directory = os.path.dirname(path) or "."
   os.makedirs(directory, exist_ok=True)
-  fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-" + os.path.basename(path) + "-")
+  fd, tmp = create_temp_file(directory, ".tmp-" + os.path.basename(path) + "-")
   try:
     with os.fdopen(fd, "wb") as f:
       f.write(data.encode("utf-8") if isinstance(data, str) else data)

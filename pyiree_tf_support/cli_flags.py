@@ -23,7 +23,12 @@ flags.DEFINE_string("target_backends", None,
 flags.DEFINE_string("artifacts_dir", None,
                     "Where to save MLIR, .vmfb files, traces and reproducers. Default: "
                     "$TEST_UNDECLARED_OUTPUTS_DIR under Bazel, else <tmp>/iree/modules.")
-flags.DEFINE_bool("summarize", True, "Summarize large arrays in saved and logged traces.")
+flags.DEFINE_bool("summarize", True,
+                  "Summarize large arrays in logged traces (trace files are always complete).")
+flags.DEFINE_bool("verbose", False,
+                  "Show TensorFlow's and IREE's logs (C++ INFO lines, saved-model notices, "
+                  "iree-compile commands) and the library's details (timings, cache hits), "
+                  "which a run hides by default; absl's -v 1 (--verbosity=1) does the same.")
 flags.DEFINE_bool("log_all_traces", False, "Log every backend's trace, not only mismatching ones.")
 flags.DEFINE_bool("keep_saved_model", False,
                   "Keep the SavedModel used for the IREE import as saved_model__<backends>/.")
@@ -110,6 +115,11 @@ def value(name: str) -> Any:
   return getattr(FLAGS, name)
 
 
+def verbose() -> bool:
+  """--verbose, or absl's --verbosity at debug (1) or more."""
+  return bool(value("verbose")) or FLAGS["verbosity"].value >= 1
+
+
 def target_backend_names() -> Optional[List[str]]:
   """--target_backends as a list of names, None when the flag is not given."""
   return split_backends(value("target_backends"))
@@ -126,6 +136,6 @@ def compile_cache_from_flags() -> Optional[compile_cache.CompileCache]:
     return None
   directory = value("compile_cache_dir") or compile_cache.default_cache_dir()
   if directory is None:
-    logging.info("Compile cache off under Bazel; set PYIREE_TF_SUPPORT_CACHE_DIR to share one.")
+    logging.debug("Compile cache off under Bazel; set PYIREE_TF_SUPPORT_CACHE_DIR to share one.")
     return None
   return compile_cache.CompileCache(directory)

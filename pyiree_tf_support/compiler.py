@@ -115,9 +115,9 @@ def compile_request(request: CompileRequest, description: str,
   if cache is not None:
     cached = cache.get(key)
     if cached is not None:
-      logging.info("Compile cache hit for %s (%s).", description, key[:12])
+      logging.debug("Compile cache hit for %s (%s).", description, key[:12])
       return cached
-    logging.info("Compile cache miss for %s (%s); compiling.", description, key[:12])
+    logging.debug("Compile cache miss for %s (%s); compiling.", description, key[:12])
   crash_path = None
   if reproducer_path:
     os.makedirs(os.path.dirname(reproducer_path) or ".", exist_ok=True)

@@ -10,6 +10,7 @@ import enum
 from typing import Optional, Sequence
 
 from pyiree_tf_support import artifacts
+from pyiree_tf_support import comparison
 from pyiree_tf_support import tolerances
 from pyiree_tf_support import traces
 
@@ -35,6 +36,9 @@ class Outcome:
   detail: str = ""
   trace_path: Optional[str] = None
   repro_command: Optional[str] = None  # lines that reproduce the first mismatching call
+  call_index: Optional[int] = None  # the first mismatching call, and its method and records.
+  call_method: Optional[str] = None
+  mismatches: Sequence[comparison.Mismatch] = ()
 
   def expecting_failure(self) -> "Outcome":
     """This outcome for a backend listed as expected to fail."""
@@ -56,9 +60,10 @@ def evaluate(ref_trace: traces.Trace, tar_trace: traces.Trace, error: Optional[s
   if not call_mismatches:
     return Outcome(tar_trace.backend, Status.PASS, "", trace_path)
   detail = "\n".join(m.describe() for m in call_mismatches)
-  first = call_mismatches[0].index
-  command = repro_commands[first] if first < len(repro_commands) else None
-  return Outcome(tar_trace.backend, Status.MISMATCH, detail, trace_path, command)
+  first = call_mismatches[0]
+  command = repro_commands[first.index] if first.index < len(repro_commands) else None
+  return Outcome(tar_trace.backend, Status.MISMATCH, detail, trace_path, command, first.index,
+                 first.method, tuple(first.mismatches))
 
 
 def _indent(text: str, prefix: str = "  ") -> str:

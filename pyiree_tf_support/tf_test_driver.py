@@ -56,7 +56,9 @@ from typing import Callable, List, Sequence, Tuple, Union
 
 from absl import app
 from absl import flags
-import tensorflow as tf
+from pyiree_tf_support import verbosity
+verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
+import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 from pyiree_tf_support import importer
 from pyiree_tf_support import tf_utils

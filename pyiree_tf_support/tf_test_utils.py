@@ -11,11 +11,14 @@ import unittest
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from absl import logging
-import tensorflow as tf
+from pyiree_tf_support import verbosity
+verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
+import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import importer
+from pyiree_tf_support import report_files
 from pyiree_tf_support import reporting
 from pyiree_tf_support import repro
 from pyiree_tf_support import test_setup
@@ -86,9 +89,10 @@ class TracedModuleTestCase(tf.test.TestCase):
           f"{cls.__name__} has no module to compile: decorate it with "
           "@tf_test_utils.compile_module(YourModule).")
     cli_flags.ensure_parsed()
+    verbosity.apply(cli_flags.verbose())
     started = time.monotonic()
     setup = test_setup.set_up_class(cls._module_class, cls._exported_names, cls._only_targets)
-    logging.info("Compiled %s for the reference and %d target backend(s) in %.2f s.",
+    logging.debug("Compiled %s for the reference and %d target backend(s) in %.2f s.",
                  setup.module_name, len(setup.targets), time.monotonic() - started)
     # Written once here; tests only append their outcomes and claim trace names.
     cls._setup = setup
@@ -114,6 +118,7 @@ class TracedModuleTestCase(tf.test.TestCase):
 
   def setUp(self):
     super().setUp()
+    self._reported = False  # whether this test has written its entry of report.json yet.
     # Fresh state for every test, without recompiling or restarting worker processes.
     self._ref_module = self._setup.reference
     self._tar_modules = [s.module for s in self._setup.targets]
@@ -133,28 +138,54 @@ class TracedModuleTestCase(tf.test.TestCase):
       raise AssertionError(reporting.xpass_message(cls.__name__, passed_all))
 
   def _save_trace(self, trace: Trace, reference: bool = False) -> str:
-    """Saves the trace readable (.txt, returned) and loadable (a directory beside it)."""
+    """Saves the trace readable (.txt, returned; complete, whatever --summarize says) and
+    loadable (a directory beside it)."""
     trace_io.save_trace(trace, artifacts.trace_path(
         self._artifacts_dir, trace.function_name, trace.backend, suffix=""), reference,
                         self._iree_input)
-    return trace.save_plaintext(self._artifacts_dir, cli_flags.value("summarize"))
+    return trace.save_plaintext(self._artifacts_dir, summarize=False)
 
-  def _repro_commands(self, module, ref_trace: Trace, trace: Trace) -> Sequence[str]:
-    """Each call's repro text; a call's files are written only when its text is read."""
+  def _call_repros(self, module, ref_trace: Trace,
+                   trace: Trace) -> Optional[repro.CallRepros]:
+    """Each call's repro record (None off IREE); a call's files are written only when read."""
     if not isinstance(module, tf_utils.IreeCompiledModule):
-      return []
-    vmfb_path = artifacts.compiled_path(self._artifacts_dir,
-                                        tf_utils.backends_to_str([module.backend_info]))
+      return None
     return repro.CallRepros(
-        self._artifacts_dir, ref_trace, trace, vmfb_path, module.backend_info.driver,
-        module.signatures, self._iree_input, cli_flags.tolerance_policy())
+        self._artifacts_dir, ref_trace, trace, self._vmfb_path(module),
+        module.backend_info.driver, module.signatures, self._iree_input,
+        cli_flags.tolerance_policy())
+
+  def _vmfb_path(self, module) -> str:
+    return artifacts.compiled_path(self._artifacts_dir,
+                                   tf_utils.backends_to_str([module.backend_info]))
+
+  def _backend_record(self, setup: test_setup.BackendSetup, module, outcome: Outcome,
+                      trace_name: str, repros: Optional[repro.CallRepros]) -> dict:
+    """report.json's entry for one target of one compared trace."""
+    name = tf_utils.backends_to_str([setup.info])
+    call = (repros.call(outcome.call_index)
+            if outcome.call_index is not None and repros is not None else None)
+    paths = {"trace": outcome.trace_path,
+             "trace_dir": outcome.trace_path and outcome.trace_path[:-len(".txt")],
+             "compiled": self._vmfb_path(module) if module is not None and repros is not None else None,
+             "reproducer": (artifacts.reproducer_path(self._artifacts_dir, name)
+                            if setup.status is Status.COMPILE_ERROR else None),
+             "repro_dir": (artifacts.repro_dir(self._artifacts_dir, trace_name, outcome.backend)
+                           if call is not None else None)}
+    commands = {"replay": call and call.replay_command,
+                "iree_run_module": call and call.run_module_command,
+                "no_iree_run_module": call and call.no_run_module_reason}
+    return report_files.backend_record(outcome, paths, commands)
 
   def _target_outcome(self, setup: test_setup.BackendSetup, module, ref_trace: Trace,
-                      trace_function, trace_name: str) -> Outcome:
-    """The outcome of one target; any exception while running, saving or comparing it becomes
-    that target's RUNTIME ERROR, so the other targets still run and write their traces."""
+                      trace_function, trace_name: str
+                      ) -> Tuple[Outcome, Optional[repro.CallRepros]]:
+    """The outcome of one target and its repro records; any exception while running, saving or
+    comparing it becomes that target's RUNTIME ERROR, so the other targets still run and write
+    their traces."""
+    repros: Optional[repro.CallRepros] = None
     if module is None:
-      return Outcome(setup.info.name, setup.status, setup.detail)
+      return Outcome(setup.info.name, setup.status, setup.detail), repros
     trace, error = run_trace(module, trace_function, tf_utils.set_random_seed, trace_name)
     path = None
     step = "saving the trace"
@@ -170,16 +201,16 @@ class TracedModuleTestCase(tf.test.TestCase):
         step = f"call {_first_different_call(ref_trace, trace)}: comparing with the reference"
         check_same_calls(ref_trace, trace)
         step = "writing the repro files"
-        commands = self._repro_commands(module, ref_trace, trace)
+        repros = self._call_repros(module, ref_trace, trace)
         step = "comparing with the reference"
-        outcome = reporting.evaluate(ref_trace, trace, error, path, commands,
+        outcome = reporting.evaluate(ref_trace, trace, error, path, repros or (),
                                      cli_flags.tolerance_policy())
     except Exception as e:  # pylint: disable=broad-except
       outcome = Outcome(setup.info.name, Status.RUNTIME_ERROR,
                         f"{step} raised {type(e).__name__}: {e}", path)
     if cli_flags.value("log_all_traces") or outcome.status.failed:
-      logging.info("%s", trace)
-    return outcome
+      logging.info("%s", trace.format(cli_flags.value("summarize")))
+    return outcome, repros
 
   def compare_backends(self, trace_function: Callable[[TracedModule], None]) -> None:
     """Runs `trace_function` on the reference and every target, saves the traces, compares."""
@@ -189,7 +220,7 @@ class TracedModuleTestCase(tf.test.TestCase):
                                      trace_name)
     ref_path = self._save_trace(ref_trace, reference=True)
     if cli_flags.value("log_all_traces"):
-      logging.info("%s", ref_trace)
+      logging.info("%s", ref_trace.format(cli_flags.value("summarize")))
     if ref_error:
       raise RuntimeError(f"Trace '{ref_trace.function_name}' failed on the reference backend "
                          f"'{ref_trace.backend}': {ref_error} (trace: {ref_path})")
@@ -198,8 +229,10 @@ class TracedModuleTestCase(tf.test.TestCase):
                 f"'{ref_trace.backend}': nothing was compared. A trace function must call the "
                 "module it is given.")
 
-    outcomes = [self._target_outcome(setup, module, ref_trace, trace_function, trace_name)
-                for setup, module in zip(self._setup.targets, self._tar_modules)]
+    targets = list(zip(self._setup.targets, self._tar_modules))
+    results = [self._target_outcome(setup, module, ref_trace, trace_function, trace_name)
+               for setup, module in targets]
+    outcomes = [outcome for outcome, _ in results]
     self._outcome_log.extend(outcomes)
     if self._report_per_backend:
       self._compared.append(ComparedTrace(ref_trace.function_name, ref_trace.backend,
@@ -211,6 +244,13 @@ class TracedModuleTestCase(tf.test.TestCase):
     report = reporting.format_report(ref_trace.function_name, ref_trace.backend, shown)
     for note in (self._setup.method_compiles_note(), self._setup.skipped_note()):
       report += "\n" + note if note else ""
-    logging.info("%s", report)
-    if any(o.status.failed for o in shown):
-      self.fail(report)
+    records = [self._backend_record(setup, module, outcome, trace_name, repros)
+               for (setup, module), outcome, (_, repros) in zip(targets, shown, results)]
+    report_files.record(self._artifacts_dir, self.id(),
+                        report_files.trace_record(trace_name, ref_trace.backend, report, records),
+                        first_of_test=not self._reported)
+    self._reported = True
+    failed = any(o.status.failed for o in shown)
+    if failed:
+      self.fail(report)  # the report is shown once: as the failure message.
+    logging.info("%s", report if cli_flags.verbose() else report.splitlines()[0])

@@ -15,7 +15,9 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 from absl import logging
 import numpy as np
-import tensorflow as tf
+from pyiree_tf_support import verbosity
+verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
+import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import backends
@@ -279,7 +281,7 @@ def _compile_once(request: compiler.CompileRequest, description: str,
     except BaseException as e:
       future.set_exception(e)
   else:
-    logging.info("Reusing this process's compilation of %s.", description)
+    logging.debug("Reusing this process's compilation of %s.", description)
   return future.result()
 
 

@@ -70,7 +70,7 @@ class ModuleCall:
     return lambda dtype: policy.for_dtype(dtype, backend_names, self.given_rtol, self.given_atol)
 
   def format(self, summarize: bool = True) -> str:
-    threshold = 1000 if summarize else sys.maxsize
+    threshold = 64 if summarize else sys.maxsize  # a summary keeps a log readable.
     with np.printoptions(threshold=threshold, edgeitems=3 if summarize else 1000,
                          linewidth=NUMPY_LINEWIDTH):
       lines = [f"Method: {self.method}", "Inputs:"]

@@ -107,14 +107,14 @@ class CompileOncePerProcessTest(absltest.TestCase):
     return process.stderr
 
   def test_duplicate_backends_compile_once(self):
-    log = self.run_e2e("--target_backends=iree_vmla,iree_vmla,iree_vmla", "--nocompile_cache")
+    log = self.run_e2e("--target_backends=iree_vmla,iree_vmla,iree_vmla", "--nocompile_cache", "--verbose")
     self.assertEqual(log.count("Invoke IREE Tool"), 1, log)
     self.assertEqual(log.count("Reusing this process's compilation"), 2)
 
   def test_an_unchanged_module_compiles_nothing_the_second_time(self):
     cache_dir = tempfile.mkdtemp()
-    first = self.run_e2e("--target_backends=iree_vmla,iree_llvmjit", f"--compile_cache_dir={cache_dir}")
-    second = self.run_e2e("--target_backends=iree_vmla,iree_llvmjit", f"--compile_cache_dir={cache_dir}")
+    first = self.run_e2e("--target_backends=iree_vmla,iree_llvmjit", f"--compile_cache_dir={cache_dir}", "--verbose")  # hits and misses are details.
+    second = self.run_e2e("--target_backends=iree_vmla,iree_llvmjit", f"--compile_cache_dir={cache_dir}", "--verbose")  # hits and misses are details.
     self.assertEqual(first.count("Compile cache miss"), 2)
     self.assertEqual(second.count("Compile cache hit"), 2)
     self.assertNotIn("Invoke IREE Tool", second)

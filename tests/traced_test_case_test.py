@@ -78,7 +78,7 @@ class TracedModuleTestCaseTest(absltest.TestCase):
     self.assertTrue(result.wasSuccessful(), result.failures + result.errors)
     self.assertEqual(self.files(), [
         "compiled__iree_llvmjit.vmfb", "compiled__iree_vmla_0.vmfb", "compiled__iree_vmla_1.vmfb",
-        "iree_input.mlir", "signatures.json", "tf_input.mlir",
+        "iree_input.mlir", "report.json", "report.txt", "signatures.json", "tf_input.mlir",
         "traces/mul_and_add__iree_llvmjit.txt", "traces/mul_and_add__iree_vmla_0.txt",
         "traces/mul_and_add__iree_vmla_1.txt", "traces/mul_and_add__tf_ref.txt"])
 
