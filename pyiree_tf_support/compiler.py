@@ -12,6 +12,7 @@ import iree.compiler
 from iree.compiler import version as iree_compiler_version
 
 from pyiree_tf_support import artifacts
+from pyiree_tf_support import compile_key
 from pyiree_tf_support import exit_status
 from pyiree_tf_support import mlir_functions
 from pyiree_tf_support.compile_cache import CompileCache
@@ -42,10 +43,19 @@ class CompileRequest:
   targets: Tuple[str, ...]
   flags: Tuple[str, ...] = ()
 
-  def key(self) -> str:
+  def key(self, host_target: Optional[str] = None) -> str:
+    """A digest of what decides the output, the same on any machine that would produce it.
+
+    `host_target`: what `--iree-llvmcpu-target-cpu=host` resolves to (default: ask this
+    machine's compiler, see `compile_key`); unused when no flag names `host`.
+    """
+    host = ""
+    if compile_key.names_host(self.targets, self.flags):
+      host = host_target or compile_key.resolve_host_target(compile_key.llvmcpu_flags(self.flags))
     digest = hashlib.sha256()
     for part in (iree_compiler_version.VERSION, repr(sorted(iree_compiler_version.REVISIONS.items())),
-                 INPUT_TYPE, repr(self.targets), repr(self.flags), self.iree_input):
+                 INPUT_TYPE, repr(self.targets), repr(self.flags), host,
+                 compile_key.without_locations(self.iree_input)):
       digest.update(part.encode("utf-8"))
       digest.update(b"\0")
     return digest.hexdigest()

@@ -2,6 +2,8 @@
 compiles each distinct request once."""
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -10,6 +12,7 @@ import threading
 from absl.testing import absltest
 
 from pyiree_tf_support import compile_cache
+from pyiree_tf_support import compile_key
 from pyiree_tf_support import compiler
 
 MLIR = """
@@ -95,11 +98,50 @@ class CompileCacheTest(absltest.TestCase):
                        "/home/u/.cache/pyiree_tf_support/compile_cache")
 
 
+HOST = ("--iree-llvmcpu-target-cpu=host",)
+
+
+class SharedCacheKeyTest(absltest.TestCase):
+  """A cache directory shared between machines and checkouts hands out only what fits."""
+
+  def test_host_is_keyed_as_the_cpu_the_compiler_resolves_it_to(self):
+    resolved = compile_key.resolve_host_target(HOST)
+    self.assertRegex(resolved, r'^#hal\.executable\.target<"llvm-cpu", .*cpu = "(?!host")[^"]+"')
+    self.assertIn("cpu_features = ", resolved)
+
+  def test_another_cpu_misses_the_entry_this_cpu_wrote(self):
+    cache = compile_cache.CompileCache(tempfile.mkdtemp())
+    request = compiler.CompileRequest(MLIR, ("llvm-cpu",), HOST)
+    compiler.compile_request(request, "double", cache=cache)
+    here = compile_key.resolve_host_target(HOST)
+    there = re.sub(r'cpu = "[^"]*"', 'cpu = "some-other-cpu"', here, count=1)
+    self.assertIsNotNone(cache.get(request.key()))
+    self.assertIsNotNone(cache.get(request.key(host_target=here)))
+    self.assertIsNone(cache.get(request.key(host_target=there)))
+
+  def test_an_explicit_cpu_needs_no_host(self):
+    request = compiler.CompileRequest(MLIR, ("llvm-cpu",), ("--iree-llvmcpu-target-cpu=znver4",))
+    self.assertEqual(request.key(host_target="a"), request.key(host_target="b"))
+
+  def test_debug_location_paths_are_not_keyed_but_code_is(self):
+    def located(path, op="add"):
+      return MLIR.replace("stablehlo.add", f"stablehlo.{op}").replace(
+          ": tensor<4xf32>\n  return", f': tensor<4xf32> loc("{path}":3:5)\n  return')
+    key = lambda text: compiler.CompileRequest(text, ("vmvx",)).key()
+    self.assertEqual(key(located("/home/a/src/m.py")), key(located("/ci/b/m.py")))
+    self.assertNotEqual(key(located("/ci/b/m.py")), key(located("/ci/b/m.py", "multiply")))
+
+  def test_only_locations_are_emptied(self):
+    text = 'memref.alloc(%a) loc(callsite("f(x)" at fused["a", loc("b":1:2)])) x\n#loc1 = loc("p")'
+    self.assertEqual(compile_key.without_locations(text),
+                     "memref.alloc(%a) loc(?) x\n#loc1 = loc(?)")
+
+
 class CompileOncePerProcessTest(absltest.TestCase):
 
-  def run_e2e(self, *args):
+  def run_e2e(self, *args, path=os.path.join(ROOT, "e2e", "simple_stateful_test.py")):
     process = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "e2e", "simple_stateful_test.py"),
+        [sys.executable, path,
          f"--artifacts_dir={tempfile.mkdtemp()}", *args],
         capture_output=True, text=True, check=False, timeout=600,
         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
@@ -110,6 +152,17 @@ class CompileOncePerProcessTest(absltest.TestCase):
     log = self.run_e2e("--target_backends=iree_vmla,iree_vmla,iree_vmla", "--nocompile_cache", "--verbose")
     self.assertEqual(log.count("Invoke IREE Tool"), 1, log)
     self.assertEqual(log.count("Reusing this process's compilation"), 2)
+
+  def test_the_same_module_from_another_checkout_hits(self):
+    cache_dir = tempfile.mkdtemp()
+    logs = []
+    for checkout in (tempfile.mkdtemp(), tempfile.mkdtemp()):
+      shutil.copy(os.path.join(ROOT, "e2e", "simple_stateful_test.py"), checkout)
+      logs.append(self.run_e2e("--target_backends=iree_vmla,iree_llvmjit",
+                               f"--compile_cache_dir={cache_dir}", "--verbose",
+                               path=os.path.join(checkout, "simple_stateful_test.py")))
+    self.assertEqual(logs[0].count("Compile cache miss"), 2)
+    self.assertEqual(logs[1].count("Compile cache hit"), 2, logs[1][-3000:])
 
   def test_an_unchanged_module_compiles_nothing_the_second_time(self):
     cache_dir = tempfile.mkdtemp()

@@ -1,0 +1,87 @@
+"""What a compile cache key is made of, so that a cache directory can be shared between machines.
+
+Two things would make a shared key lie or miss needlessly:
+- `--iree-llvmcpu-target-cpu=host` (or `-features=host`) means different code on different CPUs.
+  The key holds the llvm-cpu executable target the compiler itself resolves `host` to (CPU name,
+  features, data layout, triple: the `#hal.executable.target` attribute it attaches), asked of
+  iree-compile once per process and set of llvm-cpu flags.
+- File paths inside debug locations (`loc("/home/a/x.py":3:1)`) differ between checkouts and do
+  not change what the module computes; locations are dropped from the keyed text.
+"""
+
+import functools
+import logging
+import re
+import subprocess
+from typing import Iterable, Tuple
+
+from iree.compiler.tools import binaries
+
+_HOST_FLAGS = ("--iree-llvmcpu-target-cpu=host", "--iree-llvmcpu-target-cpu-features=host")
+_LLVMCPU_FLAG = "--iree-llvmcpu-"
+_PROBE = """
+func.func @probe(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}"""
+_LOC = re.compile(r"(?<![\w.$@-])loc\(")  # not `memref.alloc(`.
+_TARGET_ATTR = re.compile(r'#hal\.executable\.target<"llvm-cpu".*?\}>', re.S)
+
+
+def names_host(targets: Iterable[str], flags: Iterable[str]) -> bool:
+  """Whether the output depends on the CPU compiling it (llvm-cpu asked to target `host`)."""
+  return "llvm-cpu" in targets and any(flag in _HOST_FLAGS for flag in flags)
+
+
+def llvmcpu_flags(flags: Iterable[str]) -> Tuple[str, ...]:
+  """The flags that decide what `host` resolves to."""
+  return tuple(flag for flag in flags if flag.startswith(_LLVMCPU_FLAG))
+
+
+@functools.lru_cache(maxsize=None)
+def resolve_host_target(llvmcpu: Tuple[str, ...]) -> str:
+  """The `#hal.executable.target<"llvm-cpu", ...>` iree-compile attaches for these flags here.
+
+  Asks the compiler rather than reading /proc/cpuinfo: the key must equal what the compiler uses
+  (LLVM's host CPU name and features), which /proc/cpuinfo's flag names do not spell. ~0.25 s.
+  """
+  command = [binaries.find_tool("iree-compile"), "-", "--iree-input-type=stablehlo_xla",
+             "--iree-hal-target-backends=llvm-cpu", *llvmcpu, "--compile-to=executable-sources"]
+  process = subprocess.run(command, input=_PROBE, capture_output=True, text=True, check=False)
+  match = _TARGET_ATTR.search(process.stdout)
+  if process.returncode != 0 or match is None:
+    raise RuntimeError("iree-compile did not report the llvm-cpu target it resolves 'host' to; "
+                       "pass --iree-llvmcpu-target-cpu=<cpu> explicitly to use the compile cache. "
+                       + process.stderr.strip()[-500:])
+  logging.debug("llvm-cpu 'host' is %s", match.group(0))
+  return match.group(0)
+
+
+def without_locations(mlir: str) -> str:
+  """`mlir` with every `loc(...)` emptied (`loc(?)`), nested parentheses and strings included."""
+  out = []
+  i = 0
+  while True:
+    match = _LOC.search(mlir, i)
+    if match is None:
+      out.append(mlir[i:])
+      return "".join(out)
+    out.append(mlir[i:match.start()] + "loc(?)")
+    i = _after_closing_paren(mlir, match.end())
+
+
+def _after_closing_paren(text: str, i: int) -> int:
+  """The index after the `)` closing a parenthesis opened just before `i` (strings skipped)."""
+  depth = 1
+  while i < len(text) and depth:
+    char = text[i]
+    if char == '"':
+      i += 1
+      while i < len(text) and text[i] != '"':
+        i += 2 if text[i] == "\\" else 1
+    elif char == "(":
+      depth += 1
+    elif char == ")":
+      depth -= 1
+    i += 1
+  return i
