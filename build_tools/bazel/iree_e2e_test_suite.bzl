@@ -36,6 +36,14 @@ skips it, `bazel test //pkg:<name>` runs it all), and those keyword arguments a
 `data`, `args`, `env`, `shard_count`, ...) only apply to the tests; 2020's
 macro rejected them, so passing them is an extension.
 
+`shard_count = N` splits each file's test methods over N processes through
+Bazel's sharding protocol (absltest reads `TEST_SHARD_INDEX` /
+`TEST_TOTAL_SHARDS`, deals the methods out round-robin and touches
+`TEST_SHARD_STATUS_FILE`): every method runs once across the shards, and a
+module class is set up (imported, compiled) only in the shards that run one
+of its methods. Each shard imports TensorFlow and compiles its classes' modules
+itself, so shard files whose test methods, not set-up, dominate.
+
 With `expect_failure = True` each test also gets `--xfail_backends=<backend>`:
 the library then reports the backend's failures as XFAIL and the test passes,
 while a file that passes every trace on it is an XPASS error (remove it from
@@ -111,6 +119,10 @@ def iree_e2e_test_suite(
         fail("iree_e2e_test_suite(%s): unknown reference_backend %r; known: %s" %
              (name, reference_backend, known))
 
+    shard_count = kwargs.get("shard_count")
+    if shard_count != None and (type(shard_count) != "int" or shard_count < 1):
+        fail("iree_e2e_test_suite(%s): shard_count must be a positive int, got %r" %
+             (name, shard_count))
     suite_kwargs = {k: v for k, v in kwargs.items() if k in _SUITE_KWARGS}
     extra_args = kwargs.pop("args", [])
     env = {"TF_CPP_MIN_LOG_LEVEL": "2"}

@@ -1,0 +1,71 @@
+"""Scaling out with the real engines: Bazel sharding, Bazel's remote cache (a real HTTP cache
+server), pytest-xdist.
+
+The Bazel tests run `bazel` themselves, so they are skipped inside a Bazel test sandbox;
+`scripts/test.sh` runs them with pytest.
+"""
+
+import os
+import re
+import shutil
+import zipfile
+
+from absl.testing import absltest
+
+from bazel_test import NEEDS_BAZEL, ROOT, TempWorkspace
+
+SHARDED_BUILD = '''load("//build_tools/bazel:iree_e2e_test_suite.bzl", "iree_e2e_test_suite")
+
+iree_e2e_test_suite(
+    name = "sharded",
+    backends_to_srcs = {"iree_vmla": ["sharded_two_modules.py"]},
+    reference_backend = "tf",
+    deps = ["//:pyiree_tf_support"],
+    shard_count = 3,
+)
+'''
+SHARDED_TEST = "sharded_sharded_two_modules__tf__iree_vmla"
+
+
+def methods_run(log: str):
+  return re.findall(r"^\[ RUN      \] (\S+)$", log, re.M)
+
+
+def modules_compiled(outputs_zip: str):
+  with zipfile.ZipFile(outputs_zip) as archive:
+    return sorted({name.split("/")[0] for name in archive.namelist() if name.endswith(".vmfb")})
+
+
+@NEEDS_BAZEL
+class ShardingTest(absltest.TestCase):
+  """shard_count = 3 on a file of 6 test methods in two classes (5 + 1)."""
+
+  def test_every_method_runs_once_and_a_class_compiles_only_where_its_methods_run(self):
+    ws = TempWorkspace(self)
+    os.makedirs(os.path.join(ws.root, "sharded"))
+    shutil.copy(os.path.join(ROOT, "tests", "data", "sharded_two_modules.py"),
+                os.path.join(ws.root, "sharded"))
+    with open(os.path.join(ws.root, "sharded", "BUILD.bazel"), "w") as f:
+      f.write(SHARDED_BUILD)
+    tested = ws.bazel("test", "//sharded:sharded")
+    self.assertEqual(tested.returncode, 0, tested.stdout[-3000:] + tested.stderr[-3000:])
+
+    ran, compiled = [], {}
+    for shard in range(1, 4):
+      logs = os.path.join(ws.root, "bazel-testlogs", "sharded", SHARDED_TEST, f"shard_{shard}_of_3")
+      self.assertTrue(os.path.exists(os.path.join(logs, "test.shard")),
+                      "the test did not touch TEST_SHARD_STATUS_FILE")
+      with open(os.path.join(logs, "test.log")) as f:
+        in_shard = methods_run(f.read())
+      self.assertTrue(in_shard, f"shard {shard} ran nothing")
+      ran += in_shard
+      compiled[shard] = modules_compiled(os.path.join(logs, "test.outputs", "outputs.zip"))
+      classes = sorted({method.split(".")[0][:-len("Test")] for method in in_shard})
+      self.assertEqual(compiled[shard], classes, f"shard {shard} ran {in_shard}")
+    self.assertCountEqual(ran, [f"AdderTest.test_a{i}" for i in range(1, 6)]
+                          + ["MultiplierTest.test_m1"])
+    self.assertEqual(sum("Multiplier" in c for c in compiled.values()), 1, compiled)
+
+
+if __name__ == "__main__":
+  absltest.main()
