@@ -60,6 +60,17 @@ def _flag_arguments(config) -> List[str]:
           if (value := config.getoption(f"pyiree_flag_{flag.name}")) is not None]
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(config):
+  """Under pytest-xdist (`-n`), whole files go to one worker unless `--dist` is given: a module
+  class then compiles (and runs its reference) once per worker, not once per worker per item."""
+  option = config.option
+  if getattr(option, "numprocesses", None) and getattr(option, "dist", None) == "no" \
+      and not getattr(option, "distload", False):
+    option.dist = "loadfile"
+  return (yield)
+
+
 def pytest_configure(config):
   extra = _flag_arguments(config)
   if extra:  # absl parses these (same validation); the library reads them when argv is not absl's.

@@ -8,6 +8,9 @@ The Bazel tests run `bazel` themselves, so they are skipped inside a Bazel test 
 import os
 import re
 import shutil
+import subprocess
+import sys
+import tempfile
 import zipfile
 
 from absl.testing import absltest
@@ -65,6 +68,36 @@ class ShardingTest(absltest.TestCase):
     self.assertCountEqual(ran, [f"AdderTest.test_a{i}" for i in range(1, 6)]
                           + ["MultiplierTest.test_m1"])
     self.assertEqual(sum("Multiplier" in c for c in compiled.values()), 1, compiled)
+
+
+XDIST_FILES = ("e2e/bool_test.py", "e2e/integer_test.py")  # integer: a listed failure on iree_vmla.
+
+
+class XdistTest(absltest.TestCase):
+  """`pytest -n 2` against a serial run of the same files, sharing one compile cache."""
+
+  def pytest(self, *args):
+    process = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", "-rA", *XDIST_FILES,
+         "--target_backends=iree_vmla,iree_llvmjit", f"--compile_cache_dir={self.cache}", *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=900, check=False,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    verdicts = dict((node, verdict) for verdict, node in re.findall(
+        r"^(PASSED|FAILED|XFAIL|XPASS|SKIPPED|ERROR) (\S+)", process.stdout, re.M))
+    self.assertTrue(verdicts, process.stdout[-3000:] + process.stderr[-3000:])
+    return process, verdicts
+
+  def test_two_workers_give_the_serial_verdicts_with_each_file_on_one_worker(self):
+    self.cache = tempfile.mkdtemp()
+    _, serial = self.pytest()
+    parallel_run, parallel = self.pytest("-n", "2")
+    self.assertEqual(parallel, serial)
+    self.assertIn("XFAIL", serial.values())
+    workers = {}
+    for worker, node in re.findall(r"^\[(gw\d+)\] \[\s*\d+%\] \w+ (\S+)", parallel_run.stdout, re.M):
+      workers.setdefault(node.split("::")[0], set()).add(worker)
+    self.assertEqual(sorted(workers), sorted(XDIST_FILES))
+    self.assertTrue(all(len(w) == 1 for w in workers.values()), workers)
 
 
 if __name__ == "__main__":
