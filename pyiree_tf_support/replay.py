@@ -4,22 +4,24 @@
       --target_backends=iree_vmla,iree_llvmjit
 
 The module's iree_input.mlir and signatures.json (saved next to traces/) are compiled for each
-target (through the compile cache) and every call of the trace is made again, in order, on one
+target (through the compile cache; in a bundle, see `bundle`, its compiled vmfbs run instead, and
+neither the compiler nor TensorFlow is imported, unless --recompile) and every call of the trace is made again, in order, on one
 module instance, so each call sees the state the earlier ones left; the report is the one a live
 run prints. Only a reference trace whose files belong together is replayed (see `replay_input`).
 Exit status: 0 all passed, 1 a backend failed, 2 input replay does not trust (one line on stderr).
 """
 
 import dataclasses
+import os
 import sys
 from typing import Any, Dict, List, Optional, Sequence
 
 from absl import app
+from absl import flags
 
 from pyiree_tf_support import backends
+from pyiree_tf_support import bundle
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import compiler
-from pyiree_tf_support import mlir_functions
 from pyiree_tf_support import replay_input
 from pyiree_tf_support import reporting
 from pyiree_tf_support import runtime
@@ -28,6 +30,9 @@ from pyiree_tf_support.compile_cache import CompileCache
 from pyiree_tf_support.replay_input import ReplayError, ReplayInput  # pylint: disable=unused-import
 from pyiree_tf_support.signatures import FunctionSignature
 from pyiree_tf_support.traces import Trace, run_trace
+
+_RECOMPILE = flags.DEFINE_bool(
+    "recompile", False, "In a bundle: compile iree_input.mlir instead of running its vmfbs.")
 
 
 class ReplayModule:
@@ -73,34 +78,31 @@ def replay(trace_dir: str, target_backends: Sequence[str],
 
 def replay_loaded(loaded: ReplayInput, target_backends: Sequence[str],
                   cache: Optional[CompileCache] = None,
-                  policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
-                  ) -> List[reporting.Outcome]:
-  """Replays an already checked reference trace on each target backend."""
+                  policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
+                  recompile: bool = False) -> List[reporting.Outcome]:
+  """Replays an already checked reference trace on each target backend: a bundle's compiled
+  vmfbs (BundleError if one is missing or changed) unless `recompile`."""
   specs = _target_specs(target_backends)
   names = backends.indexed_names(list(target_backends))
+  module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
+  bundled = [None if recompile else bundle.compiled_vmfb(module_dir, n) for n in target_backends]
   return [_replay_on(loaded.reference, spec, artifact_name, (artifact_name, backend_name),
-                     loaded.iree_input, loaded.signatures, cache, policy)
-          for backend_name, artifact_name, spec in zip(target_backends, names, specs)]
+                     loaded.iree_input, loaded.signatures, cache, policy, vmfb)
+          for backend_name, artifact_name, spec, vmfb
+          in zip(target_backends, names, specs, bundled)]
 
 
 def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_names,
                iree_input: str, signatures, cache,
-               policy: tolerances.TolerancePolicy) -> reporting.Outcome:
+               policy: tolerances.TolerancePolicy,
+               vmfb: Optional[bytes] = None) -> reporting.Outcome:
   available, reason = runtime.driver_available(spec.driver)
   if not available:
     return reporting.Outcome(name, reporting.Status.SKIPPED, reason)
-  request = compiler.CompileRequest(iree_input, spec.compiler_targets, spec.compiler_flags)
-  try:
-    vmfb = compiler.compile_request(request, f"module '{ref_trace.module_name}' for {name}",
-                                    cache=cache)
-  except compiler.CompileError as e:
-    try:  # as the test run did: the methods that compile, here the ones the trace calls.
-      vmfb = compiler.compile_request(
-          dataclasses.replace(request, iree_input=mlir_functions.only_exporting(
-              iree_input, sorted({call.method for call in ref_trace.calls}))),
-          f"the traced methods of module '{ref_trace.module_name}' for {name}", cache=cache)
-    except (compiler.CompileError, ValueError):
-      return reporting.Outcome(name, reporting.Status.COMPILE_ERROR, str(e))
+  if vmfb is None:
+    vmfb, failure = _compile(ref_trace, spec, name, iree_input, cache)
+    if failure is not None:
+      return failure
   loaded = runtime.load_module(vmfb, spec.driver, isolated=spec.isolated)
   try:
     module = ReplayModule(loaded, signatures, ref_trace.module_name, name,
@@ -115,6 +117,25 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
     return reporting.evaluate(ref_trace, trace, error, tolerance_policy=policy)
   finally:
     loaded.close()
+
+
+def _compile(ref_trace: Trace, spec: backends.BackendSpec, name: str, iree_input: str, cache):
+  """(vmfb, None), or (None, the COMPILE_ERROR outcome). Imports the compiler only here."""
+  from pyiree_tf_support import compiler  # pylint: disable=import-outside-toplevel
+  from pyiree_tf_support import mlir_functions  # pylint: disable=import-outside-toplevel
+  request = compiler.CompileRequest(iree_input, spec.compiler_targets, spec.compiler_flags)
+  try:
+    vmfb = compiler.compile_request(request, f"module '{ref_trace.module_name}' for {name}",
+                                    cache=cache)
+  except compiler.CompileError as e:
+    try:  # as the test run did: the methods that compile, here the ones the trace calls.
+      vmfb = compiler.compile_request(
+          dataclasses.replace(request, iree_input=mlir_functions.only_exporting(
+              iree_input, sorted({call.method for call in ref_trace.calls}))),
+          f"the traced methods of module '{ref_trace.module_name}' for {name}", cache=cache)
+    except (compiler.CompileError, ValueError):
+      return None, reporting.Outcome(name, reporting.Status.COMPILE_ERROR, str(e))
+  return vmfb, None
 
 
 def main(argv: Sequence[str]) -> int:
@@ -135,7 +156,12 @@ def main(argv: Sequence[str]) -> int:
     message = e.args[0] if isinstance(e, KeyError) else str(e)
     print("replay: " + str(message).replace("\n", " "), file=sys.stderr)
     return 2
-  outcomes = replay_loaded(loaded, targets, cli_flags.compile_cache_from_flags(), policy)
+  try:
+    outcomes = replay_loaded(loaded, targets, cli_flags.compile_cache_from_flags(), policy,
+                             recompile=_RECOMPILE.value)
+  except bundle.BundleError as e:
+    print(f"replay: {e}", file=sys.stderr)
+    return 2
   print(reporting.format_report(loaded.reference.function_name, loaded.reference.backend,
                                 outcomes))
   return 1 if any(o.status.failed for o in outcomes) else 0

@@ -5,6 +5,8 @@ The Bazel tests run `bazel` themselves, so they are skipped inside a Bazel test 
 `scripts/test.sh` runs them with pytest.
 """
 
+import glob
+import json
 import os
 import re
 import shutil
@@ -98,6 +100,62 @@ class XdistTest(absltest.TestCase):
       workers.setdefault(node.split("::")[0], set()).add(worker)
     self.assertEqual(sorted(workers), sorted(XDIST_FILES))
     self.assertTrue(all(len(w) == 1 for w in workers.values()), workers)
+
+
+def runtime_only_python() -> str:
+  """A venv with only IREE's runtime, numpy and absl-py from the registry (made once, reused)."""
+  venv = os.path.join(tempfile.gettempdir(), "pyiree_tf_support_runtime_only_venv")
+  python = os.path.join(venv, "bin", "python")
+  if not os.path.exists(os.path.join(venv, ".complete")):
+    subprocess.run([sys.executable, "-m", "venv", "--clear", venv], check=True, timeout=300)
+    subprocess.run([python, "-m", "pip", "install", "-q", "iree-base-runtime", "numpy", "absl-py"],
+                   check=True, timeout=600, capture_output=True)
+    open(os.path.join(venv, ".complete"), "w").close()
+  return python
+
+
+class CompileHereRunThereTest(absltest.TestCase):
+  """A bundle made where TensorFlow and the compiler are, replayed by a Python that has neither."""
+
+  def run_python(self, python, *args, cwd=ROOT):
+    return subprocess.run([python, *args], cwd=cwd, capture_output=True, text=True, timeout=900,
+                          check=False, env=dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2"))
+
+  def test_the_bundle_replays_without_tensorflow_or_the_compiler_from_another_directory(self):
+    artifacts_dir, bundles, elsewhere = tempfile.mkdtemp(), tempfile.mkdtemp(), tempfile.mkdtemp()
+    ran = self.run_python(sys.executable, "e2e/simple_stateful_test.py", "--target_backends=iree_vmla",
+                          f"--artifacts_dir={artifacts_dir}", "--nocompile_cache")
+    self.assertEqual(ran.returncode, 0, ran.stderr[-3000:])
+    made = self.run_python(sys.executable, "-m", "pyiree_tf_support.bundle",
+                           os.path.join(artifacts_dir, "Stateful"), bundles,
+                           "--target_backends=iree_vmla,iree_llvmjit", "--nocompile_cache")
+    self.assertEqual(made.returncode, 0, made.stderr[-3000:])
+    module = made.stdout.strip()
+    with open(os.path.join(module, "manifest.json")) as f:
+      manifest = json.load(f)
+    self.assertEqual(sorted(manifest["backends"]), ["iree_llvmjit", "iree_vmla"])
+    self.assertIn("compiled__iree_vmla.vmfb", manifest["files"])
+    traces = sorted(glob.glob(os.path.join(module, "traces", "*__tf_ref")))
+    self.assertTrue(traces)
+
+    python = runtime_only_python()
+    probe = self.run_python(python, "-c", "import importlib.util as u; print([m for m in "
+                            "('tensorflow', 'iree.compiler') if u.find_spec(m.split('.')[0]) and "
+                            "u.find_spec(m)])", cwd=elsewhere)
+    self.assertEqual(probe.stdout.strip(), "[]", probe.stderr)
+    for trace in traces:
+      replayed = self.run_python(python, "-m", "pyiree_tf_support.replay", trace,
+                                 "--target_backends=iree_vmla,iree_llvmjit", cwd=elsewhere)
+      self.assertEqual(replayed.returncode, 0, replayed.stdout + replayed.stderr[-3000:])
+      self.assertIn("iree_vmla: PASS", replayed.stdout)
+      self.assertIn("iree_llvmjit: PASS", replayed.stdout)
+
+    with open(os.path.join(module, "compiled__iree_vmla.vmfb"), "ab") as f:
+      f.write(b"changed")
+    changed = self.run_python(python, "-m", "pyiree_tf_support.replay", traces[0],
+                              "--target_backends=iree_vmla", cwd=elsewhere)
+    self.assertEqual(changed.returncode, 2)
+    self.assertIn("compiled__iree_vmla.vmfb does not match the SHA-256", changed.stderr)
 
 
 if __name__ == "__main__":
