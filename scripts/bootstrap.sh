@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-debian_packages=(mesa-vulkan-drivers libvulkan1 bazel-bootstrap)
+debian_packages=(mesa-vulkan-drivers libvulkan1 bazel-bootstrap nginx-light)  # nginx: scripts/remote_cache.sh
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   missing=()
   for pkg in "${debian_packages[@]}"; do

@@ -72,6 +72,49 @@ class ShardingTest(absltest.TestCase):
     self.assertEqual(sum("Multiplier" in c for c in compiled.values()), 1, compiled)
 
 
+CACHED_TARGET = "//e2e:e2e_tests_bool_test__tf__iree_llvmjit"
+
+
+@NEEDS_BAZEL
+class RemoteCacheTest(absltest.TestCase):
+  """scripts/remote_cache.sh's nginx as the remote cache of two clean output bases ("machines")."""
+
+  def bazel(self, output_base, *args):
+    process = subprocess.run(["bazel", f"--output_base={output_base}", *args], cwd=self.ws.root,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             timeout=900, check=False)
+    self.addCleanup(subprocess.run, ["bazel", f"--output_base={output_base}", "shutdown"],
+                    cwd=self.ws.root, capture_output=True, check=False)
+    return process
+
+  def test_a_second_machine_gets_the_test_result_from_the_cache_until_the_file_changes(self):
+    self.ws = TempWorkspace(self)
+    env = dict(os.environ, PYIREE_REMOTE_CACHE_DIR=os.path.join(self.ws.root, "remote"),
+               PYIREE_REMOTE_CACHE_PORT="9093")
+    script = os.path.join(ROOT, "scripts", "remote_cache.sh")
+    started = subprocess.run([script, "start"], env=env, capture_output=True, text=True, check=False)
+    self.assertEqual(started.returncode, 0, started.stderr)
+    self.addCleanup(subprocess.run, [script, "stop"], env=env, check=False)
+    test = ["test", "--config=remote_cache", f"--remote_cache={started.stdout.strip()}",
+            CACHED_TARGET]
+    first, second = (os.path.join(self.ws.root, "..", os.path.basename(self.ws.root) + m)
+                     for m in ("-machine1", "-machine2"))
+    ran = self.bazel(first, *test)
+    self.assertEqual(ran.returncode, 0, ran.stdout[-3000:])
+    self.assertRegex(ran.stdout, CACHED_TARGET + r" +PASSED in")
+    self.assertTrue(os.listdir(os.path.join(self.ws.root, "remote", "store", "ac")))
+
+    hit = self.bazel(second, *test)
+    self.assertEqual(hit.returncode, 0, hit.stdout[-3000:])
+    self.assertRegex(hit.stdout, CACHED_TARGET + r" +\(cached\) PASSED in")
+    self.assertRegex(hit.stdout, r"\d+ remote cache hit")
+
+    self.ws.edit("e2e/bool_test.py", "if __name__", "# changed\n")
+    rerun = self.bazel(second, *test)
+    self.assertEqual(rerun.returncode, 0, rerun.stdout[-3000:])
+    self.assertRegex(rerun.stdout, CACHED_TARGET + r" +PASSED in")
+
+
 XDIST_FILES = ("e2e/bool_test.py", "e2e/integer_test.py")  # integer: a listed failure on iree_vmla.
 
 
@@ -125,7 +168,7 @@ class CompileHereRunThereTest(absltest.TestCase):
     artifacts_dir, bundles, elsewhere = tempfile.mkdtemp(), tempfile.mkdtemp(), tempfile.mkdtemp()
     ran = self.run_python(sys.executable, "e2e/simple_stateful_test.py", "--target_backends=iree_vmla",
                           f"--artifacts_dir={artifacts_dir}", "--nocompile_cache")
-    self.assertEqual(ran.returncode, 0, ran.stderr[-3000:])
+    self.assertEqual(ran.returncode, 0, ran.stdout[-3000:])
     made = self.run_python(sys.executable, "-m", "pyiree_tf_support.bundle",
                            os.path.join(artifacts_dir, "Stateful"), bundles,
                            "--target_backends=iree_vmla,iree_llvmjit", "--nocompile_cache")
