@@ -172,6 +172,20 @@ def rename_exported_functions(tf_input: str) -> str:
   return tf_input
 
 
+# Constants over this many bytes are elided from texts saved for people (MLIR's printer flag
+# --mlir-elide-elementsattrs-if-larger has no equivalent in TF's Python API, so this rewrites the
+# printed form; the printer writes every large dense constant as one hex string).
+ELIDE_CONSTANT_BYTES = 1024
+_LARGE_HEX_CONSTANT = re.compile(r'dense<"0x[0-9A-Fa-f]{%d,}">' % (2 * ELIDE_CONSTANT_BYTES + 1))
+ELIDED_CONSTANT = "dense_resource<__elided__>"
+
+
+def elide_large_constants(mlir_text: str) -> str:
+  """The text with every dense constant over ELIDE_CONSTANT_BYTES printed as MLIR's elided form:
+  readable, no longer loadable."""
+  return _LARGE_HEX_CONSTANT.sub(ELIDED_CONSTANT, mlir_text)
+
+
 def unconverted_tf_ops(iree_input: str) -> List[str]:
   """TF ops the lowering left behind, which would make iree-compile crash."""
   return sorted(set(_TF_OP_RE.findall(iree_input)))
