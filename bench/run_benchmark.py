@@ -1,7 +1,10 @@
 """Benchmarks pyiree_tf_support against hand-written code, itself and IREE's own iree.tf.support.
 
-  .venv/bin/python bench/run_benchmark.py [--repeats 3] [--cheap_repeats 5] [--timeout 300]
-      [--output /tmp/bench_results.json] [--only 1,2,3,4,5] [--keep]
+  .venv/bin/python bench/run_benchmark.py [--repeats 3] [--cheap_repeats 5] [--suite_repeats 1]
+      [--timeout 300] [--output /tmp/bench_results.json] [--only S,1,2,3,4,5] [--keep]
+
+Suite ratios S1 (pytest e2e/ / Bazel) and S2 (pytest -n 2 / pytest) are in suite_ratios.py; S3 is
+one e2e file through the library / the hand-written floor.
 
 Every measurement is a whole child process (a fresh interpreter, TF_CPP_MIN_LOG_LEVEL=2), so this
 script never imports TensorFlow, IREE or the library itself. Configurations that are compared run
@@ -29,6 +32,8 @@ import tempfile
 import threading
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import suite_ratios  # bench/ is on sys.path when this file runs as a script
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_PYTHON = os.path.join(REPO, ".venv", "bin", "python")
@@ -107,8 +112,9 @@ def child_env() -> Dict[str, str]:
 
 
 def run_process(label: str, args: Sequence[str], timeout: float) -> Run:
-  """Runs `python args...` in the repo, timing it and tracking its peak memory."""
-  command = [PYTHON] + list(args)
+  """Runs `python args...` (or `args` when args[0] is an absolute program path, e.g. bazel) in
+  the repo, timing it and tracking its peak memory."""
+  command = list(args) if os.path.isabs(args[0]) else [PYTHON] + list(args)
   run = Run(label, command)
   with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
     started = time.monotonic()
@@ -328,7 +334,8 @@ def bench_library_vs_hand_vs_iree(bench: Bench) -> None:
   ], bench.cheap_repeats)
   lib, hand, iree = (results["library iree_llvmjit"], results["hand-written iree_llvmjit"],
                      results["iree.tf.support iree_llvmcpu"])
-  bench.ratio("1", "library / hand-written, whole process", lib, hand, "wall_s", 1.10,
+  bench.ratio("S3", "one e2e file: library / hand-written floor, whole process", lib, hand,
+              "wall_s", 1.00,
               "same module, traces, backend (llvm-cpu, --iree-llvmcpu-target-cpu=host), no cache; "
               "the library also writes .npz traces and per-call repro inputs (see 'files')")
   bench.ratio("1c", "library / hand-written, compilation phase (import + compile)", lib, hand,
@@ -386,7 +393,7 @@ def bench_compile_cache(bench: Bench) -> None:
   missing_hits = [r for r in warm if r.ok and r.cache_hits < 2]
   note = ("warm runs logged cache hits: " + ", ".join(str(r.cache_hits) for r in warm)
           + (" (some warm run missed the cache!)" if missing_hits else ""))
-  bench.ratio("3a", "warm / cold, compilation phase", warm, cold, "compile_phase_s", 0.33, note)
+  bench.ratio("3a", "warm / cold, compilation phase", warm, cold, "compile_phase_s", 0.30, note)
   bench.ratio("3b", "warm / cold, whole process", warm, cold, "wall_s", None)
   print_memory("cold", cold)
   print_memory("warm", warm)
@@ -425,7 +432,9 @@ def bench_concurrent_compiles(bench: Bench) -> None:
 
 
 SUMMARY_NAMES = {
-    "1": "library / hand-written (process)",
+    "S1": "pytest e2e/ / bazel e2e suites (process)",
+    "S2": "pytest -n 2 e2e/ / pytest e2e/ (process)",
+    "S3": "one file: library / hand-written (process)",
     "1c": "library / hand-written (compile phase)",
     "2a": "X,X,X / X (compile phase)",
     "2b": "X,X,X / X (process)",
@@ -469,8 +478,11 @@ def main() -> int:
                       help="runs per configuration for the cheaper benchmarks 1, 2 and 5")
   parser.add_argument("--timeout", type=float, default=300, help="seconds per child process")
   parser.add_argument("--output", default="/tmp/bench_results.json", help="JSON results path")
-  parser.add_argument("--only", default="1,2,3,4,5",
-                      help="comma list of benchmarks to run (1 and 5 share their runs)")
+  parser.add_argument("--only", default="S,1,2,3,4,5",
+                      help="comma list of benchmarks to run: S (suite: S1, S2), 1 (S3, 1c), 2-5 "
+                      "(1 and 5 share their runs)")
+  parser.add_argument("--suite_repeats", type=int, default=1,
+                      help="runs per configuration of the suite ratios S1, S2 (minutes each)")
   parser.add_argument("--keep", action="store_true", help="keep the artifacts and cache dirs")
   args = parser.parse_args()
   if args.repeats < 1 or args.cheap_repeats < 1:
@@ -487,7 +499,9 @@ def main() -> int:
         "load changes over both sides)")
   print(f"work dir: {workdir}\n", flush=True)
   bench = Bench(args.repeats, args.cheap_repeats, args.timeout, workdir)
-  sections = [("1", bench_library_vs_hand_vs_iree), ("2", bench_duplicate_backends),
+  sections = [("S", lambda b: suite_ratios.bench_suite(b, PYTHON, REPO, run_process, print_memory,
+                                                        args.suite_repeats)),
+              ("1", bench_library_vs_hand_vs_iree), ("2", bench_duplicate_backends),
               ("3", bench_compile_cache), ("4", bench_concurrent_compiles)]
   try:
     for key, section in sections:
