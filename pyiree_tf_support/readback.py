@@ -18,6 +18,7 @@ from typing import Any, List, Optional, Sequence
 import numpy as np
 
 from pyiree_tf_support import drivers
+from pyiree_tf_support import structure
 
 
 def _is_device_array(value: Any) -> bool:
@@ -87,12 +88,11 @@ def results_to_numpy(result: Any, device: Any = None, driver: str = "local-task"
   """A function's return value as a flat list of owned numpy arrays ([] for no result).
 
   IREE returns None for no result, the value itself for one, and a tuple for several; nested
-  lists/tuples are flattened in order and dicts in their (ABI) insertion order. On non-CPU drivers
+  lists/tuples and dicts are flattened by `structure` (tf.nest order). On non-CPU drivers
   all device arrays are read with one staging copy; if that fails, each falls back to to_host()
   (and on CPU drivers the other way round).
   """
-  leaves: List[Any] = []
-  _flatten_into(result, leaves)
+  leaves = structure.flatten(result, drop_none=True)
   out: List[Any] = [None] * len(leaves)
   device_indices = []
   for index, leaf in enumerate(leaves):
@@ -126,14 +126,3 @@ def results_to_numpy(result: Any, device: Any = None, driver: str = "local-task"
   return out
 
 
-def _flatten_into(value: Any, out: List[Any]) -> None:
-  if value is None:
-    return
-  if isinstance(value, (tuple, list)):
-    for item in value:
-      _flatten_into(item, out)
-  elif isinstance(value, dict):
-    for item in value.values():
-      _flatten_into(item, out)
-  else:
-    out.append(value)

@@ -89,8 +89,9 @@ def format_report(function_name: str, reference: str, outcomes: Sequence[Outcome
                 f"backend(s) compared with the reference '{reference}': "
                 + ", ".join(f"{o.backend} ({o.status.value.lower()})" for o in failed) + ".")
   else:
-    counts = {status: sum(o.status is status for o in outcomes) for status in Status}
-    parts = [f"{n} {status.value.lower()}" for status, n in counts.items() if n]
+    by_status = {status: [o.backend for o in outcomes if o.status is status] for status in Status}
+    parts = [f"{len(names)} {status.value.lower()} ({', '.join(names)})"
+             for status, names in by_status.items() if names]
     headline = (f"Trace '{function_name}' compared with the reference '{reference}': "
                 + ", ".join(parts or ["no target backends"]) + ".")
   return headline + "\n" + "\n".join(format_outcome(o) for o in outcomes)

@@ -14,6 +14,7 @@ import numpy as np
 
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import comparison
+from pyiree_tf_support import structure
 from pyiree_tf_support import tolerances
 
 NUMPY_LINEWIDTH = 120  # 2020's width for arrays in traces (tf_test_utils.NUMPY_LINEWIDTH).
@@ -120,16 +121,21 @@ def _fast_text(value: np.ndarray) -> Optional[str]:
 
 
 def _format_value(value: Any) -> str:
-  if isinstance(value, np.ndarray):
-    text = _fast_text(value)
-    return f"{value.dtype}{list(value.shape)}: " + (
-        text if text is not None else np.array2string(value, separator=", "))
+  """Nested values one per line, walked by `structure` (tf.nest order: dict keys sorted)."""
+  items = structure.children(value)
+  if items is None:
+    if isinstance(value, np.ndarray):
+      text = _fast_text(value)
+      return f"{value.dtype}{list(value.shape)}: " + (
+          text if text is not None else np.array2string(value, separator=", "))
+    return repr(value)
   if isinstance(value, dict):
-    return "{\n" + ",\n".join(_indent(f"{k!r}: {_format_value(v)}") for k, v in value.items()) + "\n}"
-  if isinstance(value, (list, tuple)):
+    open_, close = "{", "}"
+    parts = [f"{key!r}: {_format_value(child)}" for key, child in items]
+  else:
     open_, close = ("[", "]") if isinstance(value, list) else ("(", ")")
-    return open_ + "\n" + ",\n".join(_indent(_format_value(v)) for v in value) + "\n" + close
-  return repr(value)
+    parts = [_format_value(child) for _, child in items]
+  return open_ + "\n" + ",\n".join(_indent(part) for part in parts) + "\n" + close
 
 
 def _source_of(function: Optional[Callable]) -> Tuple[Optional[str], Optional[Tuple[int, int]], str]:

@@ -49,7 +49,8 @@ class PassingTraceFilesTest(absltest.TestCase):
       self.assertCountEqual(os.listdir(os.path.join(traces, f"many_calls__{backend}")),
                             ["trace.json", "arrays.npz"])
     self.assertFalse(os.path.exists(os.path.join(module_dir, "repro")))
-    self.assertEqual(files_under(module_dir) - files_under(traces), 6)  # MLIR, vmfbs, metadata.
+    # tf_input/iree_input.mlir, signatures.json, .owner, a vmfb per backend, report.json/.txt/.lock.
+    self.assertEqual(files_under(module_dir) - files_under(traces), 9)
 
 
 if __name__ == "__main__":

@@ -180,7 +180,7 @@ class AddingABackendTest(absltest.TestCase):
     run = ws.python("e2e/simple_arithmetic_test.py", "--target_backends=iree_fake",
                     f"--artifacts_dir={make_tempdir(self)}", "--nocompile_cache")
     self.assertEqual(run.returncode, 0, run.stderr[-3000:])
-    self.assertIn("iree_fake: PASS", run.stderr)
+    self.assertIn("1 pass (iree_fake)", run.stderr)
 
     self.assertEqual(ws.changed_files(), {"pyiree_tf_support/backends.py", "e2e/BUILD.bazel",
                                           "build_tools/bazel/backends.bzl"})
@@ -217,7 +217,7 @@ class UserPackageTest(absltest.TestCase):
     ran = ws.bazel("run", "//my_tests:my_model_test_manual", "--", "--target_backends=iree_vmla",
                    f"--artifacts_dir={make_tempdir(self)}")
     self.assertEqual(ran.returncode, 0, ran.stderr[-3000:])
-    self.assertIn("iree_vmla: PASS", ran.stderr)
+    self.assertIn("1 pass (iree_vmla)", ran.stderr)
 
 
 @NEEDS_BAZEL

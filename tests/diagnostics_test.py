@@ -16,11 +16,14 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import artifacts
+from pyiree_tf_support import backends
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import reporting
 from pyiree_tf_support import replay
+from pyiree_tf_support import repro
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import trace_io
+from pyiree_tf_support.signatures import signatures_from_json
 from pyiree_tf_support.traces import ModuleCall, Trace
 
 VENV_BIN = os.path.dirname(sys.executable)
@@ -153,10 +156,32 @@ class LiveDiagnosticsTest(absltest.TestCase):
     with flagsaver.flagsaver(artifacts_dir=self.artifacts_dir, **flag_values):
       return run_case(make_case(trace_function))
 
-  def test_every_iree_call_gets_an_iree_run_module_flagfile_that_passes(self):
+  def write_call_repro(self, trace_name: str, backend: str, index: int) -> str:
+    """Writes call `index`'s iree-run-module files from the saved traces, as a failing report
+    would (a passing run writes none); returns their directory."""
+    traces_dir = os.path.join(self.module_dir, "traces")
+    with open(artifacts.signatures_path(self.module_dir)) as f:
+      signatures = signatures_from_json(f.read())
+    with open(os.path.join(self.module_dir, "iree_input.mlir")) as f:
+      iree_input = f.read()
+    call = repro.CallRepros(
+        self.module_dir, trace_io.load_trace(os.path.join(traces_dir, f"{trace_name}__tf_ref")),
+        trace_io.load_trace(os.path.join(traces_dir, f"{trace_name}__{backend}")),
+        artifacts.compiled_path(self.module_dir, backend), backends.lookup(backend).driver,
+        signatures, iree_input).call(index)
+    self.assertIsNotNone(call.run_module_command, call.no_run_module_reason)
+    call_dir = os.path.join(artifacts.repro_dir(self.module_dir, trace_name, backend),
+                            f"call_{index}_{call.method}")
+    self.assertTrue(os.path.isdir(call_dir), call_dir)
+    return call_dir
+
+  def test_a_passing_run_writes_no_call_files_and_a_written_flagfile_passes(self):
     result = self.run_with(predict, target_backends=["iree_vmla"])
     self.assertTrue(result.wasSuccessful(), result.failures + result.errors)
-    call_dir = os.path.join(self.module_dir, "repro", "predict__iree_vmla", "call_1_logits")
+    self.assertFalse(os.path.exists(os.path.join(self.module_dir, "repro", "predict__iree_vmla")))
+    call_dir = self.write_call_repro("predict", "iree_vmla", 1)
+    self.assertEqual(call_dir, os.path.join(self.module_dir, "repro", "predict__iree_vmla",
+                                            "call_1_logits"))
     self.assertEqual(sorted(os.listdir(call_dir)), [
         "expected_output_0.bin", "expected_output_1.npy", "flagfile", "input_0.npy"])
     process = subprocess.run([os.path.join(VENV_BIN, "iree-run-module"), "--flagfile=flagfile"],
@@ -170,7 +195,7 @@ class LiveDiagnosticsTest(absltest.TestCase):
 
     result = self.run_with(count, target_backends=["iree_llvmjit"])
     self.assertTrue(result.wasSuccessful(), result.failures + result.errors)
-    call_dir = os.path.join(self.module_dir, "repro", "count__iree_llvmjit", "call_0_count_above")
+    call_dir = self.write_call_repro("count", "iree_llvmjit", 0)
     with open(os.path.join(call_dir, "flagfile")) as f:
       flagfile = f.read()
     self.assertIn("--input=i32=@input_1.bin", flagfile)

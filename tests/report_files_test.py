@@ -118,7 +118,7 @@ class ReportFilesTest(absltest.TestCase):
   def test_report_txt_holds_every_test(self):
     with open(report_files.text_path(self.module_dir)) as f:
       text = f.read()
-    self.assertIn("Trace 'passing' compared with the reference 'tf_ref': 1 pass.", text)
+    self.assertIn("Trace 'passing' compared with the reference 'tf_ref': 1 pass (iree_llvmjit).", text)
     self.assertIn("Trace 'failing' failed on 1 of 1 target backend(s)", text)
 
   def test_failing_report_is_shown_once(self):

@@ -91,7 +91,7 @@ class FormatTest(parameterized.TestCase):
       ("counts_when_nothing_failed",
        [Outcome("a", Status.PASS), Outcome("b", Status.XFAIL), Outcome("c", Status.PASS),
         Outcome("d", Status.SKIPPED)],
-       "Trace 'f' compared with the reference 'tf_ref': 2 pass, 1 skipped, 1 xfail.\n"
+       "Trace 'f' compared with the reference 'tf_ref': 2 pass (a, c), 1 skipped (d), 1 xfail (b).\n"
        "a: PASS\nb: XFAIL\nc: PASS\nd: SKIPPED"),
       ("no_targets", [], "Trace 'f' compared with the reference 'tf_ref': no target backends.\n"),
   )

@@ -4,8 +4,10 @@ import collections
 
 from absl.testing import absltest
 from absl.testing import parameterized
+import numpy as np
 
 from pyiree_tf_support import structure
+from pyiree_tf_support.traces import ModuleCall
 
 Pair = collections.namedtuple("Pair", "b a")
 
@@ -71,6 +73,15 @@ class SpecTest(parameterized.TestCase):
   def test_flatten_as_names_the_place(self, spec, value, error):
     with self.assertRaisesRegex(TypeError, error.replace("[", r"\[")):
       structure.flatten_as(spec, value, "args")
+
+
+class TraceTextUsesTheSameWalkerTest(absltest.TestCase):
+  """A trace's text lists nested values in the order comparison and saved traces use."""
+
+  def test_dict_keys_are_listed_in_tf_nest_order(self):
+    text = str(ModuleCall("f", [{"b": 1, "a": 2}], {"z": np.zeros(1, np.float32), "y": None}))
+    self.assertLess(text.index("'a': 2"), text.index("'b': 1"))
+    self.assertLess(text.index("'y': None"), text.index("'z': float32[1]"))
 
 
 if __name__ == "__main__":
