@@ -236,6 +236,19 @@ def import_tf_dialect(module: tf.Module, names: Sequence[str],
   return rename_exported_functions(raw)
 
 
+# A tf.Variable the module never assigns becomes an immutable *public* global, and IREE keeps its
+# value for the exported `global$<name>$get` accessor besides the compile-time folded copy the
+# computation uses (BatchNorm folded into conv kernels): a Keras ResNet50's vmfb was 1.8x its
+# weights, 1.0x with them private (and compiled in 9 s instead of 37 s). Nothing calls an
+# immutable global's accessor (idle release carries mutable ones, which have get and set).
+_PUBLIC_IMMUTABLE_GLOBAL = re.compile(r"\bml_program\.global public @")
+
+
+def privatize_immutable_globals(iree_input: str) -> str:
+  """The text with every immutable public ml_program.global private (mutable ones untouched)."""
+  return _PUBLIC_IMMUTABLE_GLOBAL.sub("ml_program.global private @", iree_input)
+
+
 def lower_to_iree_input(tf_input: str) -> str:
   """TF-dialect text -> StableHLO + ml_program text (iree_input.mlir)."""
   return tf.mlir.experimental.run_pass_pipeline(tf_input, LOWERING_PIPELINE)
@@ -263,7 +276,7 @@ def import_module(module: tf.Module, module_name: str,
           "(only None is accepted); wrap it without them, e.g. "
           "tf.function(input_signature=[...])(lambda x: f(x, training=False)).")
   tf_input = import_tf_dialect(module, names, keep_saved_model_at)
-  iree_input = lower_to_iree_input(tf_input)
+  iree_input = privatize_immutable_globals(lower_to_iree_input(tf_input))
   problem = None
   missing = [name for name in names if f"func.func @{name}(" not in iree_input]
   leftover = unconverted_tf_ops(iree_input)
