@@ -17,7 +17,7 @@ setuptools.setup(
         "numpy>=2.0,<3",
         "filecheck>=1.0.6,<2",  # tf_test_driver; why this one: its module docstring
     ],
-    extras_require={"test": ["pytest>=8"]},
+    extras_require={"test": ["pytest>=8", "pytest-xdist>=3"]},
     # Named as its module, so that conftest.py's `pytest_plugins` or `-p` never loads it twice.
     entry_points={"pytest11": ["pyiree_tf_support.pytest_plugin = pyiree_tf_support.pytest_plugin"]},
 )

@@ -44,6 +44,8 @@ COMPILED_RE = re.compile(
     r"Compiled (\S+) for the reference and (\d+) target backend\(s\) in ([0-9.]+) s\.")
 HAND_COMPILED_RE = re.compile(r"hand-written: compiled for \d+ target\(s\) in ([0-9.]+) s")
 CACHE_HIT_RE = re.compile(r"Compile cache hit for ")
+# The library logs its compile phase and cache hits at DEBUG (quiet by default): its runs pass
+# --verbose so that these lines are printed.
 
 
 @dataclasses.dataclass
@@ -324,6 +326,7 @@ def bench_library_vs_hand_vs_iree(bench: Bench) -> None:
   results = bench.interleaved([
       ("library iree_llvmjit", lambda: [
           "e2e/simple_arithmetic_test.py", "--target_backends=iree_llvmjit", "--nocompile_cache",
+          "--verbose",
           f"--artifacts_dir={bench.fresh_dir('lib')}"]),
       ("hand-written iree_llvmjit", lambda: [
           "bench/hand_written_simple_arithmetic.py", "--target_backends=iree_llvmjit",
@@ -361,9 +364,10 @@ def bench_duplicate_backends(bench: Bench) -> None:
   results = bench.interleaved([
       ("stateful vmla x3", lambda: [
           "e2e/simple_stateful_test.py", "--target_backends=iree_vmla,iree_vmla,iree_vmla",
-          "--nocompile_cache", f"--artifacts_dir={bench.fresh_dir('dup3')}"]),
+          "--nocompile_cache", "--verbose", f"--artifacts_dir={bench.fresh_dir('dup3')}"]),
       ("stateful vmla x1", lambda: [
           "e2e/simple_stateful_test.py", "--target_backends=iree_vmla", "--nocompile_cache",
+          "--verbose",
           f"--artifacts_dir={bench.fresh_dir('dup1')}"]),
   ], bench.cheap_repeats)
   x3, x1 = results["stateful vmla x3"], results["stateful vmla x1"]
@@ -385,7 +389,7 @@ def bench_compile_cache(bench: Bench) -> None:
     cache = bench.fresh_dir("cache")
     for label, runs in (("matmul cold cache", cold), ("matmul warm cache", warm)):
       run = run_process(label, [
-          "e2e/matmul_test.py", "--target_backends=iree_vmla,iree_llvmjit",
+          "e2e/matmul_test.py", "--target_backends=iree_vmla,iree_llvmjit", "--verbose",
           f"--compile_cache_dir={cache}", f"--artifacts_dir={bench.fresh_dir('cachert')}"],
                         bench.timeout)
       bench.runs.append(run)
@@ -416,10 +420,10 @@ def bench_concurrent_compiles(bench: Bench) -> None:
         f"(os.cpu_count()={os.cpu_count()}) vs --compile_jobs=1 (--nocompile_cache)")
   results = bench.interleaved([
       ("matmul 3 backends concurrent", lambda: [
-          "e2e/matmul_test.py", f"--target_backends={targets}", "--nocompile_cache",
+          "e2e/matmul_test.py", f"--target_backends={targets}", "--nocompile_cache", "--verbose",
           f"--artifacts_dir={bench.fresh_dir('conc')}"]),
       ("matmul 3 backends jobs=1", lambda: [
-          "e2e/matmul_test.py", f"--target_backends={targets}", "--nocompile_cache",
+          "e2e/matmul_test.py", f"--target_backends={targets}", "--nocompile_cache", "--verbose",
           "--compile_jobs=1", f"--artifacts_dir={bench.fresh_dir('seq')}"]),
   ])
   conc, seq = results["matmul 3 backends concurrent"], results["matmul 3 backends jobs=1"]
