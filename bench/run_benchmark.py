@@ -1,7 +1,10 @@
 """Benchmarks pyiree_tf_support against hand-written code, itself and IREE's own iree.tf.support.
 
-  .venv/bin/python bench/run_benchmark.py [--repeats 3] [--cheap_repeats 5] [--timeout 300]
-      [--output /tmp/bench_results.json] [--only 1,2,3,4,5] [--keep]
+  .venv/bin/python bench/run_benchmark.py [--repeats 3] [--cheap_repeats 5] [--suite_repeats 1]
+      [--timeout 300] [--output /tmp/bench_results.json] [--only S,1,2,3,4,5] [--keep]
+
+Suite ratios S1 (pytest e2e/ / Bazel) and S2 (pytest -n 2 / pytest) are in suite_ratios.py; S3 is
+one e2e file through the library / the hand-written floor.
 
 Every measurement is a whole child process (a fresh interpreter, TF_CPP_MIN_LOG_LEVEL=2), so this
 script never imports TensorFlow, IREE or the library itself. Configurations that are compared run
@@ -30,6 +33,8 @@ import threading
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+import suite_ratios  # bench/ is on sys.path when this file runs as a script
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_PYTHON = os.path.join(REPO, ".venv", "bin", "python")
 PYTHON = VENV_PYTHON if os.path.exists(VENV_PYTHON) else sys.executable
@@ -39,6 +44,8 @@ COMPILED_RE = re.compile(
     r"Compiled (\S+) for the reference and (\d+) target backend\(s\) in ([0-9.]+) s\.")
 HAND_COMPILED_RE = re.compile(r"hand-written: compiled for \d+ target\(s\) in ([0-9.]+) s")
 CACHE_HIT_RE = re.compile(r"Compile cache hit for ")
+# The library logs its compile phase and cache hits at DEBUG (quiet by default): its runs pass
+# --verbose so that these lines are printed.
 
 
 @dataclasses.dataclass
@@ -107,8 +114,9 @@ def child_env() -> Dict[str, str]:
 
 
 def run_process(label: str, args: Sequence[str], timeout: float) -> Run:
-  """Runs `python args...` in the repo, timing it and tracking its peak memory."""
-  command = [PYTHON] + list(args)
+  """Runs `python args...` (or `args` when args[0] is an absolute program path, e.g. bazel) in
+  the repo, timing it and tracking its peak memory."""
+  command = list(args) if os.path.isabs(args[0]) else [PYTHON] + list(args)
   run = Run(label, command)
   with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
     started = time.monotonic()
@@ -318,6 +326,7 @@ def bench_library_vs_hand_vs_iree(bench: Bench) -> None:
   results = bench.interleaved([
       ("library iree_llvmjit", lambda: [
           "e2e/simple_arithmetic_test.py", "--target_backends=iree_llvmjit", "--nocompile_cache",
+          "--verbose",
           f"--artifacts_dir={bench.fresh_dir('lib')}"]),
       ("hand-written iree_llvmjit", lambda: [
           "bench/hand_written_simple_arithmetic.py", "--target_backends=iree_llvmjit",
@@ -328,7 +337,8 @@ def bench_library_vs_hand_vs_iree(bench: Bench) -> None:
   ], bench.cheap_repeats)
   lib, hand, iree = (results["library iree_llvmjit"], results["hand-written iree_llvmjit"],
                      results["iree.tf.support iree_llvmcpu"])
-  bench.ratio("1", "library / hand-written, whole process", lib, hand, "wall_s", 1.10,
+  bench.ratio("S3", "one e2e file: library / hand-written floor, whole process", lib, hand,
+              "wall_s", 1.00,
               "same module, traces, backend (llvm-cpu, --iree-llvmcpu-target-cpu=host), no cache; "
               "the library also writes .npz traces and per-call repro inputs (see 'files')")
   bench.ratio("1c", "library / hand-written, compilation phase (import + compile)", lib, hand,
@@ -354,9 +364,10 @@ def bench_duplicate_backends(bench: Bench) -> None:
   results = bench.interleaved([
       ("stateful vmla x3", lambda: [
           "e2e/simple_stateful_test.py", "--target_backends=iree_vmla,iree_vmla,iree_vmla",
-          "--nocompile_cache", f"--artifacts_dir={bench.fresh_dir('dup3')}"]),
+          "--nocompile_cache", "--verbose", f"--artifacts_dir={bench.fresh_dir('dup3')}"]),
       ("stateful vmla x1", lambda: [
           "e2e/simple_stateful_test.py", "--target_backends=iree_vmla", "--nocompile_cache",
+          "--verbose",
           f"--artifacts_dir={bench.fresh_dir('dup1')}"]),
   ], bench.cheap_repeats)
   x3, x1 = results["stateful vmla x3"], results["stateful vmla x1"]
@@ -378,7 +389,7 @@ def bench_compile_cache(bench: Bench) -> None:
     cache = bench.fresh_dir("cache")
     for label, runs in (("matmul cold cache", cold), ("matmul warm cache", warm)):
       run = run_process(label, [
-          "e2e/matmul_test.py", "--target_backends=iree_vmla,iree_llvmjit",
+          "e2e/matmul_test.py", "--target_backends=iree_vmla,iree_llvmjit", "--verbose",
           f"--compile_cache_dir={cache}", f"--artifacts_dir={bench.fresh_dir('cachert')}"],
                         bench.timeout)
       bench.runs.append(run)
@@ -386,7 +397,7 @@ def bench_compile_cache(bench: Bench) -> None:
   missing_hits = [r for r in warm if r.ok and r.cache_hits < 2]
   note = ("warm runs logged cache hits: " + ", ".join(str(r.cache_hits) for r in warm)
           + (" (some warm run missed the cache!)" if missing_hits else ""))
-  bench.ratio("3a", "warm / cold, compilation phase", warm, cold, "compile_phase_s", 0.33, note)
+  bench.ratio("3a", "warm / cold, compilation phase", warm, cold, "compile_phase_s", 0.30, note)
   bench.ratio("3b", "warm / cold, whole process", warm, cold, "wall_s", None)
   print_memory("cold", cold)
   print_memory("warm", warm)
@@ -409,10 +420,10 @@ def bench_concurrent_compiles(bench: Bench) -> None:
         f"(os.cpu_count()={os.cpu_count()}) vs --compile_jobs=1 (--nocompile_cache)")
   results = bench.interleaved([
       ("matmul 3 backends concurrent", lambda: [
-          "e2e/matmul_test.py", f"--target_backends={targets}", "--nocompile_cache",
+          "e2e/matmul_test.py", f"--target_backends={targets}", "--nocompile_cache", "--verbose",
           f"--artifacts_dir={bench.fresh_dir('conc')}"]),
       ("matmul 3 backends jobs=1", lambda: [
-          "e2e/matmul_test.py", f"--target_backends={targets}", "--nocompile_cache",
+          "e2e/matmul_test.py", f"--target_backends={targets}", "--nocompile_cache", "--verbose",
           "--compile_jobs=1", f"--artifacts_dir={bench.fresh_dir('seq')}"]),
   ])
   conc, seq = results["matmul 3 backends concurrent"], results["matmul 3 backends jobs=1"]
@@ -425,7 +436,9 @@ def bench_concurrent_compiles(bench: Bench) -> None:
 
 
 SUMMARY_NAMES = {
-    "1": "library / hand-written (process)",
+    "S1": "pytest e2e/ / bazel e2e suites (process)",
+    "S2": "pytest -n 2 e2e/ / pytest e2e/ (process)",
+    "S3": "one file: library / hand-written (process)",
     "1c": "library / hand-written (compile phase)",
     "2a": "X,X,X / X (compile phase)",
     "2b": "X,X,X / X (process)",
@@ -469,8 +482,11 @@ def main() -> int:
                       help="runs per configuration for the cheaper benchmarks 1, 2 and 5")
   parser.add_argument("--timeout", type=float, default=300, help="seconds per child process")
   parser.add_argument("--output", default="/tmp/bench_results.json", help="JSON results path")
-  parser.add_argument("--only", default="1,2,3,4,5",
-                      help="comma list of benchmarks to run (1 and 5 share their runs)")
+  parser.add_argument("--only", default="S,1,2,3,4,5",
+                      help="comma list of benchmarks to run: S (suite: S1, S2), 1 (S3, 1c), 2-5 "
+                      "(1 and 5 share their runs)")
+  parser.add_argument("--suite_repeats", type=int, default=1,
+                      help="runs per configuration of the suite ratios S1, S2 (minutes each)")
   parser.add_argument("--keep", action="store_true", help="keep the artifacts and cache dirs")
   args = parser.parse_args()
   if args.repeats < 1 or args.cheap_repeats < 1:
@@ -487,7 +503,9 @@ def main() -> int:
         "load changes over both sides)")
   print(f"work dir: {workdir}\n", flush=True)
   bench = Bench(args.repeats, args.cheap_repeats, args.timeout, workdir)
-  sections = [("1", bench_library_vs_hand_vs_iree), ("2", bench_duplicate_backends),
+  sections = [("S", lambda b: suite_ratios.bench_suite(b, PYTHON, REPO, run_process, print_memory,
+                                                        args.suite_repeats)),
+              ("1", bench_library_vs_hand_vs_iree), ("2", bench_duplicate_backends),
               ("3", bench_compile_cache), ("4", bench_concurrent_compiles)]
   try:
     for key, section in sections:

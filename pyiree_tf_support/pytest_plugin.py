@@ -6,9 +6,13 @@ reference trace must run once per test. So a class collector yields `test_x[<bac
 the first item of a test runs the TestCase method once (the class set up only for the backends
 of the selected items), `compare_backends` records each backend's outcome instead of failing,
 and every item reports its own backend's outcome. `-k`, `--lf`, `-x`, `--durations` and JUnit XML
-then work per backend. Expected failures are strict xfails: the `_FAILING_BY_BACKEND` lists of the
-BUILD.bazel beside the test file (what Bazel uses) and --xfail_backends. absltest and
-`python file.py` are untouched: there one test still compares every backend.
+then work per backend. Expected failures are those of the `FAILING` lists of the BUILD.bazel beside
+the test file (what Bazel uses) and --xfail_backends, judged as Bazel's e2e_tests_failing judges
+them: per (class, backend), not per test. A listed backend's failing items are xfails, its passing
+items pass, and if every selected item of the class passed there, the last one fails as an XPASS
+(strict). So `pytest e2e/` reaches Bazel's verdict for every (file, backend), also for a file where
+only one test fails. absltest and `python file.py` are untouched: there one test still compares
+every backend.
 """
 
 import dataclasses
@@ -117,9 +121,7 @@ class TracedCaseCollector(pytest.Class):
         item = BackendItem.from_parent(self, name=f"{method}[{info.name}]", method=method,
                                        backend=info.name)
         item.extra_keyword_matches.add(info.name)
-        reason = _xfail_reason(info, failing)
-        if reason:
-          item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+        item.xfail_reason = _xfail_reason(info, failing)
         yield item
 
 
@@ -138,16 +140,34 @@ class BackendItem(pytest.Item):
     super().__init__(**kwargs)
     self.method = method
     self.backend = backend
+    self.xfail_reason: Optional[str] = None  # set when the backend is listed as failing here
 
   @property
   def case_class(self) -> type:
     return self.parent.obj
 
   def setup(self) -> None:
-    self.config.stash[_STATE].class_run(self.case_class).set_up()
+    run = self.config.stash[_STATE].class_run(self.case_class)
+    try:
+      run.set_up()
+    except TestFailed:
+      if self.xfail_reason is None:
+        raise
+      run.record(self.backend, failed=True)
+      pytest.xfail(self.xfail_reason)
 
   def runtest(self) -> None:
-    self.config.stash[_STATE].class_run(self.case_class).judge(self.method, self.backend)
+    run = self.config.stash[_STATE].class_run(self.case_class)
+    try:
+      run.judge(self.method, self.backend)
+    except TestFailed:
+      if self.xfail_reason is None:
+        raise
+      run.record(self.backend, failed=True)
+      pytest.xfail(self.xfail_reason)
+    if self.xfail_reason is not None and not run.record(self.backend, failed=False):
+      raise TestFailed(f"[XPASS(strict)] {self.xfail_reason}\n{self.backend} is listed as failing "
+                       f"for {self.case_class.__name__}, but every one of its tests passed there")
 
   def repr_failure(self, excinfo, style=None):
     if isinstance(excinfo.value, TestFailed):
@@ -171,9 +191,12 @@ class _MethodResult:
 class _ClassRun:
   """One TestCase class under pytest: set up once for `backends`, each method run once."""
 
-  def __init__(self, case_class: type, backends_selected: Tuple[str, ...]):
+  def __init__(self, case_class: type, backends_selected: Tuple[str, ...],
+               items_per_backend: Dict[str, int]):
     self.case_class = case_class
     self.backends = backends_selected
+    self._items_left = dict(items_per_backend)
+    self._failed_on: set = set()
     self.setup_seconds: Optional[float] = None
     self._setup_error: Optional[BaseException] = None
     self._results: Dict[str, _MethodResult] = {}
@@ -226,6 +249,14 @@ class _ClassRun:
     if mine and all(o.status is reporting.Status.SKIPPED for _, o in mine):
       pytest.skip(f"{backend}: {mine[0][1].detail}")
 
+  def record(self, backend: str, failed: bool) -> bool:
+    """Counts one finished item of `backend`; False once its last one finished and none failed
+    (Bazel's XPASS: a backend listed as failing passed the whole class)."""
+    if failed:
+      self._failed_on.add(backend)
+    self._items_left[backend] = self._items_left.get(backend, 1) - 1
+    return self._items_left[backend] > 0 or backend in self._failed_on
+
   def tear_down(self) -> None:
     if not self.torn_down:
       self.torn_down = True
@@ -240,12 +271,14 @@ class _Session:
     self._runs: Dict[type, _ClassRun] = {}
     self._left: Dict[type, int] = {}
     self._selected: Dict[type, List[str]] = {}
+    self._per_backend: Dict[type, Dict[str, int]] = {}
     self._items: Dict[str, Tuple[str, str]] = {}  # nodeid -> (test file, backend)
     self.summary = pytest_summary.Summary()
 
   def class_run(self, case_class: type) -> _ClassRun:
     if case_class not in self._runs:
-      self._runs[case_class] = _ClassRun(case_class, tuple(self._selected.get(case_class, ())))
+      self._runs[case_class] = _ClassRun(case_class, tuple(self._selected.get(case_class, ())),
+                                         self._per_backend.get(case_class, {}))
     return self._runs[case_class]
 
   @pytest.hookimpl(trylast=True)
@@ -255,6 +288,8 @@ class _Session:
         self._items[item.nodeid] = (item.nodeid.split("::")[0], item.backend)
         cls = item.case_class
         self._left[cls] = self._left.get(cls, 0) + 1
+        counts = self._per_backend.setdefault(cls, {})
+        counts[item.backend] = counts.get(item.backend, 0) + 1
         if item.backend not in self._selected.setdefault(cls, []):
           self._selected[cls].append(item.backend)
 

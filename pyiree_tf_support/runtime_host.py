@@ -5,7 +5,10 @@ A host created `releasable` owns its device and can `release()` it while idle an
 the next call, carrying the module's variables across through IREE's `global$<name>$get/$set`
 accessors. That is only complete when a module's mutable state is exactly its accessor-exposed
 globals, as in every module imported from TensorFlow (each tf.Variable gets a get/set pair); the
-caller vouches for it. TensorFlow-free.
+caller vouches for it with `all_state_in_accessors`, which also lets a module without accessors (a
+TF module without variables, most of them) be released after calls: it has no state to carry.
+Without the vouch such a module keeps its device once called, as its globals may be private.
+TensorFlow-free.
 """
 
 import gc
@@ -40,14 +43,17 @@ def global_accessors(names: Iterable[str]) -> Tuple[Tuple[str, str], ...]:
 class InProcessHost:
   """A vmfb loaded on an IREE driver in this process; errors are the runtime's own exceptions."""
 
-  def __init__(self, vmfb: bytes, driver: str, *, releasable: bool = False):
+  def __init__(self, vmfb: bytes, driver: str, *, releasable: bool = False,
+               all_state_in_accessors: bool = False):
     """Creates the device, loads the module and a context.
 
     The device is iree.runtime's per-driver cached one, unless `releasable`: then the host owns a
-    device of its own so that `release()` can destroy it.
+    device of its own so that `release()` can destroy it. `all_state_in_accessors`: the caller
+    vouches that every mutable global has get/set accessors (true of TF imports).
     """
     self.driver = driver
     self._releasable = releasable
+    self._all_state_in_accessors = all_state_in_accessors
     self._vmfb = bytes(vmfb) if releasable else b""
     self._config: Any = None
     self._vm_module: Any = None
@@ -90,7 +96,7 @@ class InProcessHost:
     if not self._releasable or self._closed or self._context is None:
       return False
     if not self._pristine:
-      if not self._accessors:
+      if not self._accessors and not self._all_state_in_accessors:
         return False
       try:
         saved = [(setter, self._invoke(getter, [])[0]) for getter, setter in self._accessors]

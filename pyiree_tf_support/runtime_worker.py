@@ -48,7 +48,9 @@ class _Session:
         raise RuntimeError(leak)
       vmfb, driver, release_when_idle = message[1:4]
       releasable = release_when_idle and drivers.facts(driver).spins_when_idle
-      self.host = InProcessHost(vmfb, driver, releasable=releasable)
+      # release_when_idle is the client's promise that all state has accessors (worker_client).
+      self.host = InProcessHost(vmfb, driver, releasable=releasable,
+                                all_state_in_accessors=releasable)
       return {"function_names": self.host.function_names, "pid": os.getpid()}
     if self.host is None:
       raise RuntimeError(f"no module loaded (got {op!r} before 'load')")

@@ -224,7 +224,10 @@ def _import_module(module: tf.Module, module_name: str, exported_names: Sequence
 
 def _save_import_artifacts(imported: importer.ImportedModule, artifacts_dir: Optional[str]) -> None:
   if artifacts_dir is not None:
-    artifacts.write_text(os.path.join(artifacts_dir, "tf_input.mlir"), imported.tf_input)
+    # tf_input.mlir is for people (weights elided); iree_input.mlir stays whole: replay, repro
+    # and the compile cache load it.
+    artifacts.write_text(os.path.join(artifacts_dir, "tf_input.mlir"),
+                         importer.elide_large_constants(imported.tf_input))
     artifacts.write_text(os.path.join(artifacts_dir, "iree_input.mlir"), imported.iree_input)
     artifacts.write_text(artifacts.signatures_path(artifacts_dir),
                          signatures_to_json(imported.signatures))

@@ -96,12 +96,38 @@ def _indent(text: str, prefix: str = "  ") -> str:
   return "\n".join(prefix + line for line in text.splitlines())
 
 
+# Above this many elements an unsummarized array is written one row (of its last axis) per line
+# with a fixed round-trip precision: numpy's aligned shortest printing costs ~7 µs per element
+# (seconds per trace file for a 128x3072 matmul input), this ~0.3 µs.
+_FAST_TEXT_ELEMENTS = 4096
+_ROUND_TRIP_FORMATS = {"float16": "%.5g", "float32": "%.9g", "float64": "%.17g"}
+
+
+def _fast_text(value: np.ndarray) -> Optional[str]:
+  """A large array written whole, cheaply; None when it is small, summarized or of another dtype."""
+  whole = value.size <= np.get_printoptions()["threshold"]  # not summarized (trace files)
+  if value.size <= _FAST_TEXT_ELEMENTS or not whole or value.ndim == 0:
+    return None
+  if value.dtype.kind in "iu":
+    fmt = "%d"
+  else:
+    fmt = _ROUND_TRIP_FORMATS.get(value.dtype.name)
+    if fmt is None:
+      return None
+  rows = value.reshape(-1, value.shape[-1])
+  row_format = ", ".join([fmt] * rows.shape[1])
+  lines = "\n".join(row_format % tuple(row) for row in rows.tolist())
+  return f"(whole, one row of the last axis per line)\n{lines}"
+
+
 def _format_value(value: Any) -> str:
   """Nested values one per line, walked by `structure` (tf.nest order: dict keys sorted)."""
   items = structure.children(value)
   if items is None:
     if isinstance(value, np.ndarray):
-      return f"{value.dtype}{list(value.shape)}: " + np.array2string(value, separator=", ")
+      text = _fast_text(value)
+      return f"{value.dtype}{list(value.shape)}: " + (
+          text if text is not None else np.array2string(value, separator=", "))
     return repr(value)
   if isinstance(value, dict):
     open_, close = "{", "}"

@@ -1,0 +1,95 @@
+"""scripts/check_suite_verdicts.py on the JUnit XML of a real pytest run: a cell agrees when it
+passed where FAILING lists nothing and was an expected failure where FAILING lists the file;
+an unexpected pass, a cell that never ran and a missing FAILING list are reported."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+from absl.testing import absltest
+
+from pyiree_tf_support import cli_flags
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPT = os.path.join(REPO, "scripts", "check_suite_verdicts.py")
+
+MODULE_TEST = '''
+import numpy as np
+import tensorflow as tf
+from pyiree_tf_support import tf_test_utils
+
+class {name}Module(tf.Module):
+  @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+  def f(self, a):
+    return {body}
+
+@tf_test_utils.compile_module({name}Module)
+class {name}Test(tf_test_utils.TracedModuleTestCase):
+  def test_f(self):
+    self.compare_backends(lambda module: module.f(np.arange(4, dtype=np.float32)))
+'''
+
+BUILD = textwrap.dedent('''
+    FAILING = {
+        "iree_llvmjit": {
+            "erf_test.py": "no erf lowering (really fails: agrees)",
+            "square_test.py": "listed but passes (an XPASS: disagrees)",
+        },
+        "iree_vmla": {},
+    }
+    ''')
+
+
+class CheckSuiteVerdictsTest(absltest.TestCase):
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.dir = tempfile.mkdtemp(prefix="check_verdicts_")
+    cls.suite = os.path.join(cls.dir, "suite")
+    os.mkdir(cls.suite)
+    for name, body in (("Erf", "tf.math.erf(a)"), ("Square", "a * a"), ("Double", "a + a")):
+      with open(os.path.join(cls.suite, f"{name.lower()}_test.py"), "w") as f:
+        f.write(MODULE_TEST.format(name=name, body=body))
+    with open(os.path.join(cls.suite, "BUILD.bazel"), "w") as f:
+      f.write(BUILD)
+    cls.junit = os.path.join(cls.dir, "junit.xml")
+    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+    env.pop(cli_flags.ENV_VAR, None)
+    cls.run_log = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "pyiree_tf_support.pytest_plugin", "-p",
+         "no:cacheprovider", "suite", "--target_backends=iree_llvmjit", f"--junitxml={cls.junit}",
+         f"--artifacts_dir={cls.dir}/artifacts", "--nocompile_cache"],
+        capture_output=True, text=True, cwd=cls.dir, env=env, timeout=600, check=False)
+
+  def check(self, *args):
+    return subprocess.run([sys.executable, SCRIPT, self.junit, "--dir", self.suite, *args],
+                          capture_output=True, text=True, timeout=60, check=False)
+
+  def test_an_unexpected_pass_is_the_only_disagreement_on_the_backend_that_ran(self):
+    self.assertIn("1 failed, 1 passed, 1 xfailed", self.run_log.stdout)
+    process = self.check("--backends=iree_llvmjit")
+    self.assertEqual(process.returncode, 1, process.stdout + process.stderr)
+    self.assertEqual(process.stdout.splitlines(), [
+        "pytest: square_test.py on iree_llvmjit: expected xfail, got fail",
+        "3 cells (1 pass, 2 xfail expected): 1 disagreement(s)"])
+
+  def test_a_backend_that_did_not_run_is_missing(self):
+    process = self.check()
+    self.assertEqual(process.returncode, 1)
+    self.assertIn("pytest: double_test.py on iree_vmla: expected pass, got missing",
+                  process.stdout.splitlines())
+    self.assertIn("6 cells (4 pass, 2 xfail expected): 4 disagreement(s)", process.stdout)
+
+  def test_a_backend_without_a_failing_list_is_one_error_line(self):
+    process = self.check("--backends=iree_vulkan")
+    self.assertEqual(process.returncode, 2)
+    self.assertEqual(process.stderr.strip().splitlines(), [
+        f"ERROR: backend(s) iree_vulkan have no FAILING list in {self.suite}/BUILD.bazel; "
+        "valid: iree_llvmjit, iree_vmla"])
+
+
+if __name__ == "__main__":
+  absltest.main()
