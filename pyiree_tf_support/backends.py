@@ -107,6 +107,17 @@ def find(name: str) -> Optional[BackendSpec]:
   return _BY_NAME.get(name)
 
 
+def find_by_artifact_name(name: str) -> Optional[BackendSpec]:
+  """The row behind a backend name or an artifact name (`iree_vmla_1`, `tf_ref`), else None."""
+  spec = find(name)
+  if spec is None and name.endswith("_ref"):
+    spec = find(name[:-len("_ref")])
+  stem, _, index = name.rpartition("_")
+  if spec is None and index.isdigit():
+    spec = find(stem)
+  return spec
+
+
 def indexed_names(names: Sequence[str]) -> List[str]:
   """Artifact names: repeated backends get an index (`tf,x,tf` -> `tf_0,x,tf_1`)."""
   counts = collections.Counter(names)

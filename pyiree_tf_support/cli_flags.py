@@ -85,9 +85,14 @@ def _validate_backend(name: str) -> bool:
 
 def _validate_tolerances(text: str) -> bool:
   try:
-    tolerances.parse_overrides(text)  # pure: parsing changes nothing.
+    policy = tolerances.parse_overrides(text)  # pure: parsing changes nothing.
   except ValueError as e:
     raise flags.ValidationError(str(e)) from None
+  for (backend, _), _ in policy.overrides:
+    if backends.find_by_artifact_name(backend) is None:
+      raise flags.ValidationError(
+          f"--tolerances names an unknown backend '{backend}'; valid backends are: "
+          f"{', '.join(backends.valid_names())} (or their artifact names, e.g. iree_vmla_0).")
   return True
 
 

@@ -129,5 +129,31 @@ class TargetBackendFlagTest(absltest.TestCase):
     self.assertIn("iree_llvmjit", str(raised.exception))
 
 
+
+class ArtifactNameTest(parameterized.TestCase):
+  """Per-backend tolerance overrides may name a backend as its artifacts do."""
+
+  @parameterized.named_parameters(
+      ("canonical", "iree_vmvx", "iree_vmvx"),
+      ("alias", "iree_llvmjit", "iree_llvmcpu"),
+      ("indexed_duplicate", "iree_vmla_1", "iree_vmvx"),
+      ("reference", "tf_ref", "tf"),
+      ("unknown", "iree_bogus", None),
+      ("unknown_indexed", "iree_bogus_0", None),
+  )
+  def test_find_by_artifact_name(self, name, expected):
+    spec = backends.find_by_artifact_name(name)
+    self.assertEqual(spec and spec.name, expected)
+
+  def test_tolerances_flag_accepts_artifact_names_and_rejects_unknown_backends(self):
+    cli_flags.ensure_parsed()
+    with flagsaver.flagsaver():
+      cli_flags.FLAGS["tolerances"].parse("iree_vmla_0:float32:1e-5:1e-5,tf_ref:float64:0:0")
+      cli_flags.FLAGS.validate_all_flags()
+      cli_flags.FLAGS["tolerances"].parse("iree_bogus:float32:1e-5:1e-5")
+      with self.assertRaisesRegex(Exception, "unknown backend 'iree_bogus'"):
+        cli_flags.FLAGS.validate_all_flags()
+
+
 if __name__ == "__main__":
   absltest.main()

@@ -34,6 +34,14 @@ class BadFlagsTest(absltest.TestCase):
     self.assertLen(errors, 1)
     self.assertIn("--target_backends='' names an empty backend", errors[0])
 
+  def test_a_tolerance_for_an_unknown_backend_is_a_one_line_flag_error(self):
+    process = run_e2e("--target_backends=iree_vmla", "--tolerances=iree_bogus:float32:1e-5:1e-5")
+    self.assertNotEqual(process.returncode, 0)
+    errors = [line for line in process.stderr.splitlines() if "Flags parsing error" in line]
+    self.assertLen(errors, 1, process.stderr[-2000:])
+    self.assertIn("--tolerances names an unknown backend 'iree_bogus'; valid backends are: tf, "
+                  "iree_vmvx", errors[0])
+
   def test_unknown_reference_backend_is_rejected_too(self):
     process = run_e2e("--reference_backend=torch")
     self.assertNotEqual(process.returncode, 0)
