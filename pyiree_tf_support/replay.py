@@ -121,8 +121,13 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
 
 def _compile(ref_trace: Trace, spec: backends.BackendSpec, name: str, iree_input: str, cache):
   """(vmfb, None), or (None, the COMPILE_ERROR outcome). Imports the compiler only here."""
-  from pyiree_tf_support import compiler  # pylint: disable=import-outside-toplevel
-  from pyiree_tf_support import mlir_functions  # pylint: disable=import-outside-toplevel
+  try:
+    from pyiree_tf_support import compiler  # pylint: disable=import-outside-toplevel
+    from pyiree_tf_support import mlir_functions  # pylint: disable=import-outside-toplevel
+  except ImportError as e:  # a runtime-only machine: only a bundle's vmfbs can run there.
+    raise ReplayError(f"Compiling {name} needs IREE's compiler (iree-base-compiler), which this "
+                      f"Python cannot import ({e}); replay a bundle's compiled vmfbs without "
+                      "--recompile, or install iree-base-compiler.") from None
   request = compiler.CompileRequest(iree_input, spec.compiler_targets, spec.compiler_flags)
   try:
     vmfb = compiler.compile_request(request, f"module '{ref_trace.module_name}' for {name}",
@@ -159,7 +164,7 @@ def main(argv: Sequence[str]) -> int:
   try:
     outcomes = replay_loaded(loaded, targets, cli_flags.compile_cache_from_flags(), policy,
                              recompile=_RECOMPILE.value)
-  except bundle.BundleError as e:
+  except (bundle.BundleError, ReplayError) as e:
     print(f"replay: {e}", file=sys.stderr)
     return 2
   print(reporting.format_report(loaded.reference.function_name, loaded.reference.backend,

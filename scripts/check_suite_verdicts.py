@@ -129,9 +129,14 @@ def main(argv: Optional[List[str]] = None) -> int:
   except ValueError as e:
     print(f"ERROR: {e}", file=sys.stderr)
     return 2
-  problems = disagreements(expected, junit_cells(args.junit_xml, package), "pytest")
-  if args.bazel_testlogs:
-    problems += disagreements(expected, bazel_cells(args.bazel_testlogs, package, expected), "bazel")
+  try:
+    problems = disagreements(expected, junit_cells(args.junit_xml, package), "pytest")
+    if args.bazel_testlogs:
+      problems += disagreements(expected, bazel_cells(args.bazel_testlogs, package, expected),
+                                "bazel")
+  except (OSError, ET.ParseError) as e:  # a missing, empty or truncated XML file.
+    print(f"ERROR: cannot read the test results: {e}", file=sys.stderr)
+    return 2
   for line in problems:
     print(line)
   xfails = sum(1 for v in expected.values() if v == "xfail")

@@ -90,6 +90,18 @@ class CheckSuiteVerdictsTest(absltest.TestCase):
         f"ERROR: backend(s) iree_vulkan have no FAILING list in {self.suite}/BUILD.bazel; "
         "valid: iree_llvmjit, iree_vmla"])
 
+  def test_a_truncated_or_missing_junit_file_is_one_error_line(self):
+    truncated = os.path.join(self.dir, "truncated.xml")
+    with open(self.junit) as source, open(truncated, "w") as f:
+      f.write(source.read()[:40])
+    for path in (truncated, os.path.join(self.dir, "missing.xml")):
+      with self.subTest(path=path):
+        process = subprocess.run([sys.executable, SCRIPT, path, "--dir", self.suite],
+                                 capture_output=True, text=True, timeout=60, check=False)
+        self.assertEqual(process.returncode, 2, process.stderr)
+        self.assertLen(process.stderr.strip().splitlines(), 1, process.stderr)
+        self.assertIn("ERROR: cannot read the test results", process.stderr)
+
 
 if __name__ == "__main__":
   absltest.main()

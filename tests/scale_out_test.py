@@ -5,6 +5,7 @@ The Bazel tests run `bazel` themselves, so they are skipped inside a Bazel test 
 `scripts/test.sh` runs them with pytest.
 """
 
+import importlib.metadata
 import glob
 import json
 import os
@@ -157,7 +158,8 @@ def runtime_only_python() -> str:
   python = os.path.join(venv, "bin", "python")
   if not os.path.exists(os.path.join(venv, ".complete")):
     subprocess.run([sys.executable, "-m", "venv", "--clear", venv], check=True, timeout=300)
-    subprocess.run([python, "-m", "pip", "install", "-q", "iree-base-runtime", "numpy", "absl-py"],
+    runtime = f"iree-base-runtime=={importlib.metadata.version('iree-base-runtime')}"
+    subprocess.run([python, "-m", "pip", "install", "-q", runtime, "numpy", "absl-py"],
                    check=True, timeout=600, capture_output=True)
     open(os.path.join(venv, ".complete"), "w").close()
   return python
@@ -206,6 +208,13 @@ class CompileHereRunThereTest(absltest.TestCase):
                               "--target_backends=iree_vmla", cwd=elsewhere)
     self.assertEqual(changed.returncode, 2)
     self.assertIn("compiled__iree_vmla.vmfb does not match the SHA-256", changed.stderr)
+
+    recompiled = self.run_python(python, "-m", "pyiree_tf_support.replay", traces[0],
+                                 "--target_backends=iree_llvmjit", "--recompile", cwd=elsewhere)
+    self.assertEqual(recompiled.returncode, 2, recompiled.stdout + recompiled.stderr[-3000:])
+    self.assertEqual(recompiled.stdout, "")
+    self.assertLen(recompiled.stderr.strip().splitlines(), 1, recompiled.stderr)
+    self.assertIn("needs IREE's compiler (iree-base-compiler)", recompiled.stderr)
 
 
 if __name__ == "__main__":
