@@ -20,7 +20,7 @@ import json
 import os
 import shutil
 import sys
-from typing import Dict, Optional, Sequence
+from typing import Optional, Sequence
 
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import backends

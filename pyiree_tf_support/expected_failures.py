@@ -30,7 +30,7 @@ def failing_by_backend(build_file: str) -> Dict[str, Dict[str, str]]:
         return ast.literal_eval(node.value)
       except ValueError as e:
         raise ValueError(f"{build_file}: FAILING must be a dict literal "
-                         "{backend: {file: reason}} of plain strings: {e}") from None
+                         f"{{backend: {{file: reason}}}} of plain strings: {e}") from None
   return {}
 
 

@@ -10,7 +10,7 @@ do the same) and costs no import.
 """
 
 import dataclasses
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Callable, Optional, Tuple
 
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import mlir_functions
