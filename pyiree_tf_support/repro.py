@@ -128,20 +128,6 @@ def _unfaithful_reason(index: int, iree_input: Optional[str]) -> str:
   return ""
 
 
-def write_call_repros(module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_path: str,
-                      driver: str, signatures: Dict[str, FunctionSignature],
-                      iree_input: Optional[str] = None,
-                      policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
-                      ) -> List[CallRepro]:
-  """Writes an iree-run-module directory for each call it reproduces; returns every call's record.
-
-  `iree_input` is the text the vmfb was compiled from: it tells whether the module keeps state.
-  """
-  repros = CallRepros(module_dir, ref_trace, tar_trace, vmfb_path, driver, signatures, iree_input,
-                      policy)
-  return [repros.call(i) for i in range(len(repros))]
-
-
 class CallRepros(collections.abc.Sequence):
   """`describe()` of each call's repro, written only when that call is asked for.
 

@@ -160,7 +160,8 @@ class Trace:
     (self.function_sourcefile, self.function_line_numbers,
      self.function_source) = _source_of(function) if function is not None else (None, None, "")
     info = getattr(module, "backend_info", None)
-    self.backend_names = tuple(backend_names) or (info.names() if info else (self.backend,))
+    self.backend_names = (tuple(backend_names) or (info.names() if info else ())
+                          or tuple(getattr(module, "backend_names", ())) or (self.backend,))
     self.calls: List[ModuleCall] = []
     self.pending_method: Optional[str] = None  # the call in progress, named if it raises.
 

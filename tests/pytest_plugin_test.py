@@ -2,6 +2,7 @@
 conftest), on real modules compiled for real backends."""
 
 import importlib.metadata
+import json
 import os
 import re
 import shutil
@@ -134,6 +135,9 @@ class PluginTest(absltest.TestCase):
       self.assertIn('name="test_mul[iree_llvmjit]"', f.read())
     self.assertFalse(os.path.exists(os.path.join(self.dir, "artifacts", "MulModule",
                                                  "compiled__iree_vmla.vmfb")))
+    with open(os.path.join(self.dir, "artifacts", "MulModule", "report.json")) as f:
+      report = json.load(f)
+    self.assertTrue(report, "report.json is written under the plugin as under absltest")
 
   def test_failures_are_per_backend_and_listed_ones_are_strict_xfails(self):
     self.write("mul_test.py", MUL_TEST)

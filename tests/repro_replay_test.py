@@ -27,6 +27,7 @@ import tensorflow as tf
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import replay
 from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support import traces
 
 # Scales each element's conversion error differently, so the worst element is unique.
 WEIGHTS = np.array([1, 10, 100, 1000], np.int32)
@@ -308,6 +309,16 @@ class ReplayRefusesTest(parameterized.TestCase):
     self.assertEqual((process.returncode, process.stdout), (2, ""), process.stderr[-2000:])
     self.assertEqual(len(process.stderr.splitlines()), 1, process.stderr)
     self.assertIn(expected.format(t=self.trace_dir), process.stderr)
+
+
+
+class ReplayedTraceNamesTest(absltest.TestCase):
+
+  def test_a_replayed_trace_is_known_by_every_name_of_its_backend(self):
+    # So --tolerances entries for the canonical or artifact name apply in replay as in the live run.
+    module = replay.ReplayModule(None, {}, "M", "iree_vmla_0",
+                                 ("iree_vmla_0", "iree_vmla", "iree_vmvx"))
+    self.assertEqual(traces.Trace(module).backend_names, ("iree_vmla_0", "iree_vmla", "iree_vmvx"))
 
 
 if __name__ == "__main__":
