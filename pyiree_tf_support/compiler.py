@@ -119,10 +119,13 @@ def _in_methods(methods: Sequence[str]) -> str:
 
 def compile_request(request: CompileRequest, description: str,
                     reproducer_path: Optional[str] = None,
-                    cache: Optional[CompileCache] = None) -> bytes:
-  """Compiles `request` (or fetches it from `cache`); `description` names it in errors and logs."""
-  key = request.key()
+                    cache: Optional[CompileCache] = None, key: Optional[str] = None) -> bytes:
+  """Compiles `request` (or fetches it from `cache`); `description` names it in errors and logs.
+
+  `key`: `request.key()` when the caller has it already (computing it hashes the whole input).
+  """
   if cache is not None:
+    key = key or request.key()
     cached = cache.get(key)
     if cached is not None:
       logging.debug("Compile cache hit for %s (%s).", description, key[:12])

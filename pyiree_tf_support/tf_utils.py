@@ -273,14 +273,15 @@ def _keep_saved_model_at(artifacts_dir: Optional[str], backends_str: str) -> Tup
 def _compile_once(request: compiler.CompileRequest, description: str,
                   reproducer: Optional[str], cache: Optional[CompileCache]) -> bytes:
   """Compiles `request` once per process: a second backend asking for it waits for the first."""
+  key = request.key()  # outside the lock: it hashes the whole input.
   with _process_cache_lock:
-    future = _compiles.get(request.key())
+    future = _compiles.get(key)
     owner = future is None
     if owner:
-      future = _compiles[request.key()] = concurrent.futures.Future()
+      future = _compiles[key] = concurrent.futures.Future()
   if owner:
     try:
-      future.set_result(compiler.compile_request(request, description, reproducer, cache))
+      future.set_result(compiler.compile_request(request, description, reproducer, cache, key))
     except BaseException as e:
       future.set_exception(e)
   else:
