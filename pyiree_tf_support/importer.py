@@ -12,6 +12,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import tensorflow as tf
 
+from pyiree_tf_support import import_pipeline
 from pyiree_tf_support import structure
 from pyiree_tf_support.signatures import FunctionSignature, InputSpec
 
@@ -214,8 +215,7 @@ def _remove_stale_saved_models() -> None:
       pass
 
 
-# The TF -> StableHLO + ml_program lowering IREE's own TF importer runs.
-LOWERING_PIPELINE = "tf-lower-to-mlprogram-and-hlo"
+LOWERING_PIPELINE = import_pipeline.LOWERING_PIPELINE
 
 
 def import_tf_dialect(module: tf.Module, names: Sequence[str],
@@ -250,7 +250,8 @@ def privatize_immutable_globals(iree_input: str) -> str:
 
 
 def lower_to_iree_input(tf_input: str) -> str:
-  """TF-dialect text -> StableHLO + ml_program text (iree_input.mlir)."""
+  """TF-dialect text -> StableHLO + ml_program text by the plain lowering alone (the 2020
+  driver's lowering step; import_module picks a pipeline per module)."""
   return tf.mlir.experimental.run_pass_pipeline(tf_input, LOWERING_PIPELINE)
 
 
@@ -276,7 +277,8 @@ def import_module(module: tf.Module, module_name: str,
           "(only None is accepted); wrap it without them, e.g. "
           "tf.function(input_signature=[...])(lambda x: f(x, training=False)).")
   tf_input = import_tf_dialect(module, names, keep_saved_model_at)
-  iree_input = privatize_immutable_globals(lower_to_iree_input(tf_input))
+  lowered = import_pipeline.lower(tf_input, names)
+  iree_input = lowered.header() + privatize_immutable_globals(lowered.text)
   problem = None
   missing = [name for name in names if f"func.func @{name}(" not in iree_input]
   leftover = unconverted_tf_ops(iree_input)

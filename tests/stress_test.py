@@ -9,6 +9,7 @@ import tempfile
 from absl.testing import absltest
 import numpy as np
 
+from pyiree_tf_support import import_pipeline
 from pyiree_tf_support import trace_io
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -52,6 +53,7 @@ class ParallelArtifactsTest(absltest.TestCase):
     for name in ("tf_input.mlir", "iree_input.mlir"):
       with open(os.path.join(module_dir, name)) as f:
         text = f.read()
+      text = import_pipeline.strip_header(text)  # iree_input.mlir starts with `//` lines.
       self.assertTrue(text.startswith("module") and text.rstrip().endswith("}"), name)
 
     trace_dir = os.path.join(module_dir, "traces")

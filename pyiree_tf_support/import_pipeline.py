@@ -1,0 +1,202 @@
+"""The TF-side pass sequences run on tf_input.mlir before (and as) its lowering to StableHLO, as
+data: each step says why it is there. The importer picks a pipeline, runs it, and records what ran
+in a header of `//` lines at the top of iree_input.mlir (MLIR comments: iree-compile, replay and the
+compile cache read the text unchanged, and the cache key changes with the pipeline).
+
+Only semantics-preserving steps belong here: a differential tester must never make a module
+compile by assuming something that can silently compute a wrong answer. A pipeline that fails on a
+module (TF's decomposition refuses, or leaves TensorList ops) falls back to the plain lowering, so
+no import that worked with the plain lowering stops working; the header says so.
+Measurements behind each choice: docs/import_pipeline.md.
+"""
+
+import dataclasses
+import re
+from typing import Callable, List, Optional, Sequence, Tuple
+
+import tensorflow as tf
+
+# The TF -> StableHLO + ml_program lowering IREE's own TF importer runs.
+LOWERING_PIPELINE = "tf-lower-to-mlprogram-and-hlo"
+HEADER_PREFIX = "// pyiree_tf_support import: "
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+  """One step: a pass pipeline run on the module (`passes`), or a text rewrite (`rewrite`)."""
+  name: str
+  why: str
+  passes: str = ""
+  # Run once per exported function, renamed `@main` meanwhile: TF's decomposition passes only
+  # look at the function named main (and what it calls).
+  per_exported_function: bool = False
+  rewrite: Optional[Callable[[str], str]] = None
+
+  def describe(self) -> str:
+    if self.rewrite is not None:
+      return f"{self.name} (text rewrite)"
+    return f"{self.name}: {self.passes}" + (" (per exported function, as @main)"
+                                            if self.per_exported_function else "")
+
+
+@dataclasses.dataclass(frozen=True)
+class Pipeline:
+  """A named sequence of steps and the ops whose presence in tf_input selects it."""
+  name: str
+  steps: Tuple[Step, ...]
+  selected_by: Tuple[str, ...] = ()  # TF op names; empty: the default pipeline.
+
+  def applies_to(self, tf_input: str) -> bool:
+    return any(f'"{op}"(' in tf_input for op in self.selected_by)
+
+
+# `tf.Cast` of a TensorList handle to its own type, which Keras' rolled RNN puts between
+# TensorListReserve and the while loop; a cast to the same type is the identity, and the
+# decomposition only follows handles through tf.Identity ("found tf.TensorListSetItemOp on
+# unknown TensorList" otherwise).
+_SAME_TYPE_VARIANT_CAST = re.compile(
+    r'"tf\.Cast"\((%[\w#]+)\) <\{Truncate = (?:false|true)\}>( \{[^}]*\})? : '
+    r'\((tensor<!tf_type\.variant\S*)\) -> (tensor<!tf_type\.variant\S*)$', re.M)
+
+
+def variant_casts_to_identity(text: str) -> str:
+  """Every tf.Cast of a variant to its own type, as tf.Identity."""
+
+  def replace(match: "re.Match[str]") -> str:
+    operand, attributes, source, result = match.groups()
+    if source != result:
+      return match.group(0)
+    return f'"tf.Identity"({operand}){attributes or ""} : ({source}) -> {result}'
+
+  return _SAME_TYPE_VARIANT_CAST.sub(replace, text)
+
+
+LOWERING = Step(
+    "lower", "TF's own TF -> StableHLO + ml_program lowering (what IREE's iree-import-tf runs).",
+    passes=LOWERING_PIPELINE)
+
+TENSOR_LIST_STEPS = (
+    Step("to-regions",
+         "The decomposition works on functional control flow with regions and sees through "
+         "neither tf_executor islands nor calls: executor -> functional, While/If with region "
+         "bodies, callees inlined, dead private functions (Keras' unused RNN variants) dropped, "
+         "constants propagated and shapes inferred so list sizes and element shapes are known.",
+         passes="func.func(tf-executor-to-functional-conversion),"
+         "tf-functional-control-flow-to-regions,inline,symbol-dce,canonicalize,sccp,"
+         "tf-shape-inference,sccp"),
+    Step("variant-cast-to-identity",
+         "A tf.Cast of a TensorList handle to its own type is the identity; the decomposition "
+         "follows tf.Identity but not tf.Cast.",
+         rewrite=variant_casts_to_identity),
+    Step("tensor-list-ops-decomposition",
+         "TF's XLA-bridge pass: a TensorList of constant max size and element shape becomes a "
+         "buffer tensor with slice / dynamic_update_slice (semantics-preserving; refuses "
+         "unknown sizes, which falls back to the plain lowering).",
+         passes="tf-tensor-list-ops-decomposition,canonicalize", per_exported_function=True),
+    LOWERING,
+)
+
+PLAIN = Pipeline("plain", (LOWERING,))
+TENSOR_LISTS = Pipeline(
+    "tensor-lists", TENSOR_LIST_STEPS,
+    selected_by=("tf.TensorListReserve", "tf.TensorListFromTensor", "tf.EmptyTensorList"))
+# Tried in order; the first that applies runs, PLAIN when none does or when one fails.
+PIPELINES = (TENSOR_LISTS,)
+
+
+class StepFailedError(RuntimeError):
+  """A step of a pipeline failed on a module; the message is its first error line."""
+
+
+def _first_line(message: str) -> str:
+  lines = [line.strip() for line in message.splitlines() if line.strip()]
+  errors = [line for line in lines if "error:" in line]
+  return (errors or lines or ["(no message)"])[0]
+
+
+def _run_passes(text: str, passes: str) -> str:
+  try:
+    return tf.mlir.experimental.run_pass_pipeline(text, passes)
+  except tf.errors.OpError as e:
+    raise StepFailedError(_first_line(e.message)) from None
+
+
+def _rename_symbol(text: str, old: str, new: str) -> str:
+  return re.sub("@" + re.escape(old) + r"(?=[(\s,\]}>])", "@" + new, text)
+
+
+def _run_per_function(text: str, passes: str, exported_names: Sequence[str]) -> str:
+  if any(name != "main" for name in exported_names) and re.search(r"@main(?=[(\s,\]}>])", text):
+    raise StepFailedError("a function named 'main' is already in the module")
+  for name in exported_names:
+    text = _rename_symbol(_run_passes(_rename_symbol(text, name, "main"), passes), "main", name)
+  return text
+
+
+def run_step(step: Step, text: str, exported_names: Sequence[str]) -> str:
+  """`text` after `step`; StepFailedError when TF refuses."""
+  if step.rewrite is not None:
+    return step.rewrite(text)
+  if step.per_exported_function:
+    return _run_per_function(text, step.passes, exported_names)
+  return _run_passes(text, step.passes)
+
+
+_TENSOR_LIST_OP = re.compile(r'"tf\.(?:TensorList\w+|EmptyTensorList)"\(')
+
+
+def _run_pipeline(pipeline: Pipeline, tf_input: str, exported_names: Sequence[str]) -> str:
+  text = tf_input
+  for step in pipeline.steps:
+    text = run_step(step, text, exported_names)
+    if step.per_exported_function and _TENSOR_LIST_OP.search(text):
+      raise StepFailedError(f"{step.name} left TensorList ops")
+  return text
+
+
+@dataclasses.dataclass(frozen=True)
+class Lowered:
+  """iree_input text and the header lines saying which pipeline made it."""
+  text: str
+  pipeline: Pipeline
+  fallback_reason: Optional[str] = None  # why a selected pipeline was abandoned for PLAIN.
+
+  def header(self) -> str:
+    lines = [f"{HEADER_PREFIX}pipeline '{self.pipeline.name}'"]
+    if self.fallback_reason:
+      lines.append(f"{HEADER_PREFIX}fell back to 'plain': {self.fallback_reason}")
+    lines += [f"{HEADER_PREFIX}  {i}. {step.describe()}"
+              for i, step in enumerate(self.pipeline.steps, 1)]
+    return "".join(line.replace("\n", " ") + "\n" for line in lines)
+
+
+def lower(tf_input: str, exported_names: Sequence[str],
+          pipelines: Sequence[Pipeline] = PIPELINES) -> Lowered:
+  """tf_input -> iree_input with the first pipeline that applies, PLAIN if it fails.
+  Errors of the PLAIN lowering propagate (tf.errors.OpError) as they always did."""
+  reasons: List[str] = []
+  for pipeline in pipelines:
+    if not pipeline.applies_to(tf_input):
+      continue
+    try:
+      return Lowered(_run_pipeline(pipeline, tf_input, exported_names), pipeline)
+    except StepFailedError as e:
+      reasons.append(f"'{pipeline.name}' failed: {e}")
+  fallback_reason = "; ".join(reasons) or None
+  try:
+    text = tf.mlir.experimental.run_pass_pipeline(tf_input, LOWERING_PIPELINE)
+  except tf.errors.OpError as e:
+    if fallback_reason is None:
+      raise
+    raise type(e)(e.node_def, e.op, f"{e.message}\n(pipeline 'plain' after {fallback_reason})"
+                  ) from None
+  return Lowered(text, PLAIN, fallback_reason)
+
+
+def strip_header(iree_input: str) -> str:
+  """The text without the importer's header lines."""
+  lines = iree_input.splitlines(keepends=True)
+  index = 0
+  while index < len(lines) and lines[index].startswith(HEADER_PREFIX):
+    index += 1
+  return "".join(lines[index:])

@@ -1,0 +1,157 @@
+"""The importer's TF-side pipelines: a module using TensorLists of static size (tf.TensorArray,
+a rolled Keras RNN) is decomposed by TF's own tensor-list-ops-decomposition before the lowering
+and computes what TF computes; one the decomposition refuses falls back to the plain lowering,
+as before; every iree_input.mlir says in its `//` header which pipeline made it."""
+
+from absl.testing import absltest
+from absl.testing import parameterized
+import iree.compiler
+import iree.runtime
+import numpy as np
+import tensorflow as tf
+
+from pyiree_tf_support import import_pipeline
+from pyiree_tf_support import importer
+
+STEPS = 4
+FEATURES = 3
+
+
+class StaticTensorArrayModule(tf.Module):
+
+  @tf.function(input_signature=[tf.TensorSpec([STEPS, FEATURES], tf.float32)])
+  def scaled_rows(self, x):
+    rows = tf.TensorArray(tf.float32, size=STEPS, element_shape=[FEATURES])
+    for i in tf.range(STEPS):
+      rows = rows.write(i, x[i] * tf.cast(i, tf.float32))
+    return rows.stack()
+
+  @tf.function(input_signature=[tf.TensorSpec([STEPS, FEATURES], tf.float32)])
+  def first_plus_third(self, x):
+    rows = tf.TensorArray(tf.float32, size=STEPS, element_shape=[FEATURES]).unstack(x)
+    return rows.read(0) + rows.read(2)
+
+
+class RuntimeSizeTensorArrayModule(tf.Module):
+
+  @tf.function(input_signature=[tf.TensorSpec([None, FEATURES], tf.float32)])
+  def doubled_rows(self, x):
+    rows = tf.TensorArray(tf.float32, size=tf.shape(x)[0], element_shape=[FEATURES])
+    for i in tf.range(tf.shape(x)[0]):
+      rows = rows.write(i, x[i] * 2.0)
+    return rows.stack()
+
+  @tf.function(input_signature=[tf.TensorSpec([None, FEATURES], tf.float32)])
+  def first_row(self, x):
+    """Decomposed although the size is dynamic: the list is x itself."""
+    return tf.TensorArray(tf.float32, size=tf.shape(x)[0]).unstack(x).read(0)
+
+
+class ConcatModule(tf.Module):
+
+  @tf.function(input_signature=[tf.TensorSpec([STEPS, FEATURES], tf.float32)])
+  def concat(self, x):
+    """TF 2.21's decomposition breaks on TensorListConcatV2 (its verifier rejects the result)."""
+    return tf.TensorArray(tf.float32, size=STEPS, element_shape=[FEATURES]).unstack(x).concat()
+
+
+class PlainModule(tf.Module):
+
+  @tf.function(input_signature=[tf.TensorSpec([FEATURES], tf.float32)])
+  def square(self, x):
+    return x * x
+
+
+def _run_on_llvm_cpu(iree_input: str, function: str, *args: np.ndarray) -> np.ndarray:
+  vmfb = iree.compiler.compile_str(iree_input, target_backends=["llvm-cpu"],
+                                   input_type="stablehlo_xla",
+                                   extra_args=["--iree-llvmcpu-target-cpu=host"])
+  context = iree.runtime.SystemContext(config=iree.runtime.Config("local-task"))
+  module = iree.runtime.VmModule.copy_buffer(context.instance, vmfb)
+  context.add_vm_module(module)
+  return np.asarray(context.modules[module.name][function](*args))
+
+
+def _header(iree_input: str) -> str:
+  return iree_input[:len(iree_input) - len(import_pipeline.strip_header(iree_input))]
+
+
+class StaticTensorListsTest(parameterized.TestCase):
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.module = StaticTensorArrayModule()
+    cls.imported = importer.import_module(cls.module, "StaticTensorArrayModule")
+
+  def test_imports_without_tensor_list_ops(self):
+    self.assertIsNone(self.imported.problem)
+    self.assertNotIn("tf_type.variant", self.imported.iree_input)
+
+  def test_header_names_the_pipeline_and_its_steps(self):
+    header = _header(self.imported.iree_input)
+    self.assertIn("pipeline 'tensor-lists'", header)
+    self.assertIn("tf-tensor-list-ops-decomposition", header)
+    self.assertNotIn("fell back", header)
+    self.assertTrue(all(line.startswith("// ") for line in header.splitlines()))
+
+  @parameterized.parameters("scaled_rows", "first_plus_third")
+  def test_computes_what_tensorflow_computes(self, function):
+    x = np.arange(STEPS * FEATURES, dtype=np.float32).reshape(STEPS, FEATURES) - 5.0
+    expected = getattr(self.module, function)(x).numpy()
+    np.testing.assert_array_equal(_run_on_llvm_cpu(self.imported.iree_input, function, x),
+                                  expected)
+
+
+class FallbackTest(absltest.TestCase):
+
+  def test_a_list_of_runtime_size_falls_back_to_the_plain_lowering_and_says_why(self):
+    imported = importer.import_module(ConcatModule(), "ConcatModule")
+    header = _header(imported.iree_input)
+    self.assertIn("pipeline 'plain'", header)
+    self.assertIn("fell back to 'plain': 'tensor-lists' failed:", header)
+    self.assertIn("TensorListConcatV2", header)
+    self.assertIn("tf.TensorListConcatV2", imported.problem)  # as with the plain lowering alone.
+
+  def test_a_list_read_from_a_dynamic_input_is_decomposed_and_right(self):
+    module = RuntimeSizeTensorArrayModule()
+    imported = importer.import_module(module, "RuntimeSize", ["first_row"])
+    self.assertIsNone(imported.problem)
+    x = np.arange(2 * FEATURES, dtype=np.float32).reshape(2, FEATURES) + 1.0
+    np.testing.assert_array_equal(_run_on_llvm_cpu(imported.iree_input, "first_row", x),
+                                  module.first_row(x).numpy())
+
+  def test_a_plain_lowering_error_after_a_fallback_says_what_was_tried_first(self):
+    with self.assertRaisesRegex(tf.errors.OpError,
+                                r"(?s)mhlo\.while.*pipeline 'plain' after 'tensor-lists' failed"):
+      importer.import_module(RuntimeSizeTensorArrayModule(), "RuntimeSize", ["doubled_rows"])
+
+  def test_a_module_without_tensor_lists_gets_the_plain_lowering_unchanged(self):
+    imported = importer.import_module(PlainModule(), "PlainModule")
+    self.assertEqual(import_pipeline.strip_header(imported.iree_input),
+                     importer.privatize_immutable_globals(
+                         importer.lower_to_iree_input(imported.tf_input)))
+    self.assertIn("pipeline 'plain'", _header(imported.iree_input))
+
+
+_VARIANT = "tensor<!tf_type.variant<tensor<2x3xf32>>>"
+
+
+class VariantCastTest(parameterized.TestCase):
+
+  def test_a_cast_of_a_list_handle_to_its_own_type_becomes_identity(self):
+    line = f'    %9 = "tf.Cast"(%6) <{{Truncate = false}}> {{device = ""}} : ({_VARIANT}) -> {_VARIANT}'
+    self.assertEqual(import_pipeline.variant_casts_to_identity(line),
+                     f'    %9 = "tf.Identity"(%6) {{device = ""}} : ({_VARIANT}) -> {_VARIANT}')
+
+  @parameterized.named_parameters(
+      ("to_another_variant_type",
+       f'%9 = "tf.Cast"(%6) <{{Truncate = false}}> : ({_VARIANT}) -> tensor<!tf_type.variant>'),
+      ("of_numbers", '%9 = "tf.Cast"(%6) <{Truncate = false}> : (tensor<i32>) -> tensor<f32>'),
+  )
+  def test_other_casts_stay(self, line):
+    self.assertEqual(import_pipeline.variant_casts_to_identity(line), line)
+
+
+if __name__ == "__main__":
+  absltest.main()
