@@ -45,9 +45,19 @@ class Pipeline:
   name: str
   steps: Tuple[Step, ...]
   selected_by: Tuple[str, ...] = ()  # TF op names; empty: the default pipeline.
+  # (regex, why): tf_input matching one is not run through this pipeline, because a step would
+  # not preserve its meaning there.
+  refused_by: Tuple[Tuple[str, str], ...] = ()
 
   def applies_to(self, tf_input: str) -> bool:
     return any(f'"{op}"(' in tf_input for op in self.selected_by)
+
+  def refusal(self, tf_input: str) -> Optional[str]:
+    """Why this pipeline must not run on `tf_input` (None: it may)."""
+    for pattern, why in self.refused_by:
+      if re.search(pattern, tf_input):
+        return why
+    return None
 
 
 # `tf.Cast` of a TensorList handle to its own type, which Keras' rolled RNN puts between
@@ -71,6 +81,46 @@ def variant_casts_to_identity(text: str) -> str:
   return _SAME_TYPE_VARIANT_CAST.sub(replace, text)
 
 
+# TensorListConcatV2 with no leading dims, on a list whose element type is fully static: TF
+# 2.21's decomposition does not handle it (its verifier then rejects the op's buffer operand).
+_CONCAT = re.compile(
+    r'^(\s*)(%\w+), (%\w+) = "tf\.TensorListConcatV2"\((%[\w#]+), %[\w#]+, %[\w#]+\)'
+    r'(?: \{[^}]*\})? : \(tensor<!tf_type\.variant<tensor<([0-9x]+)x(\w+)>>>, '
+    r'tensor<\d+xi32>, tensor<0xi64>\) -> \((tensor<[^>]+>), tensor<\?xi64>\)$', re.M)
+
+
+def _const_i32(name: str, indent: str, values: Sequence[str]) -> str:
+  shape = f"tensor<{len(values)}xi32>"
+  return (f'{indent}{name} = "tf.Const"() <{{value = dense<[{", ".join(values)}]> : {shape}}}> '
+          f': () -> {shape}\n')
+
+
+def concats_to_stack_and_reshape(text: str) -> str:
+  """Every TensorListConcatV2 whose lengths result is unused, on a list of static element shape
+  [d0, d1, ...], as TensorListStack (shape [n, d0, d1, ...]) reshaped to [n * d0, d1, ...]: the
+  same values, since every element has that shape."""
+
+  def replace(match: "re.Match[str]") -> str:
+    indent, result, lengths, handle, dims, dtype, result_type = match.groups()
+    if len(re.findall(re.escape(lengths) + r"(?![\w#])", text)) != 1:
+      return match.group(0)
+    dims = dims.split("x")
+    element, stacked, shape = (f"{result}_pyiree_{part}"
+                               for part in ("element_shape", "stacked", "shape"))
+    element_type = f"tensor<{'x'.join(dims)}x{dtype}>"
+    stacked_type = f"tensor<?x{'x'.join(dims)}x{dtype}>"
+    shape_type = f"tensor<{len(dims)}xi32>"
+    return (_const_i32(element, indent, dims)
+            + f'{indent}{stacked} = "tf.TensorListStack"({handle}, {element}) '
+            f'<{{num_elements = -1 : i64}}> : (tensor<!tf_type.variant<{element_type}>>, '
+            f'{shape_type}) -> {stacked_type}\n'
+            + _const_i32(shape, indent, ["-1"] + dims[1:])
+            + f'{indent}{result} = "tf.Reshape"({stacked}, {shape}) : ({stacked_type}, '
+            f'{shape_type}) -> {result_type}')
+
+  return _CONCAT.sub(replace, text)
+
+
 LOWERING = Step(
     "lower", "TF's own TF -> StableHLO + ml_program lowering (what IREE's iree-import-tf runs).",
     passes=LOWERING_PIPELINE)
@@ -88,6 +138,10 @@ TENSOR_LIST_STEPS = (
          "A tf.Cast of a TensorList handle to its own type is the identity; the decomposition "
          "follows tf.Identity but not tf.Cast.",
          rewrite=variant_casts_to_identity),
+    Step("concat-to-stack",
+         "TensorListConcatV2 (TensorArray.concat), which the decomposition cannot take, as "
+         "TensorListStack + Reshape when the list's element shape is static.",
+         rewrite=concats_to_stack_and_reshape),
     Step("tensor-list-ops-decomposition",
          "TF's XLA-bridge pass: a TensorList of constant max size and element shape becomes a "
          "buffer tensor with slice / dynamic_update_slice (semantics-preserving; refuses "
@@ -99,7 +153,15 @@ TENSOR_LIST_STEPS = (
 PLAIN = Pipeline("plain", (LOWERING,))
 TENSOR_LISTS = Pipeline(
     "tensor-lists", TENSOR_LIST_STEPS,
-    selected_by=("tf.TensorListReserve", "tf.TensorListFromTensor", "tf.EmptyTensorList"))
+    selected_by=("tf.TensorListReserve", "tf.TensorListFromTensor", "tf.EmptyTensorList"),
+    refused_by=(
+        # Measured: a dynamic_size TensorArray of size 2 written at 0..3 in a loop decomposed
+        # into a 2-row buffer whose writes clamp to the last row (read(1) gave x*3, TF x*1).
+        (r"resize_if_index_out_of_bounds = true",
+         "a growing list (TensorArray dynamic_size=True): the decomposition's buffer has the "
+         "reserved size and out-of-range writes would be clamped, not grown"),
+        (r'"tf\.TensorListResize"\(', "tf.TensorListResize changes a list's size at runtime"),
+    ))
 # Tried in order; the first that applies runs, PLAIN when none does or when one fails.
 PIPELINES = (TENSOR_LISTS,)
 
@@ -177,6 +239,10 @@ def lower(tf_input: str, exported_names: Sequence[str],
   reasons: List[str] = []
   for pipeline in pipelines:
     if not pipeline.applies_to(tf_input):
+      continue
+    refusal = pipeline.refusal(tf_input)
+    if refusal:
+      reasons.append(f"'{pipeline.name}' not run: {refusal}")
       continue
     try:
       return Lowered(_run_pipeline(pipeline, tf_input, exported_names), pipeline)

@@ -31,6 +31,14 @@ class StaticTensorArrayModule(tf.Module):
     rows = tf.TensorArray(tf.float32, size=STEPS, element_shape=[FEATURES]).unstack(x)
     return rows.read(0) + rows.read(2)
 
+  @tf.function(input_signature=[tf.TensorSpec([STEPS, FEATURES], tf.float32)])
+  def reversed_concat(self, x):
+    """TensorArray.concat: TensorListConcatV2, which the decomposition cannot take alone."""
+    rows = tf.TensorArray(tf.float32, size=STEPS, element_shape=[FEATURES])
+    for i in tf.range(STEPS):
+      rows = rows.write(STEPS - 1 - i, x[i])
+    return rows.concat()
+
 
 class RuntimeSizeTensorArrayModule(tf.Module):
 
@@ -47,12 +55,20 @@ class RuntimeSizeTensorArrayModule(tf.Module):
     return tf.TensorArray(tf.float32, size=tf.shape(x)[0]).unstack(x).read(0)
 
 
-class ConcatModule(tf.Module):
+class GrowingTensorArrayModule(tf.Module):
 
-  @tf.function(input_signature=[tf.TensorSpec([STEPS, FEATURES], tf.float32)])
-  def concat(self, x):
-    """TF 2.21's decomposition breaks on TensorListConcatV2 (its verifier rejects the result)."""
-    return tf.TensorArray(tf.float32, size=STEPS, element_shape=[FEATURES]).unstack(x).concat()
+  @tf.function(input_signature=[tf.TensorSpec([FEATURES], tf.float32)])
+  def written_past_its_size(self, x):
+    """TF grows the list; decomposed, the writes at 2 and 3 would clamp to row 1 (x * 3)."""
+    rows = tf.TensorArray(tf.float32, size=2, dynamic_size=True, element_shape=[FEATURES])
+    for i in tf.range(STEPS):
+      rows = rows.write(i, x * tf.cast(i, tf.float32))
+    return rows.read(1)
+
+  @tf.function(input_signature=[tf.TensorSpec([FEATURES], tf.float32)])
+  def two_rows(self, x):
+    rows = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    return rows.write(0, x).write(1, x * 2.0).read(1)
 
 
 class PlainModule(tf.Module):
@@ -95,7 +111,7 @@ class StaticTensorListsTest(parameterized.TestCase):
     self.assertNotIn("fell back", header)
     self.assertTrue(all(line.startswith("// ") for line in header.splitlines()))
 
-  @parameterized.parameters("scaled_rows", "first_plus_third")
+  @parameterized.parameters("scaled_rows", "first_plus_third", "reversed_concat")
   def test_computes_what_tensorflow_computes(self, function):
     x = np.arange(STEPS * FEATURES, dtype=np.float32).reshape(STEPS, FEATURES) - 5.0
     expected = getattr(self.module, function)(x).numpy()
@@ -105,13 +121,22 @@ class StaticTensorListsTest(parameterized.TestCase):
 
 class FallbackTest(absltest.TestCase):
 
-  def test_a_list_of_runtime_size_falls_back_to_the_plain_lowering_and_says_why(self):
-    imported = importer.import_module(ConcatModule(), "ConcatModule")
+  def test_a_growing_list_is_not_decomposed_and_the_header_says_why(self):
+    imported = importer.import_module(GrowingTensorArrayModule(), "Growing", ["two_rows"])
     header = _header(imported.iree_input)
     self.assertIn("pipeline 'plain'", header)
-    self.assertIn("fell back to 'plain': 'tensor-lists' failed:", header)
-    self.assertIn("TensorListConcatV2", header)
-    self.assertIn("tf.TensorListConcatV2", imported.problem)  # as with the plain lowering alone.
+    self.assertIn("fell back to 'plain': 'tensor-lists' not run: a growing list", header)
+    self.assertIn("tf.TensorListSetItem", imported.problem)  # as with the plain lowering alone.
+
+  def test_a_growing_list_written_past_its_size_never_compiles_to_a_clamped_buffer(self):
+    with self.assertRaisesRegex(tf.errors.OpError,
+                                r"(?s)mhlo\.while.*'tensor-lists' not run: a growing list"):
+      importer.import_module(GrowingTensorArrayModule(), "Growing", ["written_past_its_size"])
+
+  def test_a_list_the_decomposition_refuses_falls_back_to_the_plain_lowering(self):
+    with self.assertRaisesRegex(tf.errors.OpError,
+                                r"(?s)mhlo\.while.*'tensor-lists' failed: .*unknown max element"):
+      importer.import_module(RuntimeSizeTensorArrayModule(), "RuntimeSize", ["doubled_rows"])
 
   def test_a_list_read_from_a_dynamic_input_is_decomposed_and_right(self):
     module = RuntimeSizeTensorArrayModule()
