@@ -16,6 +16,8 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
+from pyiree_tf_support import dynamic_reshapes
+
 # The TF -> StableHLO + ml_program lowering IREE's own TF importer runs.
 LOWERING_PIPELINE = "tf-lower-to-mlprogram-and-hlo"
 HEADER_PREFIX = "// pyiree_tf_support import: "
@@ -124,6 +126,12 @@ def concats_to_stack_and_reshape(text: str) -> str:
 LOWERING = Step(
     "lower", "TF's own TF -> StableHLO + ml_program lowering (what IREE's iree-import-tf runs).",
     passes=LOWERING_PIPELINE)
+DYNAMIC_RESHAPES = Step(
+    "dynamic-reshapes",
+    "tf.Reshape to a constant shape with a dynamic result, which the lowering leaves, as "
+    "tensor.collapse_shape / tensor.expand_shape (behind a cf.assert that the split is exact): "
+    "IREE rejects stablehlo.dynamic_reshape.",
+    rewrite=dynamic_reshapes.rewrite_dynamic_reshapes)
 
 TENSOR_LIST_STEPS = (
     Step("to-regions",
@@ -148,9 +156,10 @@ TENSOR_LIST_STEPS = (
          "unknown sizes, which falls back to the plain lowering).",
          passes="tf-tensor-list-ops-decomposition,canonicalize", per_exported_function=True),
     LOWERING,
+    DYNAMIC_RESHAPES,
 )
 
-PLAIN = Pipeline("plain", (LOWERING,))
+PLAIN = Pipeline("plain", (LOWERING, DYNAMIC_RESHAPES))
 TENSOR_LISTS = Pipeline(
     "tensor-lists", TENSOR_LIST_STEPS,
     selected_by=("tf.TensorListReserve", "tf.TensorListFromTensor", "tf.EmptyTensorList"),
@@ -249,13 +258,18 @@ def lower(tf_input: str, exported_names: Sequence[str],
     except StepFailedError as e:
       reasons.append(f"'{pipeline.name}' failed: {e}")
   fallback_reason = "; ".join(reasons) or None
-  try:
-    text = tf.mlir.experimental.run_pass_pipeline(tf_input, LOWERING_PIPELINE)
-  except tf.errors.OpError as e:
-    if fallback_reason is None:
-      raise
-    raise type(e)(e.node_def, e.op, f"{e.message}\n(pipeline 'plain' after {fallback_reason})"
-                  ) from None
+  text = tf_input
+  for step in PLAIN.steps:
+    if step.rewrite is not None:
+      text = step.rewrite(text)
+      continue
+    try:
+      text = tf.mlir.experimental.run_pass_pipeline(text, step.passes)
+    except tf.errors.OpError as e:
+      if fallback_reason is None:
+        raise
+      raise type(e)(e.node_def, e.op, f"{e.message}\n(pipeline 'plain' after {fallback_reason})"
+                    ) from None
   return Lowered(text, PLAIN, fallback_reason)
 
 

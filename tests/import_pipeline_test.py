@@ -71,6 +71,13 @@ class GrowingTensorArrayModule(tf.Module):
     return rows.write(0, x).write(1, x * 2.0).read(1)
 
 
+class DynamicReshapeModule(tf.Module):
+
+  @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+  def rows_in_pairs(self, x):
+    return tf.reshape(x, [-1, 2, 4])
+
+
 class PlainModule(tf.Module):
 
   @tf.function(input_signature=[tf.TensorSpec([FEATURES], tf.float32)])
@@ -157,6 +164,30 @@ class FallbackTest(absltest.TestCase):
                      importer.privatize_immutable_globals(
                          importer.lower_to_iree_input(imported.tf_input)))
     self.assertIn("pipeline 'plain'", _header(imported.iree_input))
+
+
+class DynamicReshapeTest(absltest.TestCase):
+  """tf.Reshape with -1 on a dynamic dim, left unconverted by the lowering, compiles and asserts
+  at runtime where TF raises."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.module = DynamicReshapeModule()
+    cls.imported = importer.import_module(cls.module, "DynamicReshapeModule")
+
+  def test_computes_what_tensorflow_computes(self):
+    self.assertIsNone(self.imported.problem)
+    x = np.arange(6 * 4, dtype=np.float32).reshape(6, 4)
+    np.testing.assert_array_equal(_run_on_llvm_cpu(self.imported.iree_input, "rows_in_pairs", x),
+                                  self.module.rows_in_pairs(x).numpy())
+
+  def test_an_odd_row_count_fails_at_runtime_as_in_tensorflow(self):
+    x = np.ones([5, 4], np.float32)
+    with self.assertRaises(tf.errors.InvalidArgumentError):
+      self.module.rows_in_pairs(x)
+    with self.assertRaisesRegex(RuntimeError, "dim 0 must be a multiple of 2"):
+      _run_on_llvm_cpu(self.imported.iree_input, "rows_in_pairs", x)
 
 
 _VARIANT = "tensor<!tf_type.variant<tensor<2x3xf32>>>"
