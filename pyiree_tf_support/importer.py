@@ -12,6 +12,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import tensorflow as tf
 
+from pyiree_tf_support import dynamic_broadcasts
 from pyiree_tf_support import structure
 from pyiree_tf_support.signatures import FunctionSignature, InputSpec
 
@@ -277,6 +278,7 @@ def import_module(module: tf.Module, module_name: str,
           "tf.function(input_signature=[...])(lambda x: f(x, training=False)).")
   tf_input = import_tf_dialect(module, names, keep_saved_model_at)
   iree_input = privatize_immutable_globals(lower_to_iree_input(tf_input))
+  iree_input = dynamic_broadcasts.rewrite_dynamic_broadcasts(iree_input).text
   problem = None
   missing = [name for name in names if f"func.func @{name}(" not in iree_input]
   leftover = unconverted_tf_ops(iree_input)

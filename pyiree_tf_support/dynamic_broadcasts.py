@@ -1,0 +1,182 @@
+"""StableHLO-side rewrite of TF's dynamic broadcasts, so that IREE compiles them without ever
+computing a wrong answer.
+
+TF's lowering turns a binary op broadcasting on `None` dims into `stablehlo.dynamic_broadcast_in_dim`
+ops that do not say, for a dynamic operand dim, whether it expands (is 1 and stretched) or not.
+IREE's only converter for the op refuses such dims ("explicitly marked illegal"). Telling it
+"non-expanding" is true only when the dim cannot be 1 while the broadcast result is larger: forced
+on [1] + [3] the compiled module silently returns a one-element answer.
+
+So, for every operand dim the converter will treat as non-expanding (all but static 1s):
+- proven: the broadcast extent at that dim has no source but this very dim and static 1s (or,
+  for a static dim, equal static sizes), read off the shape computation (shape_sources).
+  `x @ w + b` and `[None, 4] + [4]` are proven.
+- otherwise guarded: a `cf.assert` that the operand's extent equals the broadcast extent runs
+  before the op; an expanding case ([None] + [None] fed [1] and [3], a batch matmul fed batch 1
+  and 4) fails at run time with the assertion's message instead of computing a wrong answer.
+The output shape is rebuilt from index scalars (IREE lowers neither `!shape.shape` values nor
+index tensors read back at run time). `shape.cstr_broadcastable`, which IREE lowers to an op it
+cannot compile (`shape.cstr_require`), becomes the same check as a `cf.assert`. A broadcast whose
+shape computation is not understood is left as it is (it keeps failing to compile).
+
+The same parse also turns unit-dim-only `dynamic_reshape`s into expand_shape (unit_dim_reshapes).
+Texts without these ops come back unchanged (not reprinted).
+"""
+
+import dataclasses
+from typing import List, Tuple
+
+from iree.compiler import ir
+from iree.compiler.dialects import arith, cf, shape, tensor
+
+from pyiree_tf_support import shape_sources
+from pyiree_tf_support import unit_dim_reshapes
+
+# The step's name as listed in iree_input.mlir's header among the import pipeline's steps.
+REWRITE_STEP = ("pyiree_tf_support.dynamic_broadcasts: dynamic_broadcast_in_dim dims marked "
+                "non-expanding (proven, or guarded by cf.assert), shape.cstr_broadcastable -> "
+                "cf.assert, unit-dim dynamic_reshape -> tensor.expand_shape")
+
+_BROADCAST = "stablehlo.dynamic_broadcast_in_dim"
+_CSTR_BROADCASTABLE = "shape.cstr_broadcastable"
+_ANNOTATIONS = ("known_expanding_dimensions", "known_nonexpanding_dimensions")
+_OPS = (_BROADCAST, _CSTR_BROADCASTABLE, unit_dim_reshapes.DYNAMIC_RESHAPE)
+# Shape ops on `!shape.shape` values, which IREE cannot lower (a batch matmul's split_at,
+# broadcast, concat): erased once the rebuilt shapes leave them unused.
+_SHAPE_VALUE_OPS = ("shape.split_at", "shape.broadcast", "shape.concat", "shape.to_extent_tensor")
+
+
+@dataclasses.dataclass(frozen=True)
+class BroadcastRewrite:
+  """The rewritten text and what was done to it."""
+  text: str
+  proven: int = 0  # dynamic operand dims marked non-expanding from the shape computation alone
+  guarded: int = 0  # operand dims marked non-expanding behind a runtime assertion
+  constraints: int = 0  # shape.cstr_broadcastable turned into runtime assertions
+  reshapes: int = 0  # unit-dim dynamic_reshapes turned into tensor.expand_shape
+
+  @property
+  def changed(self) -> bool:
+    return bool(self.proven or self.guarded or self.constraints or self.reshapes)
+
+
+def rewrite_dynamic_broadcasts(mlir_text: str) -> BroadcastRewrite:
+  """The text with its dynamic broadcasts made compilable where that is safe (module docstring)."""
+  if not any(name in mlir_text for name in _OPS):
+    return BroadcastRewrite(mlir_text)
+  with ir.Context() as context, ir.Location.unknown():
+    context.allow_unregistered_dialects = True  # leftover tf.* ops are reported elsewhere.
+    try:
+      module = ir.Module.parse(mlir_text)
+    except ir.MLIRError:  # iree-compile cannot read it either and reports it as it is.
+      return BroadcastRewrite(mlir_text)
+    found = {name: [] for name in _OPS}
+
+    def collect(op):
+      if op.name in found:
+        found[op.name].append(op)
+      return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    proven = guarded = 0
+    for op in found[_BROADCAST]:
+      op_proven, op_guarded = _annotate(op)
+      proven, guarded = proven + op_proven, guarded + op_guarded
+    constraints = sum(_assert_broadcastable(op) for op in found[_CSTR_BROADCASTABLE])
+    reshapes = unit_dim_reshapes.rewrite_unit_dim_reshapes(found[unit_dim_reshapes.DYNAMIC_RESHAPE])
+    if not (proven or guarded or constraints or reshapes):
+      return BroadcastRewrite(mlir_text)
+    _erase_unused_shape_values(module)
+    return BroadcastRewrite(str(module), proven, guarded, constraints, reshapes)
+
+
+def _annotate(op: ir.Operation) -> Tuple[int, int]:
+  """Marks op's non-expanding dims, guarding the unproven ones; (proven, guarded) dims."""
+  operand = op.operands[0]
+  operand_type = operand.type
+  if any(name in op.attributes for name in _ANNOTATIONS) or \
+     not isinstance(operand_type, ir.RankedTensorType) or operand_type.has_static_shape:
+    return 0, 0  # the converter decides static dims itself.
+  extents = shape_sources.extents(op.operands[1])
+  if extents is None:
+    return 0, 0
+  with ir.InsertionPoint(op):
+    scalars = [shape_sources.broadcast_extent(sources)[0] for sources in extents]
+    op.operands[1] = tensor.from_elements(
+        ir.RankedTensorType.get([len(scalars)], ir.IndexType.get()), scalars)
+  result_type = op.results[0].type
+  proven, guarded, nonexpanding = 0, 0, []
+  for i, r in enumerate(op.attributes["broadcast_dimensions"]):
+    size = None if operand_type.is_dynamic_dim(i) else operand_type.get_dim_size(i)
+    if size == 1:
+      continue
+    nonexpanding.append(i)
+    if _provably_nonexpanding(operand, i, size, extents[r], result_type.is_dynamic_dim(r)):
+      proven += size is None
+    else:
+      _guard(op, operand, i, r, scalars[r])
+      guarded += 1
+  op.attributes["known_nonexpanding_dimensions"] = ir.DenseI64ArrayAttr.get(nonexpanding)
+  return proven, guarded
+
+
+def _provably_nonexpanding(operand: ir.Value, i: int, size, sources: List[shape_sources.Source],
+                           dynamic_result: bool) -> bool:
+  """Whether the broadcast extent from `sources` must equal operand dim i's extent."""
+  if size is not None and not dynamic_result:
+    return True  # a static result dim equal to a static operand dim (or the op is invalid).
+  for source in sources:
+    if source == ("static", 1) or source == ("static", size):
+      continue
+    if size is None and shape_sources.is_dim(source, operand, i):
+      continue
+    return False
+  return True
+
+
+def _guard(op: ir.Operation, operand: ir.Value, i: int, r: int, extent: ir.Value) -> None:
+  """Inserts, before op, an assertion that operand dim i equals the broadcast extent at r."""
+  with ir.InsertionPoint(op):
+    own = tensor.dim(operand, arith.constant(ir.IndexType.get(), i))
+    cf.assert_(arith.cmpi(arith.CmpIPredicate.eq, own, extent),
+               f"{shape_sources.function_name(op)}: a dynamic broadcast's operand dim {i} differs "
+               f"from result dim {r} (a size-1 dim expanding against a larger dynamic one, or "
+               "incompatible shapes); pyiree_tf_support compiles dynamic broadcasts of equal "
+               "extents only")
+
+
+def _assert_broadcastable(op: ir.Operation) -> bool:
+  """Replaces a shape.cstr_broadcastable witness by a runtime assertion of the same check on index
+  scalars (IREE 3.13 crashes lowering shape.is_broadcastable of [?, 4] and [?, 1]); False, leaving
+  it, when the shapes' sources are not understood."""
+  extents = shape_sources.broadcast_extents(
+      [shape_sources.extents(operand) for operand in op.operands])
+  if extents is None:
+    return False
+  with ir.InsertionPoint(op):
+    ok = arith.constant(ir.IntegerType.get_signless(1), 1)
+    for sources in extents:
+      ok = arith.andi(ok, shape_sources.broadcast_extent(sources)[1])
+    cf.assert_(ok, f"{shape_sources.function_name(op)}: shapes are not broadcastable (TensorFlow "
+                   "raises an InvalidArgumentError here)")
+    witness = shape.const_witness(True)
+  op.results[0].replace_all_uses_with(witness)
+  op.erase()
+  return True
+
+
+def _erase_unused_shape_values(module: ir.Module) -> None:
+  """Erases shape ops on `!shape.shape` values whose results nothing uses any more."""
+  while True:
+    unused = []
+
+    def collect(op):
+      if op.name in _SHAPE_VALUE_OPS and not any(list(result.uses) for result in op.results):
+        unused.append(op)
+      return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    if not unused:
+      return
+    for op in unused:
+      op.erase()
