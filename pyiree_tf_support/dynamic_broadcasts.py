@@ -41,15 +41,17 @@ _BROADCAST = "stablehlo.dynamic_broadcast_in_dim"
 _CSTR_BROADCASTABLE = "shape.cstr_broadcastable"
 _ANNOTATIONS = ("known_expanding_dimensions", "known_nonexpanding_dimensions")
 _OPS = (_BROADCAST, _CSTR_BROADCASTABLE, unit_dim_reshapes.DYNAMIC_RESHAPE)
-# Shape ops on `!shape.shape` values, which IREE cannot lower (a batch matmul's split_at,
-# broadcast, concat): erased once the rebuilt shapes leave them unused.
-_SHAPE_VALUE_OPS = ("shape.split_at", "shape.broadcast", "shape.concat", "shape.to_extent_tensor")
+# Pure shape ops, some on `!shape.shape` values which IREE cannot lower (a batch matmul's
+# split_at, broadcast, concat): erased once the rebuilt shapes leave them unused.
+_SHAPE_VALUE_OPS = ("shape.split_at", "shape.broadcast", "shape.concat", "shape.to_extent_tensor",
+                    "shape.const_shape", "shape.shape_of")
 
 
 @dataclasses.dataclass(frozen=True)
 class BroadcastRewrite:
   """The rewritten text and what was done to it."""
   text: str
+  broadcasts: int = 0  # dynamic_broadcast_in_dim ops rewritten (output shape rebuilt)
   proven: int = 0  # dynamic operand dims marked non-expanding from the shape computation alone
   guarded: int = 0  # operand dims marked non-expanding behind a runtime assertion
   constraints: int = 0  # shape.cstr_broadcastable turned into runtime assertions
@@ -57,7 +59,7 @@ class BroadcastRewrite:
 
   @property
   def changed(self) -> bool:
-    return bool(self.proven or self.guarded or self.constraints or self.reshapes)
+    return bool(self.broadcasts or self.constraints or self.reshapes)
 
 
 def rewrite_dynamic_broadcasts(mlir_text: str) -> BroadcastRewrite:
@@ -78,28 +80,32 @@ def rewrite_dynamic_broadcasts(mlir_text: str) -> BroadcastRewrite:
       return ir.WalkResult.ADVANCE
 
     module.operation.walk(collect)
-    proven = guarded = 0
+    broadcasts = proven = guarded = 0
     for op in found[_BROADCAST]:
-      op_proven, op_guarded = _annotate(op)
-      proven, guarded = proven + op_proven, guarded + op_guarded
+      op_proven, op_guarded, changed = _annotate(op)
+      broadcasts, proven, guarded = broadcasts + changed, proven + op_proven, guarded + op_guarded
     constraints = sum(_assert_broadcastable(op) for op in found[_CSTR_BROADCASTABLE])
     reshapes = unit_dim_reshapes.rewrite_unit_dim_reshapes(found[unit_dim_reshapes.DYNAMIC_RESHAPE])
-    if not (proven or guarded or constraints or reshapes):
+    if not (broadcasts or constraints or reshapes):
       return BroadcastRewrite(mlir_text)
     _erase_unused_shape_values(module)
-    return BroadcastRewrite(str(module), proven, guarded, constraints, reshapes)
+    return BroadcastRewrite(str(module), broadcasts, proven, guarded, constraints, reshapes)
 
 
-def _annotate(op: ir.Operation) -> Tuple[int, int]:
-  """Marks op's non-expanding dims, guarding the unproven ones; (proven, guarded) dims."""
-  operand = op.operands[0]
+def _annotate(op: ir.Operation) -> Tuple[int, int, bool]:
+  """Rebuilds op's output shape from index scalars, marks its non-expanding dims and guards the
+  unproven ones; (proven dims, guarded dims, whether op changed)."""
+  operand, shape_value = op.operands[0], op.operands[1]
   operand_type = operand.type
   if any(name in op.attributes for name in _ANNOTATIONS) or \
-     not isinstance(operand_type, ir.RankedTensorType) or operand_type.has_static_shape:
-    return 0, 0  # the converter decides static dims itself.
-  extents = shape_sources.extents(op.operands[1])
-  if extents is None:
-    return 0, 0
+     not isinstance(operand_type, ir.RankedTensorType):
+    return 0, 0, False
+  # A static operand needs no annotation (the converter decides static dims itself), only a
+  # shape IREE can lower.
+  static = operand_type.has_static_shape
+  extents = shape_sources.extents(shape_value)
+  if extents is None or (static and not shape_sources.uses_shape_values(shape_value)):
+    return 0, 0, False
   with ir.InsertionPoint(op):
     scalars = [shape_sources.broadcast_extent(sources)[0] for sources in extents]
     op.operands[1] = tensor.from_elements(
@@ -116,8 +122,9 @@ def _annotate(op: ir.Operation) -> Tuple[int, int]:
     else:
       _guard(op, operand, i, r, scalars[r])
       guarded += 1
-  op.attributes["known_nonexpanding_dimensions"] = ir.DenseI64ArrayAttr.get(nonexpanding)
-  return proven, guarded
+  if not static:
+    op.attributes["known_nonexpanding_dimensions"] = ir.DenseI64ArrayAttr.get(nonexpanding)
+  return proven, guarded, True
 
 
 def _provably_nonexpanding(operand: ir.Value, i: int, size, sources: List[shape_sources.Source],

@@ -53,6 +53,15 @@ def extents(value: ir.Value) -> Optional[Extents]:
   return None
 
 
+def uses_shape_values(value: ir.Value) -> bool:
+  """Whether value is computed through `!shape.shape` values (which IREE cannot lower)."""
+  op = _defining_op(value)
+  if op is None or not op.name.startswith("shape."):
+    return False
+  return any(str(result.type) == "!shape.shape" for result in op.results) or \
+      any(uses_shape_values(operand) for operand in op.operands)
+
+
 def broadcast_extents(operands: List[Optional[Extents]]) -> Optional[Extents]:
   """The extents of the broadcast of shapes (aligned at their last dims)."""
   if not operands or any(operand is None for operand in operands):
@@ -102,19 +111,36 @@ def source_value(source: Source) -> ir.Value:
 def broadcast_extent(sources: List[Source]) -> Tuple[ir.Value, ir.Value]:
   """(extent, compatible) of one broadcast dim, built at the insertion point: the extent is the
   first source that is not 1 (else 1; so [0] with [1] is 0, as in TF); the sources are compatible
-  when each is 1 or that extent."""
+  when each is 1 or that extent. Static 1s and repeated sources are left out."""
   index = ir.IndexType.get()
+  distinct: List[Source] = []
+  for source in sources:
+    if source != ("static", 1) and not any(_same(source, seen) for seen in distinct):
+      distinct.append(source)
+  true = arith.constant(ir.IntegerType.get_signless(1), 1)
+  if len(distinct) <= 1:
+    return (source_value(distinct[0]) if distinct else arith.constant(index, 1)), true
   one = arith.constant(index, 1)
-  values = [source_value(source) for source in sources]
-  extent = one
-  for value in values:
+  values = [source_value(source) for source in distinct]
+  extent = values[0]
+  for value in values[1:]:
     extent = arith.select(arith.cmpi(arith.CmpIPredicate.eq, extent, one), value, extent)
-  compatible = arith.constant(ir.IntegerType.get_signless(1), 1)
+  compatible = true
   for value in values:
     fits = arith.ori(arith.cmpi(arith.CmpIPredicate.eq, value, one),
                      arith.cmpi(arith.CmpIPredicate.eq, value, extent))
     compatible = arith.andi(compatible, fits)
   return extent, compatible
+
+
+def _same(a: Source, b: Source) -> bool:
+  if a[0] != b[0]:
+    return False
+  if a[0] == "static":
+    return a[1] == b[1]
+  if a[0] == "dim":
+    return is_dim(b, a[1], a[2])
+  return a[1] == b[1]
 
 
 def function_name(op: ir.Operation) -> str:
