@@ -24,10 +24,10 @@ Texts without these ops come back unchanged (not reprinted).
 """
 
 import dataclasses
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 from iree.compiler import ir
-from iree.compiler.dialects import arith, cf, shape, tensor
+from iree.compiler.dialects import arith, cf, scf, shape, tensor
 
 from pyiree_tf_support import shape_sources
 from pyiree_tf_support import unit_dim_reshapes
@@ -36,6 +36,9 @@ from pyiree_tf_support import unit_dim_reshapes
 REWRITE_STEP = ("pyiree_tf_support.dynamic_broadcasts: dynamic_broadcast_in_dim dims marked "
                 "non-expanding (proven, or guarded by cf.assert), shape.cstr_broadcastable -> "
                 "cf.assert, unit-dim dynamic_reshape -> tensor.expand_shape")
+
+# An operand with more dims that may expand is only asserted not to (2^n copies otherwise).
+MAX_BRANCHED_DIMS = 3
 
 _BROADCAST = "stablehlo.dynamic_broadcast_in_dim"
 _CSTR_BROADCASTABLE = "shape.cstr_broadcastable"
@@ -53,13 +56,23 @@ class BroadcastRewrite:
   text: str
   broadcasts: int = 0  # dynamic_broadcast_in_dim ops rewritten (output shape rebuilt)
   proven: int = 0  # dynamic operand dims marked non-expanding from the shape computation alone
-  guarded: int = 0  # operand dims marked non-expanding behind a runtime assertion
+  branched: int = 0  # dynamic operand dims that expand or not as they are 1 or not at run time
+  guarded: int = 0  # operand dims marked non-expanding behind a runtime assertion only
   constraints: int = 0  # shape.cstr_broadcastable turned into runtime assertions
   reshapes: int = 0  # unit-dim dynamic_reshapes turned into tensor.expand_shape
 
   @property
   def changed(self) -> bool:
     return bool(self.broadcasts or self.constraints or self.reshapes)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Decisions:
+  """What _annotate did to one dynamic_broadcast_in_dim (counts as in BroadcastRewrite)."""
+  broadcasts: int = 0
+  proven: int = 0
+  branched: int = 0
+  guarded: int = 0
 
 
 def rewrite_dynamic_broadcasts(mlir_text: str) -> BroadcastRewrite:
@@ -80,51 +93,85 @@ def rewrite_dynamic_broadcasts(mlir_text: str) -> BroadcastRewrite:
       return ir.WalkResult.ADVANCE
 
     module.operation.walk(collect)
-    broadcasts = proven = guarded = 0
-    for op in found[_BROADCAST]:
-      op_proven, op_guarded, changed = _annotate(op)
-      broadcasts, proven, guarded = broadcasts + changed, proven + op_proven, guarded + op_guarded
+    decisions = [_annotate(op) for op in found[_BROADCAST]]
+    counts = {field.name: sum(getattr(d, field.name) for d in decisions)
+              for field in dataclasses.fields(_Decisions)}
     constraints = sum(_assert_broadcastable(op) for op in found[_CSTR_BROADCASTABLE])
     reshapes = unit_dim_reshapes.rewrite_unit_dim_reshapes(found[unit_dim_reshapes.DYNAMIC_RESHAPE])
-    if not (broadcasts or constraints or reshapes):
+    if not (counts["broadcasts"] or constraints or reshapes):
       return BroadcastRewrite(mlir_text)
     _erase_unused_shape_values(module)
-    return BroadcastRewrite(str(module), broadcasts, proven, guarded, constraints, reshapes)
+    return BroadcastRewrite(str(module), constraints=constraints, reshapes=reshapes, **counts)
 
 
-def _annotate(op: ir.Operation) -> Tuple[int, int, bool]:
-  """Rebuilds op's output shape from index scalars, marks its non-expanding dims and guards the
-  unproven ones; (proven dims, guarded dims, whether op changed)."""
+def _annotate(op: ir.Operation) -> _Decisions:
+  """Rebuilds op's output shape from index scalars and says for each operand dim whether it
+  expands: proven, decided at run time, or asserted."""
   operand, shape_value = op.operands[0], op.operands[1]
   operand_type = operand.type
   if any(name in op.attributes for name in _ANNOTATIONS) or \
      not isinstance(operand_type, ir.RankedTensorType):
-    return 0, 0, False
+    return _Decisions()
   # A static operand needs no annotation (the converter decides static dims itself), only a
   # shape IREE can lower.
   static = operand_type.has_static_shape
   extents = shape_sources.extents(shape_value)
   if extents is None or (static and not shape_sources.uses_shape_values(shape_value)):
-    return 0, 0, False
+    return _Decisions()
   with ir.InsertionPoint(op):
-    scalars = [shape_sources.broadcast_extent(sources)[0] for sources in extents]
+    scalars = [shape_sources.broadcast_extent(sources) for sources in extents]
     op.operands[1] = tensor.from_elements(
         ir.RankedTensorType.get([len(scalars)], ir.IndexType.get()), scalars)
   result_type = op.results[0].type
-  proven, guarded, nonexpanding = 0, 0, []
+  nonexpanding, proven, unproven = [], [], []
   for i, r in enumerate(op.attributes["broadcast_dimensions"]):
     size = None if operand_type.is_dynamic_dim(i) else operand_type.get_dim_size(i)
     if size == 1:
       continue
     nonexpanding.append(i)
     if _provably_nonexpanding(operand, i, size, extents[r], result_type.is_dynamic_dim(r)):
-      proven += size is None
+      proven.append(i)
     else:
-      _guard(op, operand, i, r, scalars[r])
-      guarded += 1
+      unproven.append((i, r))
+  may_expand = [(i, r) for i, r in unproven if operand_type.is_dynamic_dim(i)]
+  if len(may_expand) > MAX_BRANCHED_DIMS:
+    may_expand = []
+  size_one = [(i, _guard(op, operand, i, r, scalars[r], (i, r) in may_expand))
+              for i, r in unproven]
   if not static:
     op.attributes["known_nonexpanding_dimensions"] = ir.DenseI64ArrayAttr.get(nonexpanding)
-  return proven, guarded, True
+  if may_expand:
+    _branch_on_expansion(op, [(i, is_one) for i, is_one in size_one if is_one is not None],
+                         nonexpanding)
+  return _Decisions(1, sum(operand_type.is_dynamic_dim(i) for i in proven), len(may_expand),
+                    len(unproven) - len(may_expand))
+
+
+def _branch_on_expansion(op: ir.Operation, size_one: List[Tuple[int, ir.Value]],
+                         nonexpanding: List[int]) -> None:
+  """Replaces op by scf.ifs on whether each of these operand dims is 1, with op's copy in each
+  branch annotated accordingly: expanding where it is 1, non-expanding elsewhere."""
+  result_type = op.results[0].type
+
+  def variant(pending: List[Tuple[int, ir.Value]], expanding: List[int]) -> ir.Value:
+    if not pending:
+      copy = op.clone()
+      copy.attributes["known_expanding_dimensions"] = ir.DenseI64ArrayAttr.get(expanding)
+      copy.attributes["known_nonexpanding_dimensions"] = ir.DenseI64ArrayAttr.get(
+          [i for i in nonexpanding if i not in expanding])
+      return copy.results[0]
+    (i, is_one), rest = pending[0], pending[1:]
+    branch = scf.IfOp(is_one, [result_type], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+      scf.YieldOp([variant(rest, expanding + [i])])
+    with ir.InsertionPoint(branch.else_block):
+      scf.YieldOp([variant(rest, expanding)])
+    return branch.results[0]
+
+  with ir.InsertionPoint(op):
+    chosen = variant(size_one, [])
+  op.results[0].replace_all_uses_with(chosen)
+  op.erase()
 
 
 def _provably_nonexpanding(operand: ir.Value, i: int, size, sources: List[shape_sources.Source],
@@ -141,15 +188,25 @@ def _provably_nonexpanding(operand: ir.Value, i: int, size, sources: List[shape_
   return True
 
 
-def _guard(op: ir.Operation, operand: ir.Value, i: int, r: int, extent: ir.Value) -> None:
-  """Inserts, before op, an assertion that operand dim i equals the broadcast extent at r."""
+def _guard(op: ir.Operation, operand: ir.Value, i: int, r: int, extent: ir.Value,
+           may_expand: bool) -> Optional[ir.Value]:
+  """Inserts, before op, an assertion that operand dim i equals the broadcast extent at r (or,
+  when it may expand, is 1); returns `dim == 1` when it may expand."""
+  function = shape_sources.function_name(op)
   with ir.InsertionPoint(op):
-    own = tensor.dim(operand, arith.constant(ir.IndexType.get(), i))
-    cf.assert_(arith.cmpi(arith.CmpIPredicate.eq, own, extent),
-               f"{shape_sources.function_name(op)}: a dynamic broadcast's operand dim {i} differs "
-               f"from result dim {r} (a size-1 dim expanding against a larger dynamic one, or "
-               "incompatible shapes); pyiree_tf_support compiles dynamic broadcasts of equal "
-               "extents only")
+    index = ir.IndexType.get()
+    own = tensor.dim(operand, arith.constant(index, i))
+    equal = arith.cmpi(arith.CmpIPredicate.eq, own, extent)
+    if not may_expand:
+      cf.assert_(equal, f"{function}: a dynamic broadcast's operand dim {i} differs from result "
+                        f"dim {r} (a size-1 dim expanding, or incompatible shapes); "
+                        "pyiree_tf_support compiles this broadcast for equal extents only")
+      return None
+    is_one = arith.cmpi(arith.CmpIPredicate.eq, own, arith.constant(index, 1))
+    cf.assert_(arith.ori(is_one, equal),
+               f"{function}: a dynamic broadcast's operand dim {i} is neither 1 nor result dim "
+               f"{r}'s extent (incompatible shapes)")
+    return is_one
 
 
 def _assert_broadcastable(op: ir.Operation) -> bool:
@@ -161,9 +218,10 @@ def _assert_broadcastable(op: ir.Operation) -> bool:
   if extents is None:
     return False
   with ir.InsertionPoint(op):
-    ok = arith.constant(ir.IntegerType.get_signless(1), 1)
-    for sources in extents:
-      ok = arith.andi(ok, shape_sources.broadcast_extent(sources)[1])
+    checks = [check for check in map(shape_sources.broadcast_compatible, extents) if check]
+    ok = checks[0] if checks else arith.constant(ir.IntegerType.get_signless(1), 1)
+    for check in checks[1:]:
+      ok = arith.andi(ok, check)
     cf.assert_(ok, f"{shape_sources.function_name(op)}: shapes are not broadcastable (TensorFlow "
                    "raises an InvalidArgumentError here)")
     witness = shape.const_witness(True)

@@ -108,29 +108,43 @@ def source_value(source: Source) -> ir.Value:
   return source[1]
 
 
-def broadcast_extent(sources: List[Source]) -> Tuple[ir.Value, ir.Value]:
-  """(extent, compatible) of one broadcast dim, built at the insertion point: the extent is the
-  first source that is not 1 (else 1; so [0] with [1] is 0, as in TF); the sources are compatible
-  when each is 1 or that extent. Static 1s and repeated sources are left out."""
-  index = ir.IndexType.get()
+def broadcast_extent(sources: List[Source]) -> ir.Value:
+  """The extent of one broadcast dim, built at the insertion point: the first source that is not
+  1, else 1 (so [0] with [1] is 0, as in TF)."""
+  values = [source_value(source) for source in _distinct(sources)]
+  if not values:
+    return arith.constant(ir.IndexType.get(), 1)
+  one = arith.constant(ir.IndexType.get(), 1)
+  extent = values[0]
+  for value in values[1:]:
+    extent = arith.select(arith.cmpi(arith.CmpIPredicate.eq, extent, one), value, extent)
+  return extent
+
+
+def broadcast_compatible(sources: List[Source]) -> Optional[ir.Value]:
+  """Whether one broadcast dim's sources are compatible (each is 1 or the extent), built at the
+  insertion point; None when they always are (at most one source other than static 1)."""
+  distinct = _distinct(sources)
+  if len(distinct) <= 1:
+    return None
+  extent = broadcast_extent(distinct)
+  one = arith.constant(ir.IndexType.get(), 1)
+  fits = [arith.ori(arith.cmpi(arith.CmpIPredicate.eq, value, one),
+                    arith.cmpi(arith.CmpIPredicate.eq, value, extent))
+          for value in map(source_value, distinct)]
+  compatible = fits[0]
+  for fit in fits[1:]:
+    compatible = arith.andi(compatible, fit)
+  return compatible
+
+
+def _distinct(sources: List[Source]) -> List[Source]:
+  """The sources without static 1s (they never change an extent) and repeats."""
   distinct: List[Source] = []
   for source in sources:
     if source != ("static", 1) and not any(_same(source, seen) for seen in distinct):
       distinct.append(source)
-  true = arith.constant(ir.IntegerType.get_signless(1), 1)
-  if len(distinct) <= 1:
-    return (source_value(distinct[0]) if distinct else arith.constant(index, 1)), true
-  one = arith.constant(index, 1)
-  values = [source_value(source) for source in distinct]
-  extent = values[0]
-  for value in values[1:]:
-    extent = arith.select(arith.cmpi(arith.CmpIPredicate.eq, extent, one), value, extent)
-  compatible = true
-  for value in values:
-    fits = arith.ori(arith.cmpi(arith.CmpIPredicate.eq, value, one),
-                     arith.cmpi(arith.CmpIPredicate.eq, value, extent))
-    compatible = arith.andi(compatible, fits)
-  return extent, compatible
+  return distinct
 
 
 def _same(a: Source, b: Source) -> bool:

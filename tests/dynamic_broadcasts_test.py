@@ -1,8 +1,9 @@
 """Binary ops broadcasting on None dims compile, and never compute a wrong answer: each result is
-TF's, or the call fails loudly at run time (an expanding size-1 dynamic dim, incompatible shapes).
+TF's, or the call fails loudly at run time (incompatible shapes; a size-1 dim expanding where the
+rewrite gives up deciding at run time).
 
 The modules are imported by the real TF and compiled by the real IREE; the rewrite's own decisions
-(proven vs. guarded) are checked on TF's real lowering of each function."""
+(proven, decided at run time, asserted) are checked on TF's real lowering of each function."""
 
 import tempfile
 
@@ -17,6 +18,7 @@ from pyiree_tf_support import tf_utils
 
 EXPANDS = "a dynamic broadcast's operand dim 0 differs from result dim 0"
 NOT_BROADCASTABLE = "shapes are not broadcastable"
+INCOMPATIBLE = "a dynamic broadcast's operand dim 0 is neither 1 nor result dim 0's extent"
 
 
 class BroadcastModule(tf.Module):
@@ -48,28 +50,33 @@ class BroadcastModule(tf.Module):
   def batch_matmul(self, a, b):  # ambiguous: either batch may be 1
     return tf.matmul(a, b)
 
+  @tf.function(input_signature=[tf.TensorSpec([None] * 4, tf.float32)] * 2)
+  def rank4_sum(self, a, b):  # 4 dims that may expand: more than MAX_BRANCHED_DIMS, asserted
+    return a + b
+
   @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
   def softmax(self, x):  # reductions keeping dims: unit-dim dynamic_reshape, then broadcasts
     return tf.nn.softmax(x)
 
 
-# name: (proven dynamic dims, guarded dims, cstr_broadcastable turned into asserts)
+# name: (proven dynamic dims, dims decided at run time, dims asserted not to expand,
+#        cstr_broadcastable turned into asserts)
 DECISIONS = {
-    "rows_plus_bias": (1, 0, 0),
-    "dense": (1, 0, 0),
-    "outer_sum": (2, 0, 0),
-    "vector_sum": (0, 2, 1),
-    "batch_matmul": (0, 2, 0),
+    "rows_plus_bias": (1, 0, 0, 0),
+    "dense": (1, 0, 0, 0),
+    "outer_sum": (2, 0, 0, 0),
+    "vector_sum": (0, 2, 0, 1),
+    "batch_matmul": (0, 2, 0, 0),
+    "rank4_sum": (0, 0, 8, 1),
 }
 
 
-def f32(*shape_and_values):
-  shape, values = shape_and_values[0], shape_and_values[1:]
+def f32(shape, *values):
   return np.array(values, np.float32).reshape(shape)
 
 
 class RewriteDecisionsTest(parameterized.TestCase):
-  """What the rewrite proves and what it guards, on TF's real lowering of each function."""
+  """What the rewrite proves, decides at run time or asserts, on TF's real lowering."""
 
   @classmethod
   def setUpClass(cls):
@@ -78,11 +85,13 @@ class RewriteDecisionsTest(parameterized.TestCase):
         importer.import_tf_dialect(BroadcastModule(), [name])) for name in DECISIONS}
 
   @parameterized.parameters(*DECISIONS.items())
-  def test_proven_dims_need_no_assertion_ambiguous_ones_get_one(self, name, expected):
+  def test_proven_dims_need_no_check_the_others_are_decided_or_asserted_at_run_time(self, name, expected):
     rewrite = dynamic_broadcasts.rewrite_dynamic_broadcasts(self.lowered[name])
-    proven, guarded, constraints = expected
-    self.assertEqual((rewrite.proven, rewrite.guarded, rewrite.constraints), expected)
-    self.assertEqual(rewrite.text.count("cf.assert"), guarded + constraints, rewrite.text)
+    _, branched, guarded, constraints = expected
+    self.assertEqual(
+        (rewrite.proven, rewrite.branched, rewrite.guarded, rewrite.constraints), expected)
+    self.assertEqual(rewrite.text.count("cf.assert"), branched + guarded + constraints)
+    self.assertEqual(rewrite.text.count("scf.if"), branched)
     self.assertNotIn("shape.cstr_broadcastable", rewrite.text)
     self.assertNotIn("!shape.shape", rewrite.text)  # IREE lowers neither.
 
@@ -146,8 +155,17 @@ class CompiledBroadcastsTest(parameterized.TestCase):
       ("outer_sum_expands_both", "outer_sum", (f32([1], 1), f32([3, 1], 10, 20, 30))),
       ("outer_sum_row", "outer_sum", (f32([2], 1, 2), f32([1, 1], 10))),
       ("vector_sum_equal", "vector_sum", (f32([3], 1, 2, 3), f32([3], 10, 20, 30))),
+      ("vector_sum_1_and_3", "vector_sum", (f32([1], 1), f32([3], 10, 20, 30))),
+      ("vector_sum_3_and_1", "vector_sum", (f32([3], 1, 2, 3), f32([1], 10))),
+      ("vector_sum_0_and_1", "vector_sum", (f32([0]), f32([1], 10))),
       ("batch_matmul_equal", "batch_matmul", (np.ones([4, 2, 3], np.float32),
                                               np.ones([4, 3, 2], np.float32))),
+      ("batch_matmul_1_and_4", "batch_matmul", (np.arange(6, dtype=np.float32).reshape(1, 2, 3),
+                                                np.arange(24, dtype=np.float32).reshape(4, 3, 2))),
+      ("batch_matmul_4_and_1", "batch_matmul", (np.arange(24, dtype=np.float32).reshape(4, 2, 3),
+                                                np.arange(6, dtype=np.float32).reshape(1, 3, 2))),
+      ("rank4_sum_equal", "rank4_sum", (np.ones([1, 2, 1, 3], np.float32),
+                                        np.ones([1, 2, 1, 3], np.float32))),
       ("softmax_batch_1", "softmax", (f32([1, 4], 1, 2, 3, 4),)),
       ("softmax_batch_3", "softmax", (np.arange(12, dtype=np.float32).reshape(3, 4),)),
   )
@@ -156,13 +174,13 @@ class CompiledBroadcastsTest(parameterized.TestCase):
                                rtol=1e-6)
 
   @parameterized.named_parameters(
-      ("vector_sum_1_and_3", "vector_sum", (f32([1], 1), f32([3], 10, 20, 30)), EXPANDS),
-      ("vector_sum_3_and_1", "vector_sum", (f32([3], 1, 2, 3), f32([1], 10)), EXPANDS),
       ("vector_sum_2_and_3", "vector_sum", (f32([2], 1, 2), f32([3], 1, 2, 3)), NOT_BROADCASTABLE),
-      ("batch_matmul_1_and_4", "batch_matmul", (np.ones([1, 2, 3], np.float32),
-                                                np.ones([4, 3, 2], np.float32)), EXPANDS),
+      ("batch_matmul_2_and_3", "batch_matmul", (np.ones([2, 2, 3], np.float32),
+                                                np.ones([3, 3, 2], np.float32)), INCOMPATIBLE),
+      ("rank4_sum_expanding", "rank4_sum", (np.ones([1, 1, 1, 1], np.float32),
+                                            np.ones([2, 1, 1, 1], np.float32)), EXPANDS),
   )
-  def test_an_expanding_dynamic_dim_fails_loudly(self, name, args, message):
+  def test_fails_loudly(self, name, args, message):
     with self.assertRaisesRegex(Exception, message):
       getattr(self.iree, name)(*args)
 
