@@ -10,10 +10,13 @@ on [1] + [3] the compiled module silently returns a one-element answer.
 So, for every operand dim the converter will treat as non-expanding (all but static 1s):
 - proven: the broadcast extent at that dim has no source but this very dim and static 1s (or,
   for a static dim, equal static sizes), read off the shape computation (shape_sources).
-  `x @ w + b` and `[None, 4] + [4]` are proven.
-- otherwise guarded: a `cf.assert` that the operand's extent equals the broadcast extent runs
-  before the op; an expanding case ([None] + [None] fed [1] and [3], a batch matmul fed batch 1
-  and 4) fails at run time with the assertion's message instead of computing a wrong answer.
+  `x @ w + b` and `[None, 4] + [4]` are proven; nothing is checked at run time.
+- decided at run time (a dynamic dim, up to MAX_BRANCHED_DIMS per operand): `scf.if dim == 1`
+  picks a copy of the op annotated expanding there (exact for a size-1 dim) or one annotated
+  non-expanding behind `cf.assert(dim == 1 or dim == extent)` (true for compatible shapes).
+  [None] + [None] fed [1] and [3], a batch matmul fed batches 1 and 4 give TF's answer.
+- otherwise asserted: non-expanding behind `cf.assert(dim == extent)`; an expanding case fails at
+  run time with the assertion's message instead of computing a wrong answer.
 The output shape is rebuilt from index scalars (IREE lowers neither `!shape.shape` values nor
 index tensors read back at run time). `shape.cstr_broadcastable`, which IREE lowers to an op it
 cannot compile (`shape.cstr_require`), becomes the same check as a `cf.assert`. A broadcast whose
@@ -33,9 +36,10 @@ from pyiree_tf_support import shape_sources
 from pyiree_tf_support import unit_dim_reshapes
 
 # The step's name as listed in iree_input.mlir's header among the import pipeline's steps.
-REWRITE_STEP = ("pyiree_tf_support.dynamic_broadcasts: dynamic_broadcast_in_dim dims marked "
-                "non-expanding (proven, or guarded by cf.assert), shape.cstr_broadcastable -> "
-                "cf.assert, unit-dim dynamic_reshape -> tensor.expand_shape")
+REWRITE_STEP = ("pyiree_tf_support.dynamic_broadcasts: dynamic_broadcast_in_dim dims proven "
+                "non-expanding, decided at run time (scf.if on size 1) or asserted (cf.assert); "
+                "shape.cstr_broadcastable -> cf.assert; unit-dim dynamic_reshape -> "
+                "tensor.expand_shape")
 
 # An operand with more dims that may expand is only asserted not to (2^n copies otherwise).
 MAX_BRANCHED_DIMS = 3
