@@ -16,6 +16,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
+from pyiree_tf_support import dynamic_broadcasts
 from pyiree_tf_support import dynamic_reshapes
 
 # The TF -> StableHLO + ml_program lowering IREE's own TF importer runs.
@@ -133,6 +134,12 @@ DYNAMIC_RESHAPES = Step(
     "IREE rejects stablehlo.dynamic_reshape.",
     rewrite=dynamic_reshapes.rewrite_dynamic_reshapes)
 
+DYNAMIC_BROADCASTS = Step(
+    "dynamic-broadcasts",
+    dynamic_broadcasts.REWRITE_STEP.split(": ", 1)[1] + " (IREE cannot legalize a "
+    "dynamic_broadcast_in_dim whose dynamic dims are not known to expand or not).",
+    rewrite=lambda text: dynamic_broadcasts.rewrite_dynamic_broadcasts(text).text)
+
 TENSOR_LIST_STEPS = (
     Step("to-regions",
          "The decomposition works on functional control flow with regions and sees through "
@@ -157,9 +164,10 @@ TENSOR_LIST_STEPS = (
          passes="tf-tensor-list-ops-decomposition,canonicalize", per_exported_function=True),
     LOWERING,
     DYNAMIC_RESHAPES,
+    DYNAMIC_BROADCASTS,
 )
 
-PLAIN = Pipeline("plain", (LOWERING, DYNAMIC_RESHAPES))
+PLAIN = Pipeline("plain", (LOWERING, DYNAMIC_RESHAPES, DYNAMIC_BROADCASTS))
 TENSOR_LISTS = Pipeline(
     "tensor-lists", TENSOR_LIST_STEPS,
     selected_by=("tf.TensorListReserve", "tf.TensorListFromTensor", "tf.EmptyTensorList"),
