@@ -13,6 +13,7 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import dynamic_broadcasts
+from pyiree_tf_support import import_pipeline
 from pyiree_tf_support import importer
 from pyiree_tf_support import tf_utils
 
@@ -97,9 +98,10 @@ class RewriteDecisionsTest(parameterized.TestCase):
 
   def test_the_importer_applies_it(self):
     imported = tf_utils.import_module_class(BroadcastModule, exported_names=["vector_sum"])
-    self.assertEqual(imported.iree_input,
+    self.assertEqual(import_pipeline.strip_header(imported.iree_input),
                      dynamic_broadcasts.rewrite_dynamic_broadcasts(
                          self.lowered["vector_sum"]).text)
+    self.assertIn("dynamic-broadcasts", imported.iree_input.split("module", 1)[0])
 
   def test_text_without_dynamic_broadcasts_is_returned_as_it_is(self):
     text = "module {\n  func.func @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n" \
