@@ -1,10 +1,11 @@
 """Variables written inside a tf.cond branch, then read after the conditional.
 
-In the corpus because IREE returns the value from before the branch's write: each method's result
-is the variable as it is once the conditional is done, and on vmvx and llvm-cpu (issue 13's Keras
-ring buffer, keras/keras_ring_buffer_test.py) the read after an `if` that stored to the variable
-gave the old value while the store itself persisted to the next call. Assigning outside any
-conditional (simple_stateful_test.py, counter_test.py) passes.
+In the corpus because IREE returns the value from before the branch's write: on vmvx, llvm-cpu and
+vulkan the read after an `if` that stored to the variable gives the old value, while the store
+itself persists to the next call (found writing keras/keras_ring_buffer_test.py; reproduced
+without TF on a StableHLO `if` holding an `ml_program.global_store`). Each method's result is the
+variable as it is once the conditional is done. Assigning outside any conditional
+(simple_stateful_test.py, counter_test.py) passes.
 """
 
 import numpy as np

@@ -1,10 +1,12 @@
-"""Loops and sequences whose length is a runtime scalar input: a tf.while_loop with a runtime
+"""Loops and sequences whose length is a runtime scalar input: tf.while_loops with a runtime
 trip count, tf.linspace with a runtime number of points.
 
-In the corpus because the result's shape depends on an input value, not on the signature: TF's
-lowering to StableHLO leaves the `tf.Reshape` (to a shape computed at run time) of these
-functions unconverted. control_flow_test.py keeps its runtime-trip-count loops on fixed-shape
-loop variables, and linspace_test.py keeps `num` a constant; this file is the dynamic-size case.
+In the corpus because a result whose shape depends on an input value, not on the signature, does
+not import today: TF's lowering to StableHLO leaves the `tf.Reshape` of `tf.linspace` with a runtime
+`num` unconverted, and a while loop whose carried tensor grows (shape invariant [None]) is printed
+with its initial `tensor<0xi32>` type, so the text does not parse back. `halvings` (a runtime trip
+count over a fixed-shape carry, like control_flow_test.py's loops) is the control that compiles.
+linspace_test.py keeps `num` a constant.
 """
 
 import numpy as np

@@ -3,8 +3,9 @@ unstacked and stacked, gathered, concatenated.
 
 In the corpus because a TensorArray becomes TF TensorList ops on a `!tf_type.variant` handle
 (`tf.TensorListReserve`, `SetItem`, `GetItem`, `Stack`, ...), which TF's lowering to StableHLO
-leaves unconverted: every size here is a compile-time constant, so a decomposition into plain
-tensors is possible in principle. The same ops carry a rolled Keras LSTM's outputs
+does not convert: in a loop the variant stays a loop-carried value of the `mhlo.while` (which
+rejects it), without one the ops are left as they are. Every size here is a compile-time
+constant, so a decomposition into plain tensors is possible in principle. The same ops carry a rolled Keras LSTM's outputs
 (keras/lstm_rolled_static_test.py).
 """
 
