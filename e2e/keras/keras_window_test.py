@@ -2,9 +2,9 @@
 [1, 3, 2] (zeros init): each call shifts the window by one step, `assign`s it, and returns the
 variable itself (`return self.states`), not a value computed from it.
 
-In the corpus because, on iree_vulkan only, the second call of this shape returned all zeros
-while vmvx and llvm-cpu were right (issue 13): a result that aliases a variable's buffer, read
-back after the next call has started to update it. sliding_window_test.py returns
+In the corpus because, on iree_vulkan only, the calls after the first return a wrong window
+while vmvx and llvm-cpu are right (issue 13 saw all zeros on the second call; this file gets
+[[1, 10], [0, 0], [0, 0]] on calls 1-3): a result that aliases a variable's buffer is suspected. sliding_window_test.py returns
 `window.read_value()` from a plain tf.Module and passes everywhere. The trace makes several calls
 so a stale or aliased readback of any call after the first shows as a mismatch.
 
