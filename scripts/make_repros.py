@@ -84,6 +84,12 @@ def listed_failures(root: str = ROOT) -> List[Listed]:
   return listed
 
 
+def iree_failures(root: str = ROOT) -> List[Listed]:
+  """The listed failures of IREE backends: each needs a repro directory."""
+  return [e for e in listed_failures(root)
+          if backends.find(e.backend) and backends.lookup(e.backend).is_iree]
+
+
 def repro_dirs(repros_dir: str = REPROS_DIR) -> List[str]:
   """The generated repro directories present (<backend>/<stem>), findings left out."""
   return sorted(path for path in glob.glob(os.path.join(repros_dir, "*", "*"))
@@ -229,7 +235,7 @@ def run_repro(directory: str, timeout: float = 600) -> Tuple[int, Optional[str],
                              stderr=subprocess.STDOUT, env=env, timeout=timeout, check=False)
   output = completed.stdout.decode("utf-8", errors="replace")
   lines = [line for line in output.splitlines() if line.startswith("FIRST_ERROR: ")]
-  return completed.returncode, (lines[-1][len("FIRST_ERROR: "):] if lines else None), output
+  return completed.returncode, (lines[-1][len("FIRST_ERROR: "):].strip() if lines else None), output
 
 
 def check_repro(directory: str) -> Optional[str]:
@@ -248,6 +254,9 @@ def check_repro(directory: str) -> Optional[str]:
 def make_repro(entry: Listed, artifacts_dirs: Sequence[str]) -> str:
   """Writes and runs `entry`'s repro; returns its first error line (ValueError if it passes)."""
   found = find_failure(entry, artifacts_dirs)
+  if entry.phase and entry.phase != found.phase:
+    raise ValueError(f"{entry.file} on {entry.backend} is listed as a {entry.phase} failure but "
+                     f"failed in the {found.phase} phase in the run; update the list first.")
   phase = entry.phase or found.phase
   if phase not in _WRITERS:
     raise ValueError(f"{entry.file} on {entry.backend}: unknown phase {phase!r}; one of {PHASES}")
@@ -274,9 +283,9 @@ def make_repro(entry: Listed, artifacts_dirs: Sequence[str]) -> str:
   return line
 
 
-def remove_stale(listed: Sequence[Listed], repros_dir: str = REPROS_DIR) -> List[str]:
-  """Removes repro directories (and backend directories) no listed failure needs."""
-  wanted = {entry.repro_dir for entry in listed}
+def remove_stale(wanted: Sequence[str], repros_dir: str = REPROS_DIR) -> List[str]:
+  """Removes the repro directories (and emptied backend directories) not in `wanted`."""
+  wanted = set(wanted)
   removed = [path for path in repro_dirs(repros_dir) if path not in wanted]
   for path in removed:
     shutil.rmtree(path)
@@ -300,10 +309,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return 1 if problems else 0
   if not args.artifacts_dir:
     parser.error("--artifacts_dir is required (the artifacts of a run of the listed files)")
-  listed = [e for e in listed_failures() if backends.find(e.backend) and backends.lookup(
-      e.backend).is_iree]
+  listed = iree_failures()
   if not args.only:
-    for path in remove_stale(listed):
+    for path in remove_stale([entry.repro_dir for entry in listed]):
       print(f"removed {os.path.relpath(path, ROOT)}")
   failures = 0
   for entry in listed:

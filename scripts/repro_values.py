@@ -118,15 +118,14 @@ def save_value(directory: str, stem: str, array: Any) -> str:
   return f"{shape + 'x' if shape else ''}{_element_type(array.dtype)}=@{stem}.bin"
 
 
-_FUNC = re.compile(r"^\s*func\.func @([\w$.]+)\((.*)\)(?: -> (.+?))?(?: attributes .*)? \{\s*$",
-                   re.MULTILINE)
+_FUNC = re.compile(r"^\s*func\.func @([\w$.]+)\(", re.MULTILINE)  # public: no "private"
 
 
 def _split_types(text: str) -> List[str]:
-  """Top-level comma-separated parts (commas inside <...> or (...) stay)."""
+  """Top-level comma-separated parts (commas inside <>, (), {} or [] stay)."""
   parts, depth, current = [], 0, ""
   for char in text:
-    depth += char in "<(" and 1 or (char in ">)" and -1 or 0)
+    depth += 1 if char in "<({[" else -1 if char in ">)}]" else 0
     if char == "," and depth == 0:
       parts.append(current.strip())
       current = ""
@@ -140,13 +139,20 @@ def _split_types(text: str) -> List[str]:
 def function_types(iree_input: str) -> Dict[str, Tuple[List[str], List[str]]]:
   """{public function: (argument types, result types)} of an iree_input.mlir."""
   types = {}
-  for name, arguments, results in _FUNC.findall(iree_input):
-    argument_types = [re.sub(r"\s*\{.*\}$", "", a.split(":", 1)[1]).strip()
-                      for a in _split_types(arguments)]
-    results = (results or "").strip()
+  for match in _FUNC.finditer(iree_input):
+    depth, end = 1, match.end()
+    while depth:
+      depth += {"(": 1, ")": -1}.get(iree_input[end], 0)
+      end += 1
+    arguments = iree_input[match.end():end - 1]
+    rest = iree_input[end:iree_input.index("\n", end)]
+    results = rest.split(" attributes ")[0].rstrip(" {").strip()
+    results = results[len("->"):].strip() if results.startswith("->") else ""
     if results.startswith("(") and results.endswith(")"):
       results = results[1:-1]
-    types[name] = (argument_types, _split_types(results))
+    argument_types = [re.sub(r"\s*\{.*\}$", "", a.split(":", 1)[1]).strip()
+                      for a in _split_types(arguments)]
+    types[match.group(1)] = (argument_types, _split_types(results))
   return types
 
 
@@ -235,4 +241,6 @@ def plan_run(module_dir: str, trace_record: Dict[str, Any], record: Dict[str, An
   if first == index:
     return RunPlan(ref.calls[index].method, tuple(flags))
   methods = [ref.calls[n].method for n in range(first, index + 1)]
-  return RunPlan("repro", tuple(flags), driver_module("module", methods, iree_input))
+  named = re.search(r"^module @([\w.$-]+)", iree_input, re.MULTILINE)  # the VM module's name
+  return RunPlan("repro", tuple(flags),
+                 driver_module(named.group(1) if named else "module", methods, iree_input))

@@ -13,7 +13,7 @@ tool() {  # prints the path of IREE tool $1
 }
 first_error() {  # the first error line of file $1, without a file:line:col: prefix
   grep -m1 -E 'error:|^\[FAILED\]|^[^ ]*: [A-Z_]+; ' "$1" \
-    | sed -E -e 's/^[^ ]+: (error: )/\1/' -e 's/^[^ ]+\.(c|cc|h):[0-9]+: //'
+    | sed -E -e 's/^[^ ]+: (error: )/\1/' -e 's/^[^ ]+\.(c|cc|h):[0-9]+: //' -e 's/[[:space:]]+$//'
 }
 finish() {  # $1: exit status of the failing step, $2: its log
   line=$(first_error "$2")

@@ -73,6 +73,8 @@ def main():
       first = lines[0] if lines else type(e).__name__
       # TF appends the MLIR diagnostic's location ("<unknown>:0: error: loc(...)") to the message.
       first = first.split("<unknown>:")[0].strip()
+      located = re.match(r"^\S+:\d+:\d+: (error: .*)", first)  # "-:3696:62: error: ..."
+      first = located.group(1) if located else first
       print(first if first.startswith("error: ") else "error: " + first)
       return 1
   left = sorted(set(re.findall(r'"(tf(?:_executor|_device)?\.\w+)"\(', lowered)))
