@@ -175,14 +175,16 @@ def _title(entry: Listed, phase: str) -> str:
 
 
 def write_import(entry: Listed, found: Found, out: str) -> None:
+  """The import happens before any backend: the files are the same in every backend's dir."""
   module_class = os.path.basename(found.module_dir)
   keras = entry.suite.endswith("keras")
+  title = f"{entry.suite}/{entry.file}: import failure (before any backend)"
   script = repro_values.import_script(entry.source, module_class, importer.LOWERING_PIPELINE,
-                                      _title(entry, "import"), keras)
+                                      title, keras)
   _write(os.path.join(out, "repro.py"), script)
   env = "TF_USE_LEGACY_KERAS=1 " if keras else ""
   _write(os.path.join(out, "repro.sh"),
-         repro_templates.IMPORT.format(title=_title(entry, "import"), env=env), executable=True)
+         repro_templates.IMPORT.format(title=title, env=env), executable=True)
 
 
 def write_compile(entry: Listed, found: Found, out: str) -> None:

@@ -1,4 +1,4 @@
-"""e2e/dynamic_shapes_test.py on iree_vulkan: import failure
+"""e2e/dynamic_shapes_test.py: import failure (before any backend)
 
 TensorFlow only: the module source of e2e/dynamic_shapes_test.py (its tests left out), saved as a SavedModel,
 converted with convert_saved_model and lowered with run_pass_pipeline("tf-lower-to-mlprogram-and-hlo"), as

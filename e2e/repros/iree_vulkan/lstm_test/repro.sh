@@ -1,5 +1,5 @@
 #!/bin/sh
-# e2e/keras/lstm_test.py on iree_vulkan: import failure
+# e2e/keras/lstm_test.py: import failure (before any backend)
 # Standalone: IREE's (or TensorFlow's) tools only. Tools come from $IREE_TOOLS_DIR, else PATH,
 # else the repository's .venv/bin. Ends with "FIRST_ERROR: <line>" (exit 1) while it fails.
 set -u
