@@ -15,6 +15,8 @@ with IREE's tools alone, by phase:
             driver.mlir calling the earlier calls first, across the module boundary.
 Each repro is run once and its first error line recorded (expected.txt, README.txt). Directories
 of failures no longer listed are removed; e2e/repros/findings/ (hand-reduced cases) is kept.
+(Over 300 lines: finding, writing and checking share the Listed/Found records; the file texts are
+in repro_templates, the values and the driver module in repro_values.)
 """
 
 import argparse
