@@ -1,0 +1,334 @@
+"""Writes e2e/repros/<backend>/<file stem>/: a standalone reproduction of every listed IREE failure.
+
+    .venv/bin/python -m pytest e2e/ --artifacts_dir=/tmp/art          # a real run (and e2e/keras)
+    .venv/bin/python scripts/make_repros.py --artifacts_dir=/tmp/art  # (re)writes e2e/repros/
+    .venv/bin/python scripts/make_repros.py --check                   # runs every repro
+
+For each (backend, file) of the `FAILING` lists of e2e/BUILD.bazel and e2e/keras/BUILD.bazel it
+finds the file's module in the artifacts (report.json), and writes what reproduces the failure
+with IREE's tools alone, by phase:
+  import    repro.py: TensorFlow only, the module source inlined, convert_saved_model +
+            run_pass_pipeline, printing the error or the TF ops left unconverted;
+  compile   iree_input.mlir + repro.sh running iree-compile with the flags the library passes;
+  runtime,  iree_input.mlir, the failing call's inputs and the reference's outputs, repro.sh
+  mismatch  compiling and running iree-run-module --expected_output; a module keeping state gets a
+            driver.mlir calling the earlier calls first, across the module boundary.
+Each repro is run once and its first error line recorded (expected.txt, README.txt). Directories
+of failures no longer listed are removed; e2e/repros/findings/ (hand-reduced cases) is kept.
+(Over 300 lines: finding, writing and checking share the Listed/Found records; the file texts are
+in repro_templates, the values and the driver module in repro_values.)
+"""
+
+import argparse
+import ast
+import dataclasses
+import glob
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # importer imports TensorFlow
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import repro_templates  # pylint: disable=wrong-import-position
+import repro_values  # pylint: disable=wrong-import-position
+from pyiree_tf_support import backends  # pylint: disable=wrong-import-position
+from pyiree_tf_support import compiler  # pylint: disable=wrong-import-position
+from pyiree_tf_support import expected_failures  # pylint: disable=wrong-import-position
+from pyiree_tf_support import importer  # pylint: disable=wrong-import-position
+
+REPROS_DIR = os.path.join(ROOT, "e2e", "repros")
+SUITES = ("e2e", os.path.join("e2e", "keras"))  # directories whose BUILD.bazel lists failures
+FINDINGS = "findings"  # hand-reduced reproductions, not tied to one listed failure
+PHASES = ("import", "compile", "runtime", "mismatch")
+EXPECTED_NAME = "expected.txt"
+_OUTCOME_PHASE = {"COMPILE ERROR": "compile", "RUNTIME ERROR": "runtime", "MISMATCH": "mismatch"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Listed:
+  """One listed expected failure."""
+  suite: str  # e2e or e2e/keras, relative to the repository
+  backend: str
+  file: str
+  phase: Optional[str]  # None while the lists are untyped
+  reason: str
+
+  @property
+  def repro_dir(self) -> str:
+    return os.path.join(REPROS_DIR, self.backend, self.file[:-len(".py")])
+
+  @property
+  def source(self) -> str:
+    return os.path.join(ROOT, self.suite, self.file)
+
+
+def listed_failures(root: str = ROOT) -> List[Listed]:
+  """Every (backend, file) the suites' FAILING lists hold, except the reference backend's."""
+  listed = []
+  for suite in SUITES:
+    lists = expected_failures.failing_by_backend(os.path.join(root, suite, "BUILD.bazel"))
+    for backend, files in sorted(lists.items()):
+      for name, value in sorted(files.items()):
+        phase, reason = value if isinstance(value, tuple) else (None, value)
+        listed.append(Listed(suite, backend, name, phase, reason))
+  by_dir: Dict[str, Listed] = {}
+  for entry in listed:
+    other = by_dir.setdefault(entry.repro_dir, entry)
+    if other is not entry:
+      raise ValueError(f"{entry.suite}/{entry.file} and {other.suite}/{other.file} both need "
+                       f"{os.path.relpath(entry.repro_dir, root)}; rename one of them.")
+  return listed
+
+
+def iree_failures(root: str = ROOT) -> List[Listed]:
+  """The listed failures of IREE backends: each needs a repro directory."""
+  return [e for e in listed_failures(root)
+          if backends.find(e.backend) and backends.lookup(e.backend).is_iree]
+
+
+def repro_dirs(repros_dir: str = REPROS_DIR) -> List[str]:
+  """The generated repro directories present (<backend>/<stem>), findings left out."""
+  return sorted(path for path in glob.glob(os.path.join(repros_dir, "*", "*"))
+                if os.path.isdir(path) and not path.startswith(os.path.join(repros_dir, FINDINGS)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding the failure in a run's artifacts.
+
+@dataclasses.dataclass(frozen=True)
+class Found:
+  """Where a listed failure happened in a run."""
+  module_dir: str
+  test_id: str
+  trace: Dict[str, Any]  # the trace record of report.json
+  record: Dict[str, Any]  # the backend's record in it
+  phase: str
+
+
+def module_classes(source: str) -> List[str]:
+  """The module classes a test file compiles: first argument of each compile_module(...)."""
+  with open(source, encoding="utf-8") as f:
+    tree = ast.parse(f.read(), source)
+  names = []
+  for node in ast.walk(tree):
+    if (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", ""))
+        == "compile_module" and node.args and isinstance(node.args[0], ast.Name)):
+      names.append(node.args[0].id)
+  return names
+
+
+def _phase_of(record: Dict[str, Any]) -> Optional[str]:
+  if record.get("phase"):
+    return record["phase"]
+  outcome = record.get("outcome")
+  if outcome == "COMPILE ERROR" and record.get("detail", "").startswith("import failed"):
+    return "import"
+  return _OUTCOME_PHASE.get(outcome)
+
+
+def find_failure(entry: Listed, artifacts_dirs: Sequence[str]) -> Found:
+  """The first failing test of `entry`'s file on its backend in the artifacts (ValueError: none)."""
+  stem = entry.file[:-len(".py")]
+  classes = module_classes(entry.source)
+  for artifacts_dir in artifacts_dirs:
+    for module in classes:
+      report_path = os.path.join(artifacts_dir, module, "report.json")
+      if not os.path.exists(report_path):
+        continue
+      with open(report_path) as f:
+        tests = json.load(f).get("tests", {})
+      for test_id in sorted(tests):
+        for trace in tests[test_id]["traces"]:
+          for record in trace["backends"]:
+            mine = record.get("file") == entry.file or test_id.startswith(stem + ".") or len(classes) == 1
+            phase = _phase_of(record)
+            if record["backend"] == entry.backend and mine and phase:
+              return Found(os.path.dirname(report_path), test_id, trace, record, phase)
+  raise ValueError(f"{entry.suite}/{entry.file} on {entry.backend}: no failing test of modules "
+                   f"{', '.join(classes) or '(none found)'} in {', '.join(artifacts_dirs)}; run "
+                   "the file with --artifacts_dir first.")
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing one repro.
+
+def _compile_flags(backend: str) -> List[str]:
+  spec = backends.lookup(backend)
+  return ([f"--iree-input-type={compiler.INPUT_TYPE}"]
+          + [f"--iree-hal-target-backends={t}" for t in spec.compiler_targets]
+          + list(spec.compiler_flags))
+
+
+def _write(path: str, text: str, executable: bool = False) -> None:
+  with open(path, "w", encoding="utf-8") as f:
+    f.write(text)
+  if executable:
+    os.chmod(path, 0o755)
+
+
+def _title(entry: Listed, phase: str) -> str:
+  return f"{entry.suite}/{entry.file} on {entry.backend}: {phase} failure"
+
+
+def write_import(entry: Listed, found: Found, out: str) -> None:
+  """The import happens before any backend: the files are the same in every backend's dir."""
+  module_class = os.path.basename(found.module_dir)
+  keras = entry.suite.endswith("keras")
+  title = f"{entry.suite}/{entry.file}: import failure (before any backend)"
+  script = repro_values.import_script(entry.source, module_class, importer.LOWERING_PIPELINE,
+                                      title, keras)
+  _write(os.path.join(out, "repro.py"), script)
+  env = "TF_USE_LEGACY_KERAS=1 " if keras else ""
+  _write(os.path.join(out, "repro.sh"),
+         repro_templates.IMPORT.format(title=title, env=env), executable=True)
+
+
+def write_compile(entry: Listed, found: Found, out: str) -> None:
+  shutil.copyfile(os.path.join(found.module_dir, "iree_input.mlir"),
+                  os.path.join(out, "iree_input.mlir"))
+  _write(os.path.join(out, "repro.sh"), repro_templates.COMPILE.format(
+      title=_title(entry, "compile"),
+      compile_flags=" ".join(map(shlex.quote, _compile_flags(entry.backend)))), executable=True)
+
+
+def write_run(entry: Listed, found: Found, out: str) -> None:
+  """runtime / mismatch: the failing call (after the earlier ones when the module keeps state)."""
+  spec = backends.lookup(entry.backend)
+  with open(os.path.join(found.module_dir, "iree_input.mlir"), encoding="utf-8") as f:
+    iree_input = f.read()
+  _write(os.path.join(out, "iree_input.mlir"), iree_input)
+  plan = repro_values.plan_run(found.module_dir, found.trace, found.record, iree_input, out)
+  driver_compile = driver_module = ""
+  if plan.driver:
+    _write(os.path.join(out, "driver.mlir"), plan.driver)
+    target_flags = " ".join(f"--iree-hal-target-backends={t}" for t in spec.compiler_targets)
+    driver_compile = repro_templates.DRIVER_COMPILE.format(target_flags=target_flags)
+    driver_module = '--module="$work/driver.vmfb" '
+  run_flags = "".join(f"  {shlex.quote(flag)} \\\n" for flag in plan.flags)
+  _write(os.path.join(out, "repro.sh"), repro_templates.RUN.format(
+      title=_title(entry, found.phase),
+      compile_flags=" ".join(map(shlex.quote, _compile_flags(entry.backend))),
+      driver_compile=driver_compile, device=spec.driver, driver_module=driver_module,
+      function=plan.function, run_flags=run_flags), executable=True)
+
+
+_WRITERS = {"import": write_import, "compile": write_compile, "runtime": write_run,
+            "mismatch": write_run}
+_HOW = {
+    "import": "repro.py imports the module with TensorFlow alone (convert_saved_model + "
+              "run_pass_pipeline).",
+    "compile": "repro.sh compiles iree_input.mlir with iree-compile and the library's flags.",
+    "runtime": "repro.sh compiles iree_input.mlir and runs the failing call with iree-run-module.",
+    "mismatch": "repro.sh compiles iree_input.mlir and runs the failing call with iree-run-module "
+                "--expected_output (the reference's outputs).",
+}
+
+
+def run_repro(directory: str, timeout: float = 600) -> Tuple[int, Optional[str], str]:
+  """(exit status, the FIRST_ERROR line or None, output) of the directory's repro.sh."""
+  env = dict(os.environ)
+  env.setdefault("IREE_TOOLS_DIR", os.path.dirname(sys.executable))
+  env.setdefault("PYTHON", sys.executable)
+  completed = subprocess.run([os.path.join(directory, "repro.sh")], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, env=env, timeout=timeout, check=False)
+  output = completed.stdout.decode("utf-8", errors="replace")
+  lines = [line for line in output.splitlines() if line.startswith("FIRST_ERROR: ")]
+  return completed.returncode, (lines[-1][len("FIRST_ERROR: "):].strip() if lines else None), output
+
+
+def check_repro(directory: str) -> Optional[str]:
+  """None when the repro still fails with its recorded first error line; else what differs."""
+  with open(os.path.join(directory, EXPECTED_NAME), encoding="utf-8") as f:
+    expected = f.read().strip()
+  status, line, output = run_repro(directory)
+  if status == 1 and line == expected:
+    return None
+  if status == 0:
+    return f"{directory}: no longer fails (expected: {expected})"
+  tail = "\n".join(output.splitlines()[-5:])
+  return f"{directory}: fails differently:\n  expected: {expected}\n  got:      {line}\n{tail}"
+
+
+def make_repro(entry: Listed, artifacts_dirs: Sequence[str]) -> str:
+  """Writes and runs `entry`'s repro; returns its first error line (ValueError if it passes)."""
+  found = find_failure(entry, artifacts_dirs)
+  if entry.phase and entry.phase != found.phase:
+    raise ValueError(f"{entry.file} on {entry.backend} is listed as a {entry.phase} failure but "
+                     f"failed in the {found.phase} phase in the run; update the list first.")
+  phase = entry.phase or found.phase
+  if phase not in _WRITERS:
+    raise ValueError(f"{entry.file} on {entry.backend}: unknown phase {phase!r}; one of {PHASES}")
+  out = entry.repro_dir
+  shutil.rmtree(out, ignore_errors=True)
+  os.makedirs(out)
+  _WRITERS[phase](entry, dataclasses.replace(found, phase=phase), out)
+  status, line, output = run_repro(out)
+  if status != 1 or line is None:
+    shutil.rmtree(out)
+    raise ValueError(f"{entry.file} on {entry.backend}: the {phase} repro did not fail "
+                     f"(exit {status}):\n{output[-2000:]}")
+  _write(os.path.join(out, EXPECTED_NAME), line + "\n")
+  if phase in ("import", "compile"):
+    what = "Importing the module" if phase == "import" else "Compiling the module"
+  else:
+    index, method = repro_values.failing_call(found.record)
+    what = f"Call {index} ({method}) of trace '{found.trace['trace']}'"
+  _write(os.path.join(out, "README.txt"), repro_templates.README.format(
+      what=what, backend=entry.backend, phase=phase, source=f"{entry.suite}/{entry.file}",
+      test=found.test_id, how=_HOW[phase],
+      python=", and a Python with TensorFlow from $PYTHON" if phase == "import" else "",
+      first_error=line, reason=entry.reason))
+  return line
+
+
+def remove_stale(wanted: Sequence[str], repros_dir: str = REPROS_DIR) -> List[str]:
+  """Removes the repro directories (and emptied backend directories) not in `wanted`."""
+  wanted = set(wanted)
+  removed = [path for path in repro_dirs(repros_dir) if path not in wanted]
+  for path in removed:
+    shutil.rmtree(path)
+  for backend_dir in glob.glob(os.path.join(repros_dir, "*")):
+    if os.path.isdir(backend_dir) and not os.listdir(backend_dir):
+      os.rmdir(backend_dir)
+  return removed
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument("--artifacts_dir", action="append", default=[],
+                      help="artifacts of a real run (repeatable: e2e/ and e2e/keras runs)")
+  parser.add_argument("--only", default="", help="backend/file_test.py to (re)write alone")
+  parser.add_argument("--check", action="store_true", help="run every repro and compare")
+  args = parser.parse_args(argv)
+  if args.check:
+    problems = [p for d in repro_dirs() + glob.glob(os.path.join(REPROS_DIR, FINDINGS, "*"))
+                for p in [check_repro(d)] if p]
+    print("\n".join(problems) or "every repro reproduces its recorded failure")
+    return 1 if problems else 0
+  if not args.artifacts_dir:
+    parser.error("--artifacts_dir is required (the artifacts of a run of the listed files)")
+  listed = iree_failures()
+  if not args.only:
+    for path in remove_stale([entry.repro_dir for entry in listed]):
+      print(f"removed {os.path.relpath(path, ROOT)}")
+  failures = 0
+  for entry in listed:
+    if args.only and args.only != f"{entry.backend}/{entry.file}":
+      continue
+    try:
+      line = make_repro(entry, args.artifacts_dir)
+      print(f"{os.path.relpath(entry.repro_dir, ROOT)}: {line}")
+    except (ValueError, OSError) as e:
+      failures += 1
+      print(f"FAILED {entry.backend}/{entry.file}: {e}", file=sys.stderr)
+  return 1 if failures else 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
