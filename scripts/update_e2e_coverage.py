@@ -93,8 +93,10 @@ def short(reason: str, width: int = 60) -> str:
   return reason[:width].rsplit(" ", 1)[0].rstrip(" ,;:(") + " …"
 
 
-def _listed_text(expected: failing_lists.Expected) -> str:
-  return f"{expected.phase or 'phase not listed'}: {expected.reason}"
+def _listed_text(expected: failing_lists.Expected, cell: Optional[run_results.Cell]) -> str:
+  """'phase: reason' of a listed failure; an untyped entry shows the phase the run failed in."""
+  phase = expected.phase or (cell.phase if cell is not None and cell.phase else "phase not listed")
+  return f"{phase}: {expected.reason}"
 
 
 def collect(testlogs: str) -> Dict[str, Dict[str, Tuple[str, str]]]:
@@ -118,10 +120,10 @@ def collect(testlogs: str) -> Dict[str, Dict[str, Tuple[str, str]]]:
         if "XPASS:" in log:
           row[backend] = (XPASS, "listed as failing but passed")
         elif result == "passed":
-          row[backend] = (XFAIL, _listed_text(expected))
+          row[backend] = (XFAIL, _listed_text(expected, cell))
         elif cell is not None and cell.phase is not None:
           row[backend] = (FAIL, f"{cell.phase}: {cell.first_error} (listed as "
-                                f"{_listed_text(expected)})")
+                                f"{_listed_text(expected, None)})")
         else:
           row[backend] = (FAIL, "the expected failure changed")
       elif result == "passed":
@@ -277,8 +279,7 @@ def main() -> int:
   parser.add_argument("--output_dir", default=os.path.join(e2e_lists.ROOT, "docs"))
   parser.add_argument("--update_lists", action="store_true",
                       help="rewrite the FAILING lists of --dirs from a run instead of the table")
-  parser.add_argument("--testlogs", default=os.path.join(e2e_lists.ROOT, "bazel-testlogs"),
-                      help="bazel-testlogs of the run (--update_lists)")
+  parser.add_argument("--testlogs", help="bazel-testlogs of the run (default: the workspace's)")
   parser.add_argument("--artifacts_dir",
                       help="the --artifacts_dir of a pytest / python run (--update_lists)")
   parser.add_argument("--dirs", default="e2e,e2e/keras",
@@ -290,7 +291,8 @@ def main() -> int:
     if args.run:
       run_suites()
     return update_lists.update([os.path.join(e2e_lists.ROOT, d) for d in args.dirs.split(",")],
-                               args.testlogs, args.artifacts_dir, args.dry_run)
+                               args.testlogs or os.path.join(e2e_lists.ROOT, "bazel-testlogs"),
+                               args.artifacts_dir, args.dry_run)
   if args.build_dir is not None:
     if not os.path.isdir(args.build_dir):
       parser.error(f"BUILD_DIR {args.build_dir!r} is not an existing directory")
@@ -298,7 +300,7 @@ def main() -> int:
     return 0
   if args.run:
     run_suites()
-  table = collect(testlogs_dir())
+  table = collect(args.testlogs or testlogs_dir())
   os.makedirs(args.output_dir, exist_ok=True)
   with open(os.path.join(args.output_dir, "e2e_coverage.md"), "w") as f:
     f.write(markdown(table))
