@@ -32,6 +32,7 @@ PHASES = ("import", "compile", "runtime", "mismatch")
 FORMAT_PREFIX = "pyiree_tf_support.report/"
 _RAW_PHASES = {"COMPILE ERROR": "compile", "RUNTIME ERROR": "runtime", "MISMATCH": "mismatch"}
 _XFAIL_PREFIX = "expected failure: "
+_REPEATED = re.compile(r"(shard|run)_\d+_of_\d+")  # Bazel's dirs of one shard / --runs_per_test
 _DIAGNOSTIC = re.compile(r"(?:^|\s)error: (.*)")
 _LOCATION = re.compile(r"\s+loc\([^()]*\)$")  # MLIR's trailing location of the op it printed.
 
@@ -189,36 +190,47 @@ def _file_of_target(head: str, directory: str) -> Optional[str]:
   return None
 
 
+def _target_dirs(testlogs: str) -> Dict[str, List[str]]:
+  """{"<package>/<target>": [dirs holding its test.outputs]}: a sharded or repeated test has one
+  per shard_i_of_n / run_i_of_n directory under its target's."""
+  targets: Dict[str, List[str]] = {}
+  for root, subdirs, _ in os.walk(testlogs):
+    if "test.outputs" in subdirs:
+      parts = os.path.relpath(root, testlogs).split(os.sep)
+      while parts and _REPEATED.fullmatch(parts[-1]):
+        parts.pop()
+      targets.setdefault("/".join(parts), []).append(root)
+    subdirs[:] = sorted(d for d in subdirs if not d.startswith("test."))
+  return targets
+
+
 def from_bazel_testlogs(testlogs: str, directories: Sequence[str]) -> Run:
   """The cells of the last Bazel run of the e2e suites of `directories`' packages."""
   if not os.path.isdir(testlogs):
     raise RunError(f"no run found: {testlogs} is not a directory (bazel-testlogs of a run)")
   notes: List[str] = []
   newest: Dict[CellKey, Tuple[float, Cell]] = {}
-  for package_dir, subdirs, _ in os.walk(testlogs):
-    for target in sorted(subdirs):
-      target_dir = os.path.join(package_dir, target)
-      if not os.path.isdir(os.path.join(target_dir, "test.outputs")):
-        continue
-      package = os.path.relpath(package_dir, testlogs)
-      home = next((d for d in directories
-                   if os.path.normpath(d).endswith(os.sep + package) or d == package), None)
-      head, _, backend = target.rpartition("__")
-      if home is None or "__" not in head:
-        continue  # another package's test, or not an iree_e2e_test_suite target.
-      grouped: Dict[CellKey, List[Dict[str, Any]]] = {}
-      stamps: Dict[CellKey, float] = {}
+  for label, target_dirs in sorted(_target_dirs(testlogs).items()):
+    package, _, target = label.rpartition("/")
+    home = next((d for d in directories
+                 if os.path.normpath(d).endswith(os.sep + package) or d == package), None)
+    head, _, backend = target.rpartition("__")
+    if home is None or "__" not in head:
+      continue  # another package's test, or not an iree_e2e_test_suite target.
+    hint = _file_of_target(head.rpartition("__")[0], home)
+    grouped: Dict[CellKey, List[Dict[str, Any]]] = {}
+    stamps: Dict[CellKey, float] = {}
+    for target_dir in target_dirs:
       for source, data, mtime in _outputs(target_dir):
-        document = _load(data, source)
-        hint = _file_of_target(head.rpartition("__")[0], home)
-        for key, records in _cells_of_report(document, source, [home], hint, notes).items():
+        for key, records in _cells_of_report(_load(data, source), source, [home], hint,
+                                             notes).items():
           if key[2] == backend:
             grouped.setdefault(key, []).extend(records)
             stamps[key] = max(stamps.get(key, 0.0), mtime)
-      for key, records in grouped.items():
-        cell = combine(records, target_dir)
-        if cell is not None and stamps[key] >= newest.get(key, (-1.0, None))[0]:
-          newest[key] = (stamps[key], cell)
+    for key, records in grouped.items():
+      cell = combine(records, os.path.join(testlogs, label))
+      if cell is not None and stamps[key] >= newest.get(key, (-1.0, None))[0]:
+        newest[key] = (stamps[key], cell)
   if not newest:
     raise RunError(f"no run found: no e2e test of {', '.join(directories)} left a report.json "
                    f"under {testlogs}")

@@ -1,5 +1,5 @@
-"""`update_e2e_coverage.py --update_lists`: the FAILING lists of the e2e BUILD files rewritten from a
-real run, and a summary of what changed.
+"""`update_e2e_coverage.py --update_lists`: the FAILING lists of the e2e BUILD files rewritten from
+a real run, and a summary of what changed.
 
 The run (run_results) gives each (file, backend) it held; list_updates applies the rules; the BUILD
 files are rewritten in place (failing_lists). Bad input (no run, a report of another format, a

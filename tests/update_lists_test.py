@@ -78,14 +78,19 @@ class UpdateListsTest(parameterized.TestCase):
         capture_output=True, text=True, cwd=cls.dir, env=env(), timeout=600, check=False)
     # A file run by itself, as a Bazel test runs it (test ids "__main__.<Class>.<test>"), laid out
     # as bazel-testlogs: <package>/<suite>_<stem>__tf__<backend>/test.outputs/outputs.zip.
+    # A sharded test has a shard_i_of_n directory per shard (here shard 1 ran no test).
     cls.testlogs = os.path.join(cls.dir, "bazel-testlogs")
-    for stem in ("erf_test", "double_test"):
-      outputs = os.path.join(cls.dir, f"outputs_{stem}")
+    os.makedirs(os.path.join(cls.testlogs, "pkg", "my_tests_erf_test__tf__iree_vmla",
+                             "shard_1_of_2", "test.outputs"))
+    for stem, backend, shard in (("erf_test", "iree_llvmjit", ""),
+                                 ("double_test", "iree_llvmjit", ""),
+                                 ("erf_test", "iree_vmla", "shard_2_of_2")):
+      outputs = os.path.join(cls.dir, f"outputs_{stem}_{backend}")
       subprocess.run([sys.executable, os.path.join(cls.files, f"{stem}.py"),
-                      "--target_backends=iree_llvmjit", f"--artifacts_dir={outputs}",
+                      f"--target_backends={backend}", f"--artifacts_dir={outputs}",
                       "--nocompile_cache"], capture_output=True, env=env(), timeout=600,
                      check=False)
-      target = os.path.join(cls.testlogs, "pkg", f"my_tests_{stem}__tf__iree_llvmjit",
+      target = os.path.join(cls.testlogs, "pkg", f"my_tests_{stem}__tf__{backend}", shard,
                             "test.outputs")
       os.makedirs(target)
       with zipfile.ZipFile(os.path.join(target, "outputs.zip"), "w") as z:
@@ -196,8 +201,8 @@ class UpdateListsTest(parameterized.TestCase):
     self.assertEqual(done.returncode, 0, done.stderr)
     self.assertEqual(self.lists(directory)["iree_vulkan"],
                      {"double_test.py": Expected("runtime", "not run here")})
-    self.assertIn("  1 listed cell(s) not in this run, left as they are: double_test.py@iree_vulkan",
-                  done.stdout.splitlines())
+    self.assertIn("  1 listed cell(s) not in this run, left as they are: "
+                  "double_test.py@iree_vulkan", done.stdout.splitlines())
 
   def test_bazel_testlogs_name_the_file_and_backend_of_each_target(self):
     directory = self.package('''
@@ -211,8 +216,8 @@ class UpdateListsTest(parameterized.TestCase):
     lists = self.lists(directory)
     self.assertEqual(list(lists["iree_llvmjit"]), ["erf_test.py"])
     self.assertStartsWith(lists["iree_llvmjit"]["erf_test.py"].reason, ERF_ERROR)
-    self.assertNotIn("iree_vmla", lists)  # only llvm-cpu ran under "Bazel".
-    self.assertIn(": 1 added, 1 removed, 0 phase changed, 0 phase set", done.stdout)
+    self.assertEqual(list(lists["iree_vmla"]), ["erf_test.py"])  # from its sharded target.
+    self.assertIn(": 2 added, 1 removed, 0 phase changed, 0 phase set", done.stdout)
 
   def test_a_package_of_another_name_takes_nothing_from_the_testlogs(self):
     directory = self.package('{"iree_llvmjit": {}}', name="other")
