@@ -44,7 +44,8 @@ class Cell:
   """One (file, backend) of a run. phase None: it passed."""
   phase: Optional[str]
   first_error: Optional[str]
-  source: str  # where its records came from (a report.json, or a zip's member).
+  source: str  # where its records came from (a report.json, or a Bazel target's testlogs).
+  written: float = 0.0  # when its newest report was written (seconds since the epoch).
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,7 +121,8 @@ def _records(document: Dict[str, Any], file_hint: Optional[str]
         yield test_id, name, spec.e2e_name if spec else record.get("backend", ""), record
 
 
-def combine(records: Sequence[Dict[str, Any]], source: str) -> Optional[Cell]:
+def combine(records: Sequence[Dict[str, Any]], source: str, written: float = 0.0
+            ) -> Optional[Cell]:
   """A cell from its records: the earliest failing phase and the first error of the first record
   failing in it; passed when none failed; None when every record was skipped."""
   phased = [(record_phase(r, source), r) for r in records]
@@ -128,9 +130,9 @@ def combine(records: Sequence[Dict[str, Any]], source: str) -> Optional[Cell]:
   if failed:
     phase = min((p for p, _ in failed), key=PHASES.index)
     first = next(r for p, r in failed if p == phase)
-    return Cell(phase, record_first_error(first), source)
+    return Cell(phase, record_first_error(first), source, written)
   if any(r.get("outcome") == "PASS" for r in records):
-    return Cell(None, None, source)
+    return Cell(None, None, source, written)
   return None
 
 
@@ -157,12 +159,14 @@ def from_artifacts_dir(artifacts_dir: str, directories: Sequence[str]) -> Run:
                    "--artifacts_dir of a pytest or python run of e2e files)")
   notes: List[str] = []
   grouped: Dict[CellKey, List[Dict[str, Any]]] = {}
+  stamps: Dict[CellKey, float] = {}
   for path in paths:
     with open(path, "rb") as f:
       document = _load(f.read(), path)
     for key, records in _cells_of_report(document, path, directories, None, notes).items():
       grouped.setdefault(key, []).extend(records)
-  cells = {key: combine(records, artifacts_dir) for key, records in grouped.items()}
+      stamps[key] = max(stamps.get(key, 0.0), os.path.getmtime(path))
+  cells = {key: combine(records, artifacts_dir, stamps[key]) for key, records in grouped.items()}
   return Run({k: c for k, c in cells.items() if c is not None}, tuple(notes))
 
 
@@ -228,7 +232,7 @@ def from_bazel_testlogs(testlogs: str, directories: Sequence[str]) -> Run:
             grouped.setdefault(key, []).extend(records)
             stamps[key] = max(stamps.get(key, 0.0), mtime)
     for key, records in grouped.items():
-      cell = combine(records, os.path.join(testlogs, label))
+      cell = combine(records, os.path.join(testlogs, label), stamps[key])
       if cell is not None and stamps[key] >= newest.get(key, (-1.0, None))[0]:
         newest[key] = (stamps[key], cell)
   if not newest:

@@ -8,7 +8,8 @@ BUILD file without FAILING) is one line on stderr and exit status 2.
 
 import os
 import sys
-from typing import List, Optional, Sequence
+import time
+from typing import Dict, List, Optional, Sequence
 
 import failing_lists
 import list_updates
@@ -20,6 +21,16 @@ def _read_run(testlogs: Optional[str], artifacts_dir: Optional[str],
   if artifacts_dir is not None:
     return run_results.from_artifacts_dir(artifacts_dir, directories)
   return run_results.from_bazel_testlogs(testlogs, directories)
+
+
+def _when(cells: Dict[tuple, run_results.Cell]) -> str:
+  """When the run's reports were written: a stale part of bazel-testlogs shows here."""
+  stamps = sorted(cell.written for cell in cells.values())
+  if not stamps:
+    return "no cell in this run"
+  text = [time.strftime("%Y-%m-%d %H:%M", time.gmtime(s)) for s in (stamps[0], stamps[-1])]
+  return f"{len(stamps)} cell(s) from reports written " + (
+      f"{text[0]} UTC" if text[0] == text[1] else f"{text[0]} .. {text[1]} UTC")
 
 
 def _summary(path: str, changes: List[list_updates.Change], untouched: List[tuple],
@@ -61,6 +72,7 @@ def update(directories: Sequence[str], testlogs: Optional[str] = None,
       written = "" if failing_lists.write(lists_file, lists) else " (file unchanged)"
     print("\n".join(_summary(_shown(lists_file.path), changes,
                              list_updates.not_in_run(lists, cells), written)))
+    print(f"  ({_when(cells)})")
   for note in run.notes:
     print(f"note: {note}")
   return 0
