@@ -109,15 +109,24 @@ def _file_of_test_id(test_id: str) -> Optional[str]:
   return parts[-3] + ".py" if len(parts) >= 3 and parts[-3] != "__main__" else None
 
 
-def _records(document: Dict[str, Any], file_hint: Optional[str]
+def _dicts(value: Any, source: str, where: str) -> List[Dict[str, Any]]:
+  if not (isinstance(value, list) and all(isinstance(v, dict) for v in value)):
+    raise RunError(f"{source}: {where} is not a list of objects, as a pyiree_tf_support report has")
+  return value
+
+
+def _records(document: Dict[str, Any], source: str, file_hint: Optional[str]
              ) -> Iterator[Tuple[str, Optional[str], str, Dict[str, Any]]]:
   """(test id, file, backend as the lists name it, record) of every backend record, in test
   order."""
   for test_id, entry in sorted(document["tests"].items()):
+    if not isinstance(entry, dict):
+      raise RunError(f"{source}: test {test_id!r} is not an object, as a pyiree_tf_support "
+                     "report has")
     name = entry.get("file") or _file_of_test_id(test_id) or file_hint
-    for trace in entry.get("traces", []):
-      for record in trace.get("backends", []):
-        spec = backends.find_by_artifact_name(record.get("backend", ""))
+    for trace in _dicts(entry.get("traces", []), source, f"{test_id}'s traces"):
+      for record in _dicts(trace.get("backends", []), source, f"{test_id}'s backends"):
+        spec = backends.find_by_artifact_name(str(record.get("backend", "")))
         yield test_id, name, spec.e2e_name if spec else record.get("backend", ""), record
 
 
@@ -140,7 +149,7 @@ def _cells_of_report(document: Dict[str, Any], source: str, directories: Sequenc
                      file_hint: Optional[str], notes: List[str]
                      ) -> Dict[CellKey, List[Dict[str, Any]]]:
   grouped: Dict[CellKey, List[Dict[str, Any]]] = {}
-  for test_id, name, backend, record in _records(document, file_hint):
+  for test_id, name, backend, record in _records(document, source, file_hint):
     homes = [d for d in directories if name and os.path.exists(os.path.join(d, name))]
     note = (f"{source}: test file {name} is in none of {', '.join(directories)}; ignored" if name
             else f"{source}: {test_id} names no test file (report from before \"file\"); ignored")

@@ -273,6 +273,12 @@ class BadInputTest(absltest.TestCase):
         f"{path}: format 'something/else' is not a pyiree_tf_support report "
         "(pyiree_tf_support.report/N with a 'tests' dict)"))
 
+  def test_a_report_of_another_shape(self):
+    path = self.write("artifacts/M/report.json",
+                      '{"format": "pyiree_tf_support.report/1", "tests": {"t": {"traces": 3}}}')
+    self.assert_one_line_error(self.update(f"--artifacts_dir={self.dir}/artifacts"), (
+        f"{path}: t's traces is not a list of objects, as a pyiree_tf_support report has"))
+
   def test_a_report_that_is_not_json(self):
     path = self.write("artifacts/M/report.json", "{truncated")
     done = self.update(f"--artifacts_dir={self.dir}/artifacts")
