@@ -7,7 +7,7 @@ import sys
 from absl.testing import absltest
 from absl.testing import parameterized
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
                                 "scripts"))
 import update_e2e_coverage as coverage  # pylint: disable=wrong-import-position
 

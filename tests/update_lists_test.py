@@ -17,7 +17,7 @@ from absl.testing import parameterized
 
 from pyiree_tf_support import cli_flags
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # runfiles: the source tree
 SCRIPT = os.path.join(REPO, "scripts", "update_e2e_coverage.py")
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 import failing_lists  # pylint: disable=wrong-import-position
