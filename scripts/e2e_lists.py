@@ -1,22 +1,22 @@
 """The e2e suites as data: backends, known failures, files and Bazel test names.
 
 The known failures are the `FAILING` dict literal of e2e/BUILD.bazel (the source of truth):
-`{backend: {"foo_test.py": "reason"}}`. Starlark's syntax for it is Python's, so `ast` reads it.
+`{backend: {"foo_test.py": ("<phase>", "reason")}}`, read by failing_lists.
 The backends are the backend table's (`pyiree_tf_support/backends.py`), by the name the e2e tests use.
 """
 
 import glob
 import os
 import sys
-from typing import Dict, List, Tuple
+from typing import List, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD_FILE = os.path.join(ROOT, "e2e", "BUILD.bazel")
 REFERENCE_BACKEND = "tf"
 
 sys.path.insert(0, ROOT)
+import failing_lists  # pylint: disable=wrong-import-position
 from pyiree_tf_support import backends  # pylint: disable=wrong-import-position
-from pyiree_tf_support import expected_failures  # pylint: disable=wrong-import-position
 
 
 def e2e_backends() -> Tuple[str, ...]:
@@ -24,12 +24,9 @@ def e2e_backends() -> Tuple[str, ...]:
   return tuple(spec.e2e_name for spec in backends.BACKENDS)
 
 
-def failing_by_backend(build_file: str = BUILD_FILE) -> Dict[str, Dict[str, str]]:
-  """{backend: {file: reason}} as e2e/BUILD.bazel declares it."""
-  lists = expected_failures.failing_by_backend(build_file)
-  if not lists:
-    raise ValueError(f"{build_file} has no FAILING dict literal.")
-  return lists
+def failing_by_backend(build_file: str = BUILD_FILE) -> failing_lists.Lists:
+  """{backend: {file: Expected(phase, reason)}} as e2e/BUILD.bazel declares it."""
+  return failing_lists.read(build_file).lists
 
 
 def test_name(suite: str, src: str, backend: str, reference: str = REFERENCE_BACKEND) -> str:

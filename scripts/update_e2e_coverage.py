@@ -15,6 +15,12 @@ Given a positional BUILD_DIR (which must exist), it writes instead what IREE's 2
 `<BUILD_DIR>/doc/tf_e2e_coverage.md`, titled "TensorFlow End to End Coverage", one table per suite
 (a row per test file, a column per backend, ✓ where the file is in the suite that is expected to
 pass, ✗ where it is only in `<suite>_failing`), read from the suites with `bazel query`.
+
+With --update_lists it rewrites instead the FAILING lists of e2e/BUILD.bazel and
+e2e/keras/BUILD.bazel (--dirs) from a real run (list_updates.py says the rules): the last Bazel run
+(bazel-testlogs, or --testlogs=DIR), or with --artifacts_dir=DIR the artifacts of a pytest / python
+run. It prints what was added, removed or changed phase, and which listed cells the run did not
+hold.
 """
 
 import argparse
@@ -27,6 +33,10 @@ from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e_lists  # pylint: disable=wrong-import-position
+import failing_lists  # pylint: disable=wrong-import-position
+import list_updates  # pylint: disable=wrong-import-position
+import run_results  # pylint: disable=wrong-import-position
+import update_lists  # pylint: disable=wrong-import-position
 from pyiree_tf_support import backends  # pylint: disable=wrong-import-position (e2e_lists set the path)
 
 BACKENDS = e2e_lists.e2e_backends()
@@ -67,27 +77,68 @@ def _result(test_dir: str) -> Tuple[Optional[str], str]:
   return "passed", log
 
 
+def _run_cells(testlogs: str) -> Dict[Tuple[str, str], run_results.Cell]:
+  """{(file, backend): cell} of the run's report.json files; {} when they cannot be read."""
+  e2e_dir = os.path.join(e2e_lists.ROOT, "e2e")
+  try:
+    run = run_results.from_bazel_testlogs(testlogs, [e2e_dir])
+  except run_results.RunError:
+    return {}
+  return {(name, backend): cell for (_, name, backend), cell in run.cells.items()}
+
+
+def short(reason: str, width: int = 60) -> str:
+  """A reason cut to `width` characters at a word boundary, for a table cell."""
+  if len(reason) <= width:
+    return reason
+  return reason[:width].rsplit(" ", 1)[0].rstrip(" ,;:(") + " …"
+
+
+def _listed_text(expected: failing_lists.Expected, cell: Optional[run_results.Cell]) -> str:
+  """'phase: reason' of a listed failure; an untyped entry shows the phase the run failed in."""
+  phase = expected.phase or (cell.phase if cell is not None and cell.phase else "phase not listed")
+  return f"{phase}: {expected.reason}"
+
+
 def collect(testlogs: str) -> Dict[str, Dict[str, Tuple[str, str]]]:
-  """{file: {backend: (status, note)}} from the Bazel results and the BUILD lists."""
+  """{file: {backend: (status, note)}} from the Bazel results and the BUILD lists; a failing
+  cell's note starts with its phase (as listed, or as the run's report.json says)."""
   failing = e2e_lists.failing_by_backend()
+  ran = _run_cells(testlogs)
   table: Dict[str, Dict[str, Tuple[str, str]]] = {}
   for src in e2e_lists.e2e_files():
     row = {}
     for backend in BACKENDS:
-      reason = failing.get(backend, {}).get(src)
-      suite = "e2e_tests_failing" if reason is not None else "e2e_tests"
+      expected = failing.get(backend, {}).get(src)
+      cell = ran.get((src, backend))
+      suite = "e2e_tests_failing" if expected is not None else "e2e_tests"
       result, log = _result(os.path.join(testlogs, "e2e", e2e_lists.test_name(suite, src, backend)))
       if result is None:
         row[backend] = (NOT_RUN, "")
       elif result == "skipped":
         row[backend] = (SKIP, "")
-      elif reason is not None:
-        row[backend] = (XPASS, "listed as failing but passed") if "XPASS:" in log else (
-            (XFAIL, reason) if result == "passed" else (FAIL, "the expected failure changed"))
+      elif expected is not None:
+        if "XPASS:" in log:
+          row[backend] = (XPASS, "listed as failing but passed")
+        elif result == "passed":
+          row[backend] = (XFAIL, _listed_text(expected, cell))
+        elif cell is not None and cell.phase is not None:
+          row[backend] = (FAIL, f"{cell.phase}: {cell.first_error} (listed as "
+                                f"{_listed_text(expected, None)})")
+        else:
+          row[backend] = (FAIL, "the expected failure changed")
+      elif result == "passed":
+        row[backend] = (PASS, "")
       else:
-        row[backend] = (PASS, "") if result == "passed" else (FAIL, "unexpected failure")
+        row[backend] = (FAIL, f"{cell.phase}: {cell.first_error}" if cell and cell.phase
+                        else "unexpected failure")
     table[src] = row
   return table
+
+
+def _cell_text(status: str, note: str) -> str:
+  """A failing cell: its state, phase and the reason cut short."""
+  return f"{status}: {short(note)}" if note and status in (XFAIL, FAIL) else status
 
 
 def totals(table) -> Dict[str, Dict[str, int]]:
@@ -102,11 +153,16 @@ def _total_text(count: Dict[str, int]) -> str:
   return ", ".join(f"{n} {status}" for status, n in sorted(count.items()))
 
 
+def _passing_text(count: Dict[str, int]) -> str:
+  return f"{count.get(PASS, 0)} of {sum(count.values())} files pass"
+
+
 def markdown(table) -> str:
   lines = ["# e2e coverage", "",
            "Generated by `scripts/update_e2e_coverage.py` from a Bazel run of `//e2e:e2e_tests` and "
-           "`//e2e:e2e_tests_failing`; the expected failures and their reasons are `FAILING` in "
-           "`e2e/BUILD.bazel`.", "",
+           "`//e2e:e2e_tests_failing`; the expected failures, their phases (import, compile, "
+           "runtime, mismatch) and reasons are `FAILING` in `e2e/BUILD.bazel`. A failing cell "
+           "shows its phase and its reason cut short; the whole reason is under Reasons.", "",
            "| file | " + " | ".join(BACKENDS) + " |", "|---|" + "---|" * len(BACKENDS)]
   notes: List[str] = []
   for src, row in table.items():
@@ -115,14 +171,15 @@ def markdown(table) -> str:
       status, note = row[backend]
       if note and status != PASS:
         notes.append(f"{len(notes) + 1}. `{src}` on `{backend}`: {note}")
-        cells.append(f"{status} [{len(notes)}]")
+        cells.append(f"{_cell_text(status, note)} [{len(notes)}]".replace("|", "\\|"))
       else:
         cells.append(status)
     lines.append(f"| `{src}` | " + " | ".join(cells) + " |")
   count = totals(table)
+  lines.append("| **passing** | " + " | ".join(_passing_text(count[b]) for b in BACKENDS) + " |")
   lines.append("| **total** | " + " | ".join(_total_text(count[b]) for b in BACKENDS) + " |")
   if notes:
-    lines += ["", "## Reasons", ""] + notes
+    lines += ["", "## Reasons (phase: reason)", ""] + notes
   return "\n".join(lines) + "\n"
 
 
@@ -133,15 +190,18 @@ def html_page(table) -> str:
   rows = []
   for src, row in table.items():
     cells = "".join(
-        f'<td style="background:{colors[s]}" title="{html.escape(note)}">{html.escape(s)}</td>'
+        f'<td style="background:{colors[s]}" title="{html.escape(note)}">'
+        f'{html.escape(_cell_text(s, note))}</td>'
         for s, note in (row[b] for b in BACKENDS))
     rows.append(f"<tr><td><code>{html.escape(src)}</code></td>{cells}</tr>")
   count = totals(table)
+  rows.append("<tr><th>passing</th>" + "".join(
+      f"<td>{html.escape(_passing_text(count[b]))}</td>" for b in BACKENDS) + "</tr>")
   rows.append("<tr><th>total</th>" + "".join(
       f"<td>{html.escape(_total_text(count[b]))}</td>" for b in BACKENDS) + "</tr>")
   return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>e2e coverage</title>"
           "<style>td,th{border:1px solid #999;padding:3px 8px}table{border-collapse:collapse}"
-          "</style></head><body><h1>e2e coverage</h1><p>Hover a cell for the reason.</p>"
+          "</style></head><body><h1>e2e coverage</h1><p>Hover a cell for its whole reason.</p>"
           f"<table><tr><th>file</th>{head}</tr>{''.join(rows)}</table></body></html>\n")
 
 
@@ -218,7 +278,22 @@ def main() -> int:
                       help="2020 interface: write BUILD_DIR/doc/tf_e2e_coverage.md")
   parser.add_argument("--run", action="store_true", help="run the Bazel e2e suites first")
   parser.add_argument("--output_dir", default=os.path.join(e2e_lists.ROOT, "docs"))
+  parser.add_argument("--update_lists", action="store_true",
+                      help="rewrite the FAILING lists of --dirs from a run instead of the table")
+  parser.add_argument("--testlogs", help="bazel-testlogs of the run (default: the workspace's)")
+  parser.add_argument("--artifacts_dir",
+                      help="the --artifacts_dir of a pytest / python run (--update_lists)")
+  parser.add_argument("--dirs", default="e2e,e2e/keras",
+                      help="comma-separated test dirs whose BUILD.bazel lists to update")
+  parser.add_argument("--dry_run", action="store_true",
+                      help="with --update_lists: print the changes, write nothing")
   args = parser.parse_args()
+  if args.update_lists:
+    if args.run:
+      run_suites()
+    return update_lists.update([os.path.join(e2e_lists.ROOT, d) for d in args.dirs.split(",")],
+                               args.testlogs or os.path.join(e2e_lists.ROOT, "bazel-testlogs"),
+                               args.artifacts_dir, args.dry_run)
   if args.build_dir is not None:
     if not os.path.isdir(args.build_dir):
       parser.error(f"BUILD_DIR {args.build_dir!r} is not an existing directory")
@@ -226,7 +301,7 @@ def main() -> int:
     return 0
   if args.run:
     run_suites()
-  table = collect(testlogs_dir())
+  table = collect(args.testlogs or testlogs_dir())
   os.makedirs(args.output_dir, exist_ok=True)
   with open(os.path.join(args.output_dir, "e2e_coverage.md"), "w") as f:
     f.write(markdown(table))
