@@ -10,7 +10,9 @@ then work per backend. Expected failures are those of the `FAILING` lists of the
 the test file (what Bazel uses) and --xfail_backends, judged as Bazel's e2e_tests_failing judges
 them: per (class, backend), not per test. A listed backend's failing items are xfails, its passing
 items pass, and if every selected item of the class passed there, the last one fails as an XPASS
-(strict). So `pytest e2e/` reaches Bazel's verdict for every (file, backend), also for a file where
+(strict); if the list gives a phase and the earliest phase the backend failed in over the class's
+outcomes is another, the last one fails naming both (`test_setup.check_expected_failure`, as
+tearDownClass decides it outside pytest). So `pytest e2e/` reaches Bazel's verdict for every (file, backend), also for a file where
 only one test fails. absltest and `python file.py` are untouched: there one test still compares
 every backend.
 """
@@ -25,6 +27,8 @@ import unittest
 from typing import Dict, List, Optional, Tuple
 
 import pytest
+
+from absl import logging
 
 from pyiree_tf_support import backends
 from pyiree_tf_support import cli_flags
@@ -121,16 +125,19 @@ class TracedCaseCollector(pytest.Class):
         item = BackendItem.from_parent(self, name=f"{method}[{info.name}]", method=method,
                                        backend=info.name)
         item.extra_keyword_matches.add(info.name)
-        item.xfail_reason = _xfail_reason(info, failing)
+        item.expected = _expected_failure(info, failing)
         yield item
 
 
-def _xfail_reason(info, failing: Dict[str, str]) -> Optional[str]:
+def _expected_failure(info, failing: Dict[str, expected_failures.ExpectedFailure]
+                      ) -> Optional[expected_failures.ExpectedFailure]:
   from pyiree_tf_support import test_setup  # pylint: disable=import-outside-toplevel
-  for listed, reason in failing.items():
+  for listed, expected in failing.items():
     if backends.lookup(listed).name == info.spec.name:
-      return reason
-  return "--xfail_backends" if test_setup.expected_to_fail(info) else None
+      return expected
+  if test_setup.expected_to_fail(info):
+    return expected_failures.ExpectedFailure(test_setup.expected_phase(info), "--xfail_backends")
+  return None
 
 
 class BackendItem(pytest.Item):
@@ -140,7 +147,8 @@ class BackendItem(pytest.Item):
     super().__init__(**kwargs)
     self.method = method
     self.backend = backend
-    self.xfail_reason: Optional[str] = None  # set when the backend is listed as failing here
+    # Set when the backend is listed as failing here.
+    self.expected: Optional[expected_failures.ExpectedFailure] = None
 
   @property
   def case_class(self) -> type:
@@ -151,23 +159,29 @@ class BackendItem(pytest.Item):
     try:
       run.set_up()
     except TestFailed:
-      if self.xfail_reason is None:
+      if self.expected is None:
         raise
-      run.record(self.backend, failed=True)
-      pytest.xfail(self.xfail_reason)
+      self._judge_listed(run, failed=True)
 
   def runtest(self) -> None:
     run = self.config.stash[_STATE].class_run(self.case_class)
     try:
       run.judge(self.method, self.backend)
     except TestFailed:
-      if self.xfail_reason is None:
+      if self.expected is None:
         raise
-      run.record(self.backend, failed=True)
-      pytest.xfail(self.xfail_reason)
-    if self.xfail_reason is not None and not run.record(self.backend, failed=False):
-      raise TestFailed(f"[XPASS(strict)] {self.xfail_reason}\n{self.backend} is listed as failing "
-                       f"for {self.case_class.__name__}, but every one of its tests passed there")
+      self._judge_listed(run, failed=True)
+    if self.expected is not None:
+      self._judge_listed(run, failed=False)
+
+  def _judge_listed(self, run: "_ClassRun", failed: bool) -> None:
+    """A listed backend's item: xfail when it failed; the class's last item on the backend fails
+    as an XPASS or for a wrong phase."""
+    error = run.record(self.backend, failed, self.expected)
+    if error:
+      raise TestFailed(error)
+    if failed:
+      pytest.xfail(self.expected.reason)
 
   def repr_failure(self, excinfo, style=None):
     if isinstance(excinfo.value, TestFailed):
@@ -249,13 +263,29 @@ class _ClassRun:
     if mine and all(o.status is reporting.Status.SKIPPED for _, o in mine):
       pytest.skip(f"{backend}: {mine[0][1].detail}")
 
-  def record(self, backend: str, failed: bool) -> bool:
-    """Counts one finished item of `backend`; False once its last one finished and none failed
-    (Bazel's XPASS: a backend listed as failing passed the whole class)."""
+  def record(self, backend: str, failed: bool,
+             expected: expected_failures.ExpectedFailure) -> Optional[str]:
+    """Counts one finished item of listed `backend`; at its last one, what fails that item: an
+    XPASS (Bazel's: it passed the whole class) or a failure in another phase than listed. A
+    failure as listed is logged in one line, as tearDownClass does outside pytest."""
+    from pyiree_tf_support import test_setup  # pylint: disable=import-outside-toplevel
     if failed:
       self._failed_on.add(backend)
     self._items_left[backend] = self._items_left.get(backend, 1) - 1
-    return self._items_left[backend] > 0 or backend in self._failed_on
+    if self._items_left[backend] > 0:
+      return None
+    name = self.case_class.__name__
+    if backend not in self._failed_on:
+      return (f"[XPASS(strict)] {expected.reason}\n{backend} is listed as failing for {name}, "
+              "but every one of its tests passed there")
+    compared = getattr(self.case_class, "_compared", [])
+    check = test_setup.check_expected_failure(
+        backend, expected.phase, [o for c in compared for o in c.outcomes])
+    if check.wrong_phase:
+      return f"{check.message(name)}\nlisted reason: {expected.reason}"
+    if check.observed is not None:
+      logging.info("%s", check.message(name))
+    return None
 
   def tear_down(self) -> None:
     if not self.torn_down:
