@@ -47,6 +47,10 @@ def earliest(phases: Iterable[Optional[Phase]]) -> Optional[Phase]:
 
 # `<file>:<line>:<col>: error: <message>` as MLIR tools print diagnostics; the location is optional.
 _DIAGNOSTIC = re.compile(r"(?:[^\s:]+:\d+:\d+:\s*)?(error: .*)")
+# A diagnostic that says nothing but where (TF's importer prints some after the real message).
+_ONLY_LOCATION = re.compile(r"error:\s*(loc\(.*\):?)?\s*")
+# What the library's CompileError message appends after the compiler's first error.
+_REPRODUCER_TRAILER = re.compile(r"\s+Reproducer: \S+$")
 
 
 def first_error_line(text: str, diagnostics: bool) -> str:
@@ -56,6 +60,7 @@ def first_error_line(text: str, diagnostics: bool) -> str:
   if diagnostics:
     for line in text.splitlines():
       match = _DIAGNOSTIC.search(line)
-      if match:
-        return match.group(1).strip()
+      message = _REPRODUCER_TRAILER.sub("", match.group(1).strip()) if match else ""
+      if message and not _ONLY_LOCATION.fullmatch(message):
+        return message
   return next((line.strip() for line in text.splitlines() if line.strip()), "")

@@ -24,8 +24,9 @@ def e2e_backends() -> Tuple[str, ...]:
   return tuple(spec.e2e_name for spec in backends.BACKENDS)
 
 
-def failing_by_backend(build_file: str = BUILD_FILE) -> Dict[str, Dict[str, str]]:
-  """{backend: {file: reason}} as e2e/BUILD.bazel declares it."""
+def failing_by_backend(build_file: str = BUILD_FILE
+                       ) -> Dict[str, Dict[str, expected_failures.ExpectedFailure]]:
+  """{backend: {file: (phase, reason) record}} as e2e/BUILD.bazel declares it."""
   lists = expected_failures.failing_by_backend(build_file)
   if not lists:
     raise ValueError(f"{build_file} has no FAILING dict literal.")

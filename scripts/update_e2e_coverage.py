@@ -83,7 +83,7 @@ def collect(testlogs: str) -> Dict[str, Dict[str, Tuple[str, str]]]:
         row[backend] = (SKIP, "")
       elif reason is not None:
         row[backend] = (XPASS, "listed as failing but passed") if "XPASS:" in log else (
-            (XFAIL, reason) if result == "passed" else (FAIL, "the expected failure changed"))
+            (XFAIL, reason.reason) if result == "passed" else (FAIL, "the expected failure changed"))
       else:
         row[backend] = (PASS, "") if result == "passed" else (FAIL, "unexpected failure")
     table[src] = row
