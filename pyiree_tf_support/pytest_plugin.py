@@ -181,6 +181,9 @@ class BackendItem(pytest.Item):
     if error:
       raise TestFailed(error)
     if failed:
+      phase = run.phase_of(self.method, self.backend)
+      if phase is not None:  # the end table shows it beside the xfail.
+        self.user_properties.append((pytest_summary.PHASE_PROPERTY, phase.value))
       pytest.xfail(self.expected.reason)
 
   def repr_failure(self, excinfo, style=None):
@@ -262,6 +265,15 @@ class _ClassRun:
       raise TestFailed("\n".join(failed))
     if mine and all(o.status is reporting.Status.SKIPPED for _, o in mine):
       pytest.skip(f"{backend}: {mine[0][1].detail}")
+
+  def phase_of(self, method: str, backend: str):
+    """The earliest phase `backend` failed in during `method` (None: it did not run or fail)."""
+    from pyiree_tf_support import reporting  # pylint: disable=import-outside-toplevel
+    result = self._results.get(method)
+    outcomes = [o for c in result.compared for o in c.outcomes
+                if o.backend == backend] if result else []
+    failure = reporting.earliest_failure(outcomes)
+    return failure.phase if failure else None
 
   def record(self, backend: str, failed: bool,
              expected: expected_failures.ExpectedFailure) -> Optional[str]:

@@ -19,6 +19,7 @@ import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import phases
+from pyiree_tf_support import pytest_summary
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support.phases import Phase
 from pyiree_tf_support.reporting import Outcome, Status
@@ -143,6 +144,19 @@ class PhaseTest(parameterized.TestCase):
     outcome = Outcome("b", status, "line 1\nline 2")
     self.assertIs(outcome.phase, phase)
     self.assertEqual(outcome.first_error, "line 1" if phase else None)
+
+
+class SummaryCellTest(parameterized.TestCase):
+
+  @parameterized.named_parameters(
+      ("xfail_with_phase", {"xfail": 1}, ["compile"], "xfail (compile)"),
+      ("phases_in_pipeline_order", {"xfail": 2}, ["mismatch", "import"], "2 xfail (import, mismatch)"),
+      ("beside_passes", {"pass": 5, "xfail": 1}, ["mismatch"], "5 pass 1 xfail (mismatch)"),
+      ("no_phase_known", {"xfail": 1}, [], "xfail"),
+      ("no_xfail", {"pass": 2}, [], "2 pass"),
+  )
+  def test_an_xfail_cell_shows_its_phases(self, counts, xfail_phases, expected):
+    self.assertEqual(pytest_summary.format_cell(counts, xfail_phases), expected)
 
 
 class XfailFlagTest(parameterized.TestCase):

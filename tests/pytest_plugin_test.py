@@ -184,7 +184,7 @@ class PluginTest(absltest.TestCase):
     table = out[out.index("verdicts per test file and backend"):].splitlines()
     self.assertEqual(re.split(r"\s{2,}", table[1]), ["file", "iree_vmla", "iree_llvmjit"])
     self.assertEqual(re.split(r"\s{2,}", table[2]), ["mul_test.py", "pass", "fail"])
-    self.assertEqual(re.split(r"\s{2,}", table[3]), ["erf_test.py", "fail", "xfail"])
+    self.assertEqual(re.split(r"\s{2,}", table[3]), ["erf_test.py", "fail", "xfail (compile)"])
     self.assertEqual(re.split(r"\s{2,}", table[4]), ["total", "1 pass 1 fail", "1 fail 1 xfail"])
     self.assertIn("slowest compiles", out)
 
@@ -208,6 +208,8 @@ class PluginTest(absltest.TestCase):
       self.assertEqual(process.returncode, returncode, out + process.stderr)
       self.assertIn(summary, out)
       self.assertRegex(out, r"XFAIL phases_test.py::PhasesTest::test_cast\[iree_vmla\] - why")
+      if listed == "compile":
+        self.assertRegex(out, r"phases_test.py\s+2 xfail \(compile, mismatch\)\n")
       if listed == "mismatch":
         self.assertRegex(out, r"FAILED phases_test.py::PhasesTest::test_erf\[iree_vmla\] - WRONG")
         self.assertIn("WRONG PHASE: PhasesTest on iree_vmla is listed as expected to fail in phase "
