@@ -56,11 +56,15 @@ _REPRODUCER_TRAILER = re.compile(r"\s+Reproducer: \S+$")
 def first_error_line(text: str, diagnostics: bool) -> str:
   """One line saying what failed: with `diagnostics` (compiler or importer output), the first
   `error: ...` diagnostic without its `file:line:col:` location; else, or when there is none,
-  the first non-empty line of `text`."""
+  the first non-empty line of `text`, joined with the next one when it is only a heading ending in
+  ':' (a mismatch's `call 0 (f):` says nothing without its first difference)."""
+  lines = [line.strip() for line in text.splitlines() if line.strip()]
   if diagnostics:
-    for line in text.splitlines():
+    for line in lines:
       match = _DIAGNOSTIC.search(line)
       message = _REPRODUCER_TRAILER.sub("", match.group(1).strip()) if match else ""
       if message and not _ONLY_LOCATION.fullmatch(message):
         return message
-  return next((line.strip() for line in text.splitlines() if line.strip()), "")
+  if len(lines) > 1 and lines[0].endswith(":"):
+    return f"{lines[0]} {lines[1]}"
+  return lines[0] if lines else ""

@@ -125,6 +125,9 @@ class PhaseTest(parameterized.TestCase):
        True, "InvalidArgumentError: shapes differ.<unknown>:0: error: loc(fused[\"A:\", \"B\"]):"),
       ("no_diagnostic_falls_back_to_the_first_line", "\nModuleImportError: tf.Foo left\n  x",
        True, "ModuleImportError: tf.Foo left"),
+      ("a_heading_is_joined_with_its_first_line",
+       "call 1 (g):\n  outputs: int32[4] arrays differ\ncall 2 (g):\n  x", False,
+       "call 1 (g): outputs: int32[4] arrays differ"),
       ("runtime_first_line_even_with_error_word", "call 0 (f) raised E: error: x\nmore", False,
        "call 0 (f) raised E: error: x"),
   )
@@ -225,7 +228,9 @@ class RealRunTest(parameterized.TestCase):
       ("runtime", DoubleModule, wrong_shape_on_the_target, "RUNTIME ERROR", "runtime",
        "call 0 (double) raised ValueError: DoubleModule.double() input 0 has shape [3], but the "
        "signature expects float32[2]."),
-      ("mismatch", ErfAndCastModule, call_cast, "MISMATCH", "mismatch", "call 0 (cast):"),
+      ("mismatch", ErfAndCastModule, call_cast, "MISMATCH", "mismatch",
+       "call 0 (cast): outputs: int32[4] arrays are not equal: 4 of 4 elements (100.0%) differ; "
+       "first at index [0] (expected -2, got -3)"),
   )
   def test_the_phase_and_first_error_of_each_outcome_kind_in_report_json(
       self, module_class, trace_function, outcome, phase, first_error):
