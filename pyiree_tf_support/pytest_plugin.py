@@ -11,8 +11,8 @@ the test file (what Bazel uses) and --xfail_backends, judged as Bazel's e2e_test
 them: per (class, backend), not per test. A listed backend's failing items are xfails, its passing
 items pass, and if every selected item of the class passed there, the last one fails as an XPASS
 (strict); if the list gives a phase and the earliest phase the backend failed in over the class's
-outcomes is another, the last one fails naming both (`test_setup.check_expected_failure`, as
-tearDownClass decides it outside pytest). So `pytest e2e/` reaches Bazel's verdict for every (file, backend), also for a file where
+outcomes is another, the last one fails naming both (`pytest_listed`).
+So `pytest e2e/` reaches Bazel's verdict for every (file, backend), also for a file where
 only one test fails. absltest and `python file.py` are untouched: there one test still compares
 every backend.
 """
@@ -28,11 +28,10 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 
-from absl import logging
-
 from pyiree_tf_support import backends
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import expected_failures
+from pyiree_tf_support import pytest_listed
 from pyiree_tf_support import pytest_summary
 
 _STATE = pytest.StashKey["_Session"]()
@@ -212,8 +211,7 @@ class _ClassRun:
                items_per_backend: Dict[str, int]):
     self.case_class = case_class
     self.backends = backends_selected
-    self._items_left = dict(items_per_backend)
-    self._failed_on: set = set()
+    self._listed = pytest_listed.ListedBackends(case_class.__name__, items_per_backend)
     self.setup_seconds: Optional[float] = None
     self._setup_error: Optional[BaseException] = None
     self._results: Dict[str, _MethodResult] = {}
@@ -277,27 +275,10 @@ class _ClassRun:
 
   def record(self, backend: str, failed: bool,
              expected: expected_failures.ExpectedFailure) -> Optional[str]:
-    """Counts one finished item of listed `backend`; at its last one, what fails that item: an
-    XPASS (Bazel's: it passed the whole class) or a failure in another phase than listed. A
-    failure as listed is logged in one line, as tearDownClass does outside pytest."""
-    from pyiree_tf_support import test_setup  # pylint: disable=import-outside-toplevel
-    if failed:
-      self._failed_on.add(backend)
-    self._items_left[backend] = self._items_left.get(backend, 1) - 1
-    if self._items_left[backend] > 0:
-      return None
-    name = self.case_class.__name__
-    if backend not in self._failed_on:
-      return (f"[XPASS(strict)] {expected.reason}\n{backend} is listed as failing for {name}, "
-              "but every one of its tests passed there")
+    """One finished item of listed `backend`: what fails it, if anything (`pytest_listed`)."""
     compared = getattr(self.case_class, "_compared", [])
-    check = test_setup.check_expected_failure(
-        backend, expected.phase, [o for c in compared for o in c.outcomes])
-    if check.wrong_phase:
-      return f"{check.message(name)}\nlisted reason: {expected.reason}"
-    if check.observed is not None:
-      logging.info("%s", check.message(name))
-    return None
+    return self._listed.finish_item(backend, failed, expected,
+                                    [o for c in compared for o in c.outcomes])
 
   def tear_down(self) -> None:
     if not self.torn_down:

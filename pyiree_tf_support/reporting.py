@@ -150,3 +150,32 @@ def wrong_phase_message(test_class: str, backend: str, listed: phases.Phase,
 def xfail_line(backend: str, observed: Outcome) -> str:
   """The one line logged per class for a backend that failed as listed."""
   return f"XFAIL {backend} ({observed.phase.value}): {observed.first_error}"
+
+
+@dataclasses.dataclass(frozen=True)
+class ExpectedFailureCheck:
+  """One listed backend's verdict over a whole class: `observed` is its earliest-phase failure
+  (None: it failed nothing, an XPASS); `wrong_phase` whether that phase is not the listed one."""
+  backend: str
+  listed: Optional[phases.Phase]
+  observed: Optional[Outcome]
+
+  @property
+  def wrong_phase(self) -> bool:
+    return (self.listed is not None and self.observed is not None
+            and self.observed.phase is not self.listed)
+
+  def message(self, test_class: str) -> str:
+    """The line to fail (wrong phase) or to log (failed as listed) with; "" for an XPASS."""
+    if self.observed is None:
+      return ""
+    if self.wrong_phase:
+      return wrong_phase_message(test_class, self.backend, self.listed, self.observed)
+    return xfail_line(self.backend, self.observed)
+
+
+def check_expected_failure(backend: str, listed: Optional[phases.Phase],
+                           outcomes: Sequence[Outcome]) -> ExpectedFailureCheck:
+  """Decides once, from every raw outcome of `backend` in a class, how its listing held."""
+  return ExpectedFailureCheck(backend, listed, earliest_failure(
+      [o for o in outcomes if o.backend == backend]))

@@ -194,40 +194,12 @@ def expected_phase(info: BackendInfo) -> Optional[phases.Phase]:
   return next((entries[n] for n in info.names() if entries.get(n) is not None), None)
 
 
-@dataclasses.dataclass(frozen=True)
-class ExpectedFailureCheck:
-  """One listed backend's verdict over a whole class: `observed` is its earliest-phase failure
-  (None: it failed nothing, an XPASS); `wrong_phase` whether that phase is not the listed one."""
-  backend: str
-  listed: Optional[phases.Phase]
-  observed: Optional[Outcome]
-
-  @property
-  def wrong_phase(self) -> bool:
-    return (self.listed is not None and self.observed is not None
-            and self.observed.phase is not self.listed)
-
-  def message(self, test_class: str) -> str:
-    """The line to fail (wrong phase) or to log (failed as listed) with; "" for an XPASS."""
-    if self.observed is None:
-      return ""
-    if self.wrong_phase:
-      return reporting.wrong_phase_message(test_class, self.backend, self.listed, self.observed)
-    return reporting.xfail_line(self.backend, self.observed)
-
-
-def check_expected_failure(backend: str, listed: Optional[phases.Phase],
-                           outcomes: Sequence[Outcome]) -> ExpectedFailureCheck:
-  """Decides once, from every raw outcome of `backend` in a class, how its listing held."""
-  return ExpectedFailureCheck(backend, listed, reporting.earliest_failure(
-      [o for o in outcomes if o.backend == backend]))
-
-
 def expected_failure_checks(setup: ClassSetup,
-                            outcomes: Sequence[Outcome]) -> List[ExpectedFailureCheck]:
+                            outcomes: Sequence[Outcome]) -> List[reporting.ExpectedFailureCheck]:
   """One check per target listed by --xfail_backends that failed something in `outcomes`."""
   listed = {s.info.name: expected_phase(s.info) for s in setup.targets if expected_to_fail(s.info)}
-  checks = [check_expected_failure(name, phase, outcomes) for name, phase in listed.items()]
+  checks = [reporting.check_expected_failure(name, phase, outcomes)
+            for name, phase in listed.items()]
   return [c for c in checks if c.observed is not None]
 
 

@@ -148,6 +148,11 @@ class TracedModuleTestCase(tf.test.TestCase):
     if errors:
       raise AssertionError("\n".join(errors))
 
+  @classmethod
+  def _test_file(cls) -> Optional[str]:
+    """The file defining the test class (None when it has none, e.g. typed at a prompt)."""
+    return getattr(sys.modules.get(cls.__module__), "__file__", None)
+
   def _save_trace(self, trace: Trace, reference: bool = False) -> str:
     """Saves the trace readable (.txt, returned; complete, whatever --summarize says) and
     loadable (a directory beside it)."""
@@ -255,7 +260,7 @@ class TracedModuleTestCase(tf.test.TestCase):
                for (setup, module), outcome, (raw, repros) in zip(targets, shown, results)]
     report_files.record(self._artifacts_dir, self.id(),
                         report_files.trace_record(trace_name, ref_trace.backend, report, records),
-                        first_of_test=not self._reported, test_file=getattr(sys.modules.get(type(self).__module__), "__file__", None))
+                        first_of_test=not self._reported, test_file=self._test_file())
     self._reported = True
     if self._report_per_backend:  # the pytest plugin reports each backend as its own item.
       self._compared.append(ComparedTrace(ref_trace.function_name, ref_trace.backend,

@@ -153,7 +153,8 @@ class SummaryCellTest(parameterized.TestCase):
 
   @parameterized.named_parameters(
       ("xfail_with_phase", {"xfail": 1}, ["compile"], "xfail (compile)"),
-      ("phases_in_pipeline_order", {"xfail": 2}, ["mismatch", "import"], "2 xfail (import, mismatch)"),
+      ("phases_in_pipeline_order", {"xfail": 2}, ["mismatch", "import"],
+       "2 xfail (import, mismatch)"),
       ("beside_passes", {"pass": 5, "xfail": 1}, ["mismatch"], "5 pass 1 xfail (mismatch)"),
       ("no_phase_known", {"xfail": 1}, [], "xfail"),
       ("no_xfail", {"pass": 2}, [], "2 pass"),
@@ -178,7 +179,8 @@ class XfailFlagTest(parameterized.TestCase):
        "--xfail_backends entry 'iree_vmla:linking': unknown phase 'linking'; valid phases are "
        "import, compile, runtime, mismatch"),
       ("empty_phase", "iree_vmla:", "unknown phase ''; valid phases are import"),
-      ("unknown_backend", "iree_bogus:compile", "Unknown backend 'iree_bogus'; valid backends are: tf"),
+      ("unknown_backend", "iree_bogus:compile",
+       "Unknown backend 'iree_bogus'; valid backends are: tf"),
   )
   def test_a_bad_entry_is_a_one_line_flag_error(self, entry, message):
     cli_flags.ensure_parsed()

@@ -202,7 +202,8 @@ class PluginTest(absltest.TestCase):
     self.write("phases_test.py", PHASES_TEST)
     for listed, returncode, summary in [("compile", 0, "2 xfailed"),
                                         ("mismatch", 1, "1 failed, 1 xfailed")]:
-      self.write("BUILD.bazel", f'FAILING = {{"iree_vmla": {{"phases_test.py": ("{listed}", "why")}}}}')
+      self.write("BUILD.bazel",
+                 f'FAILING = {{"iree_vmla": {{"phases_test.py": ("{listed}", "why")}}}}')
       process = self.pytest("phases_test.py", "-rxXf", "--target_backends=iree_vmla")
       out = process.stdout
       self.assertEqual(process.returncode, returncode, out + process.stderr)
