@@ -3,13 +3,14 @@
 
 import os
 import shlex
-from typing import Any, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from absl import flags
 from absl import logging
 
 from pyiree_tf_support import backends
 from pyiree_tf_support import compile_cache
+from pyiree_tf_support import phases
 from pyiree_tf_support import tolerances
 
 ENV_VAR = "PYIREE_TF_SUPPORT_FLAGS"
@@ -36,8 +37,10 @@ flags.DEFINE_string("tolerances", "",
                     "Per-backend tolerance overrides: backend:dtype:rtol:atol[,...], "
                     "e.g. iree_vulkan:float32:1e-5:1e-5.")
 flags.DEFINE_list("xfail_backends", [],
-                  "Target backends expected to fail in this file: their failures are XFAIL, and "
-                  "passing every trace is an XPASS error.")
+                  "Target backends expected to fail in this file, each backend[:phase] with phase "
+                  f"one of {', '.join(phases.NAMES)}: their failures are XFAIL; passing every "
+                  "trace is an XPASS error, and failing first in another phase than the one "
+                  "given a wrong-phase error (no phase: any phase).")
 flags.DEFINE_bool("run_in_worker", False,
                   "Run every IREE backend in a worker process without TensorFlow (Vulkan always "
                   "runs there), so a runtime crash fails that backend instead of the test process.")
@@ -83,6 +86,26 @@ def _validate_backend(name: str) -> bool:
   return _validate_known_backends([name])
 
 
+def parse_xfail_entry(entry: str) -> Tuple[str, Optional[phases.Phase]]:
+  """(backend, phase or None) of one --xfail_backends entry `backend[:phase]`; ValueError naming
+  the entry and what is valid otherwise."""
+  backend, _, phase = entry.partition(":")
+  if backends.find(backend) is None:
+    raise ValueError(backends.unknown_backend_message(backend))
+  if not _:
+    return backend, None
+  return backend, phases.parse(phase, f"--xfail_backends entry {entry!r}")
+
+
+def _validate_xfail_backends(entries: Optional[Sequence[str]]) -> bool:
+  for entry in entries or ():
+    try:
+      parse_xfail_entry(entry)
+    except ValueError as e:
+      raise flags.ValidationError(str(e)) from None
+  return True
+
+
 def _validate_tolerances(text: str) -> bool:
   try:
     policy = tolerances.parse_overrides(text)  # pure: parsing changes nothing.
@@ -99,7 +122,7 @@ def _validate_tolerances(text: str) -> bool:
 flags.register_validator("target_backends", _validate_target_backends)
 flags.register_validator("reference_backend", _validate_backend)
 flags.register_validator("tolerances", _validate_tolerances)
-flags.register_validator("xfail_backends", _validate_known_backends)
+flags.register_validator("xfail_backends", _validate_xfail_backends)
 
 
 class FlagsError(ValueError):
@@ -128,6 +151,11 @@ def verbose() -> bool:
 def target_backend_names() -> Optional[List[str]]:
   """--target_backends as a list of names, None when the flag is not given."""
   return split_backends(value("target_backends"))
+
+
+def xfail_entries() -> Dict[str, Optional[phases.Phase]]:
+  """--xfail_backends as {backend as named: its expected phase, None for any phase}."""
+  return dict(parse_xfail_entry(entry) for entry in value("xfail_backends") or ())
 
 
 def tolerance_policy() -> tolerances.TolerancePolicy:

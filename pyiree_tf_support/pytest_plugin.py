@@ -10,9 +10,15 @@ then work per backend. Expected failures are those of the `FAILING` lists of the
 the test file (what Bazel uses) and --xfail_backends, judged as Bazel's e2e_tests_failing judges
 them: per (class, backend), not per test. A listed backend's failing items are xfails, its passing
 items pass, and if every selected item of the class passed there, the last one fails as an XPASS
-(strict). So `pytest e2e/` reaches Bazel's verdict for every (file, backend), also for a file where
+(strict); if the list gives a phase and the earliest phase the backend failed in over the class's
+outcomes is another, the last one fails naming both (`pytest_listed`).
+So `pytest e2e/` reaches Bazel's verdict for every (file, backend), also for a file where
 only one test fails. absltest and `python file.py` are untouched: there one test still compares
 every backend.
+
+Over 300 lines because pytest's hooks, the collector, the items and the per-session state share
+one registration and stash; the parts that need no pytest live beside it (`pytest_summary`,
+`pytest_listed`, `expected_failures`).
 """
 
 import dataclasses
@@ -29,6 +35,7 @@ import pytest
 from pyiree_tf_support import backends
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import expected_failures
+from pyiree_tf_support import pytest_listed
 from pyiree_tf_support import pytest_summary
 
 _STATE = pytest.StashKey["_Session"]()
@@ -121,16 +128,19 @@ class TracedCaseCollector(pytest.Class):
         item = BackendItem.from_parent(self, name=f"{method}[{info.name}]", method=method,
                                        backend=info.name)
         item.extra_keyword_matches.add(info.name)
-        item.xfail_reason = _xfail_reason(info, failing)
+        item.expected = _expected_failure(info, failing)
         yield item
 
 
-def _xfail_reason(info, failing: Dict[str, str]) -> Optional[str]:
+def _expected_failure(info, failing: Dict[str, expected_failures.ExpectedFailure]
+                      ) -> Optional[expected_failures.ExpectedFailure]:
   from pyiree_tf_support import test_setup  # pylint: disable=import-outside-toplevel
-  for listed, reason in failing.items():
+  for listed, expected in failing.items():
     if backends.lookup(listed).name == info.spec.name:
-      return reason
-  return "--xfail_backends" if test_setup.expected_to_fail(info) else None
+      return expected
+  if test_setup.expected_to_fail(info):
+    return expected_failures.ExpectedFailure(test_setup.expected_phase(info), "--xfail_backends")
+  return None
 
 
 class BackendItem(pytest.Item):
@@ -140,7 +150,8 @@ class BackendItem(pytest.Item):
     super().__init__(**kwargs)
     self.method = method
     self.backend = backend
-    self.xfail_reason: Optional[str] = None  # set when the backend is listed as failing here
+    # Set when the backend is listed as failing here.
+    self.expected: Optional[expected_failures.ExpectedFailure] = None
 
   @property
   def case_class(self) -> type:
@@ -151,23 +162,32 @@ class BackendItem(pytest.Item):
     try:
       run.set_up()
     except TestFailed:
-      if self.xfail_reason is None:
+      if self.expected is None:
         raise
-      run.record(self.backend, failed=True)
-      pytest.xfail(self.xfail_reason)
+      self._judge_listed(run, failed=True)
 
   def runtest(self) -> None:
     run = self.config.stash[_STATE].class_run(self.case_class)
     try:
       run.judge(self.method, self.backend)
     except TestFailed:
-      if self.xfail_reason is None:
+      if self.expected is None:
         raise
-      run.record(self.backend, failed=True)
-      pytest.xfail(self.xfail_reason)
-    if self.xfail_reason is not None and not run.record(self.backend, failed=False):
-      raise TestFailed(f"[XPASS(strict)] {self.xfail_reason}\n{self.backend} is listed as failing "
-                       f"for {self.case_class.__name__}, but every one of its tests passed there")
+      self._judge_listed(run, failed=True)
+    if self.expected is not None:
+      self._judge_listed(run, failed=False)
+
+  def _judge_listed(self, run: "_ClassRun", failed: bool) -> None:
+    """A listed backend's item: xfail when it failed; the class's last item on the backend fails
+    as an XPASS or for a wrong phase."""
+    error = run.record(self.backend, failed, self.expected)
+    if error:
+      raise TestFailed(error)
+    if failed:
+      phase = run.phase_of(self.method, self.backend)
+      if phase is not None:  # the end table shows it beside the xfail.
+        self.user_properties.append((pytest_summary.PHASE_PROPERTY, phase.value))
+      pytest.xfail(self.expected.reason)
 
   def repr_failure(self, excinfo, style=None):
     if isinstance(excinfo.value, TestFailed):
@@ -195,8 +215,7 @@ class _ClassRun:
                items_per_backend: Dict[str, int]):
     self.case_class = case_class
     self.backends = backends_selected
-    self._items_left = dict(items_per_backend)
-    self._failed_on: set = set()
+    self._listed = pytest_listed.ListedBackends(case_class.__name__, items_per_backend)
     self.setup_seconds: Optional[float] = None
     self._setup_error: Optional[BaseException] = None
     self._results: Dict[str, _MethodResult] = {}
@@ -249,13 +268,21 @@ class _ClassRun:
     if mine and all(o.status is reporting.Status.SKIPPED for _, o in mine):
       pytest.skip(f"{backend}: {mine[0][1].detail}")
 
-  def record(self, backend: str, failed: bool) -> bool:
-    """Counts one finished item of `backend`; False once its last one finished and none failed
-    (Bazel's XPASS: a backend listed as failing passed the whole class)."""
-    if failed:
-      self._failed_on.add(backend)
-    self._items_left[backend] = self._items_left.get(backend, 1) - 1
-    return self._items_left[backend] > 0 or backend in self._failed_on
+  def phase_of(self, method: str, backend: str):
+    """The earliest phase `backend` failed in during `method` (None: it did not run or fail)."""
+    from pyiree_tf_support import reporting  # pylint: disable=import-outside-toplevel
+    result = self._results.get(method)
+    outcomes = [o for c in result.compared for o in c.outcomes
+                if o.backend == backend] if result else []
+    failure = reporting.earliest_failure(outcomes)
+    return failure.phase if failure else None
+
+  def record(self, backend: str, failed: bool,
+             expected: expected_failures.ExpectedFailure) -> Optional[str]:
+    """One finished item of listed `backend`: what fails it, if anything (`pytest_listed`)."""
+    compared = getattr(self.case_class, "_compared", [])
+    return self._listed.finish_item(backend, failed, expected,
+                                    [o for c in compared for o in c.outcomes])
 
   def tear_down(self) -> None:
     if not self.torn_down:

@@ -1,12 +1,17 @@
 """The table the pytest plugin prints at the end of a run: rows are test files, columns backends,
-each cell what that file's items did on that backend (pass/fail/xfail/skip), then totals and the
-slowest class set-ups (import + compile of every selected backend)."""
+each cell what that file's items did on that backend (pass/fail/xfail/skip; an xfail with the
+phase its failure happened in, e.g. `xfail (compile)`), then totals and the slowest class set-ups
+(import + compile of every selected backend)."""
 
 import collections
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from pyiree_tf_support import phases
 
 VERDICTS = ("pass", "fail", "xfail", "skip")
 SLOWEST_SHOWN = 5
+# The user property the plugin gives an xfail item: the phase its failure happened in.
+PHASE_PROPERTY = "pyiree_phase"
 
 
 def verdict_of(report) -> Optional[str]:
@@ -20,12 +25,16 @@ def verdict_of(report) -> Optional[str]:
   return None
 
 
-def format_cell(counts: Dict[str, int]) -> str:
-  """'pass' when every item did the same, else '2 pass 1 fail' (verdicts in VERDICTS order)."""
+def format_cell(counts: Dict[str, int], xfail_phases: Sequence[str] = ()) -> str:
+  """'pass' when every item did the same, else '2 pass 1 fail' (verdicts in VERDICTS order); the
+  xfail count followed by its phases in pipeline order, e.g. 'xfail (compile)'."""
   present = [v for v in VERDICTS if counts.get(v)]
+  ordered = [p for p in phases.NAMES if p in xfail_phases]
+  shown = {v: v + (f" ({', '.join(ordered)})" if v == "xfail" and ordered else "") for v in present}
   if len(present) == 1:
-    return present[0] if counts[present[0]] == 1 else f"{counts[present[0]]} {present[0]}"
-  return " ".join(f"{counts[v]} {v}" for v in present) or "-"
+    only = present[0]
+    return shown[only] if counts[only] == 1 else f"{counts[only]} {shown[only]}"
+  return " ".join(f"{counts[v]} {shown[v]}" for v in present) or "-"
 
 
 def format_table(rows: Sequence[Sequence[str]]) -> List[str]:
@@ -38,6 +47,7 @@ class Summary:
 
   def __init__(self):
     self._cells: Dict[Tuple[str, str], collections.Counter] = {}
+    self._phases: Dict[Tuple[str, str], Set[str]] = {}
     self._backends: List[str] = []
     self._files: List[str] = []
 
@@ -50,6 +60,9 @@ class Summary:
     if test_file not in self._files:
       self._files.append(test_file)
     self._cells.setdefault((test_file, backend), collections.Counter())[verdict] += 1
+    phase = dict(getattr(report, "user_properties", ())).get(PHASE_PROPERTY)
+    if verdict == "xfail" and phase:
+      self._phases.setdefault((test_file, backend), set()).add(phase)
 
   def lines(self, set_ups: Sequence[Tuple[float, str, Sequence[str]]]) -> List[str]:
     """The table, totals and slowest set-ups; [] when no backend item ran."""
@@ -57,7 +70,8 @@ class Summary:
       return []
     rows = [["file"] + self._backends]
     for test_file in self._files:
-      rows.append([test_file] + [format_cell(self._cells.get((test_file, b), {}))
+      rows.append([test_file] + [format_cell(self._cells.get((test_file, b), {}),
+                                             tuple(self._phases.get((test_file, b), ())))
                                  for b in self._backends])
     totals = {b: sum((c for (_, cb), c in self._cells.items() if cb == b), collections.Counter())
               for b in self._backends}

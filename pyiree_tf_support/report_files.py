@@ -1,8 +1,9 @@
 """<Module>/report.json and report.txt: every compared trace's outcomes, on disk after every run.
 
-report.json holds one entry per test (keyed by its unittest id), each with its traces and, per
-target backend, the outcome, the first failing call, its worst element, the artifact paths and the
-commands that reproduce it. report.txt is the same reports as text. Tests and processes sharing a
+report.json holds one entry per test (keyed by its unittest id; "file": the test file's
+basename), each with its traces and, per target backend, the outcome, the phase and first error
+line of the raw outcome (also when shown as XFAIL), the first failing call, its worst element, the
+artifact paths and the commands that reproduce it. report.txt is the same reports as text. Tests and processes sharing a
 module directory merge their entries under a lock; each file is replaced atomically.
 """
 
@@ -18,7 +19,7 @@ from absl import logging
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import comparison
 from pyiree_tf_support import structure
-from pyiree_tf_support.reporting import Outcome
+from pyiree_tf_support.reporting import Outcome, Status
 
 FORMAT = "pyiree_tf_support.report/1"
 JSON_NAME = "report.json"
@@ -77,14 +78,22 @@ def worst_element(mismatches: Sequence[comparison.Mismatch]) -> Optional[Dict[st
 
 
 def backend_record(outcome: Outcome, paths: Dict[str, Optional[str]],
-                   commands: Dict[str, Optional[str]]) -> Dict[str, Any]:
-  """One target backend's entry: what happened, where, and how to reproduce it."""
+                   commands: Dict[str, Optional[str]],
+                   raw: Optional[Outcome] = None) -> Dict[str, Any]:
+  """One target backend's entry: what happened, where, and how to reproduce it.
+
+  `raw`: the outcome before an expected failure turned it into XFAIL (default: `outcome`); its
+  phase and first error are recorded, so a listed failure still says where it failed.
+  """
+  raw = raw or outcome
   call = None
   if outcome.call_index is not None:
     call = {"index": outcome.call_index, "method": outcome.call_method}
   return {
       "backend": outcome.backend,
       "outcome": outcome.status.value,
+      "phase": raw.phase.value if raw.phase else None,
+      "first_error": raw.first_error,
       "detail": outcome.detail,
       "call": call,
       "worst": worst_element(outcome.mismatches),
@@ -95,7 +104,7 @@ def backend_record(outcome: Outcome, paths: Dict[str, Optional[str]],
 
 def trace_record(trace_name: str, reference: str, report: str,
                  backends: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
-  failed = any(b["outcome"] in ("MISMATCH", "COMPILE ERROR", "RUNTIME ERROR") for b in backends)
+  failed = any(Status(b["outcome"]).failed for b in backends)
   return {"trace": trace_name, "reference": reference, "passed": not failed,
           "report": report, "backends": list(backends)}
 
@@ -135,8 +144,11 @@ def render_text(document: Dict[str, Any]) -> str:
   return "\n".join(blocks)
 
 
-def record(module_dir: str, test_id: str, trace: Dict[str, Any], first_of_test: bool) -> None:
+def record(module_dir: str, test_id: str, trace: Dict[str, Any], first_of_test: bool,
+           test_file: Optional[str] = None) -> None:
   """Adds `trace` to test `test_id` in report.json and rewrites report.txt.
+
+  `test_file`: the path of the file defining the test class (its basename is recorded).
 
   `first_of_test`: this is the test's first compared trace in this run, so entries an earlier run
   left for the test are dropped; later traces of the same test are appended (a trace of the same
@@ -147,6 +159,7 @@ def record(module_dir: str, test_id: str, trace: Dict[str, Any], first_of_test: 
     entry = document["tests"].get(test_id) if not first_of_test else None
     traces = [t for t in (entry or {}).get("traces", []) if t["trace"] != trace["trace"]]
     document["tests"][test_id] = {"passed": all(t["passed"] for t in traces + [trace]),
+                                  "file": test_file and os.path.basename(test_file),
                                   "traces": traces + [trace]}
     artifacts.write_text(json_path(module_dir), json.dumps(document, indent=1, sort_keys=True))
     artifacts.write_text(text_path(module_dir), render_text(document))

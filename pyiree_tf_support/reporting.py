@@ -1,8 +1,10 @@
 """Per-backend outcomes of one compared trace, and the one report format built from them.
 
-PASS, MISMATCH, COMPILE ERROR, RUNTIME ERROR and SKIPPED describe what happened; a backend listed as
-expected to fail turns a failure into XFAIL (the test passes) and is held to it: a backend expected
-to fail that fails nothing is an XPASS, reported as an error so the list stays honest.
+PASS, MISMATCH, IMPORT ERROR, COMPILE ERROR, RUNTIME ERROR and SKIPPED describe what happened; each
+failure has its phase (`phases.Phase`) and a one-line first error. A backend listed as expected to
+fail turns a failure into XFAIL (the test passes) and is held to it: a backend expected to fail that
+fails nothing is an XPASS, and one failing in another phase than listed a wrong-phase error, both
+reported as errors so the list stays honest.
 """
 
 import dataclasses
@@ -11,6 +13,7 @@ from typing import Optional, Sequence
 
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import comparison
+from pyiree_tf_support import phases
 from pyiree_tf_support import tolerances
 from pyiree_tf_support import traces
 
@@ -18,6 +21,7 @@ from pyiree_tf_support import traces
 class Status(enum.Enum):
   PASS = "PASS"
   MISMATCH = "MISMATCH"
+  IMPORT_ERROR = "IMPORT ERROR"
   COMPILE_ERROR = "COMPILE ERROR"
   RUNTIME_ERROR = "RUNTIME ERROR"
   SKIPPED = "SKIPPED"
@@ -25,7 +29,20 @@ class Status(enum.Enum):
 
   @property
   def failed(self) -> bool:
-    return self in (Status.MISMATCH, Status.COMPILE_ERROR, Status.RUNTIME_ERROR)
+    return self in _PHASE_OF
+
+  @property
+  def phase(self) -> Optional[phases.Phase]:
+    """The phase a failure happened in; None for PASS, SKIPPED and XFAIL."""
+    return _PHASE_OF.get(self)
+
+
+_PHASE_OF = {
+    Status.IMPORT_ERROR: phases.Phase.IMPORT,
+    Status.COMPILE_ERROR: phases.Phase.COMPILE,
+    Status.RUNTIME_ERROR: phases.Phase.RUNTIME,
+    Status.MISMATCH: phases.Phase.MISMATCH,
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +56,19 @@ class Outcome:
   call_index: Optional[int] = None  # the first mismatching call, and its method and records.
   call_method: Optional[str] = None
   mismatches: Sequence[comparison.Mismatch] = ()
+
+  @property
+  def phase(self) -> Optional[phases.Phase]:
+    return self.status.phase
+
+  @property
+  def first_error(self) -> Optional[str]:
+    """One line saying what failed (None unless failed): the first `error: ...` diagnostic of an
+    import or compile error, else the first line of the detail."""
+    if not self.status.failed:
+      return None
+    return phases.first_error_line(
+        self.detail, diagnostics=self.phase in (phases.Phase.IMPORT, phases.Phase.COMPILE))
 
   def expecting_failure(self) -> "Outcome":
     """This outcome for a backend listed as expected to fail."""
@@ -68,6 +98,12 @@ def evaluate(ref_trace: traces.Trace, tar_trace: traces.Trace, error: Optional[s
 
 def _indent(text: str, prefix: str = "  ") -> str:
   return "\n".join(prefix + line for line in text.splitlines())
+
+
+def earliest_failure(outcomes: Sequence[Outcome]) -> Optional[Outcome]:
+  """The failed outcome of the earliest phase (the first of them in `outcomes`); None if none."""
+  failed = [o for o in outcomes if o.status.failed]
+  return min(failed, key=lambda o: o.phase.rank) if failed else None
 
 
 def format_outcome(outcome: Outcome) -> str:
@@ -101,3 +137,45 @@ def xpass_message(test_class: str, backends: Sequence[str]) -> str:
   return (f"XPASS: {test_class} passed every trace on {', '.join(backends)}, which "
           f"{'is' if len(backends) == 1 else 'are'} listed as expected to fail; remove "
           f"{'it' if len(backends) == 1 else 'them'} from the failing list (--xfail_backends).")
+
+
+def wrong_phase_message(test_class: str, backend: str, listed: phases.Phase,
+                        observed: Outcome) -> str:
+  return (f"WRONG PHASE: {test_class} on {backend} is listed as expected to fail in phase "
+          f"'{listed.value}' but failed first in phase '{observed.phase.value}': "
+          f"{observed.first_error}; update its expected-failure phase (FAILING in BUILD.bazel, "
+          f"or --xfail_backends={backend}:{observed.phase.value}).")
+
+
+def xfail_line(backend: str, observed: Outcome) -> str:
+  """The one line logged per class for a backend that failed as listed."""
+  return f"XFAIL {backend} ({observed.phase.value}): {observed.first_error}"
+
+
+@dataclasses.dataclass(frozen=True)
+class ExpectedFailureCheck:
+  """One listed backend's verdict over a whole class: `observed` is its earliest-phase failure
+  (None: it failed nothing, an XPASS); `wrong_phase` whether that phase is not the listed one."""
+  backend: str
+  listed: Optional[phases.Phase]
+  observed: Optional[Outcome]
+
+  @property
+  def wrong_phase(self) -> bool:
+    return (self.listed is not None and self.observed is not None
+            and self.observed.phase is not self.listed)
+
+  def message(self, test_class: str) -> str:
+    """The line to fail (wrong phase) or to log (failed as listed) with; "" for an XPASS."""
+    if self.observed is None:
+      return ""
+    if self.wrong_phase:
+      return wrong_phase_message(test_class, self.backend, self.listed, self.observed)
+    return xfail_line(self.backend, self.observed)
+
+
+def check_expected_failure(backend: str, listed: Optional[phases.Phase],
+                           outcomes: Sequence[Outcome]) -> ExpectedFailureCheck:
+  """Decides once, from every raw outcome of `backend` in a class, how its listing held."""
+  return ExpectedFailureCheck(backend, listed, earliest_failure(
+      [o for o in outcomes if o.backend == backend]))

@@ -1,5 +1,5 @@
 """What `TracedModuleTestCase.setUpClass` does, as named steps that return immutable records,
-and the per-class decisions made once from the recorded outcomes (XPASS).
+and the per-class decisions made once from the recorded outcomes (XPASS, wrong phase, XFAIL).
 
 plan_backends -> claim_artifacts_dir -> pre_import -> compile_backends -> ClassSetup
 """
@@ -14,6 +14,8 @@ from absl import logging
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import backends
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support import phases
+from pyiree_tf_support import reporting
 from pyiree_tf_support import tf_utils
 from pyiree_tf_support.compile_cache import CompileCache
 from pyiree_tf_support.reporting import Outcome, Status
@@ -131,8 +133,7 @@ class _CompileJob:
     if not available:
       return BackendSetup(info, status=Status.SKIPPED, detail=reason)
     if info.is_iree and self.import_error:
-      return BackendSetup(info, status=Status.COMPILE_ERROR,
-                          detail=f"import failed: {self.import_error}")
+      return BackendSetup(info, status=Status.IMPORT_ERROR, detail=self.import_error)
     try:
       return BackendSetup(info, info.compile(self.module_class, self.exported_names,
                                              self.artifacts_dir, self.compile_cache,
@@ -184,7 +185,22 @@ def set_up_class(module_class, exported_names: Sequence[str],
 
 def expected_to_fail(info: BackendInfo) -> bool:
   """Whether --xfail_backends names this backend (by artifact, typed or canonical name)."""
-  return bool(set(cli_flags.value("xfail_backends") or ()) & set(info.names()))
+  return bool(set(cli_flags.xfail_entries()) & set(info.names()))
+
+
+def expected_phase(info: BackendInfo) -> Optional[phases.Phase]:
+  """The phase --xfail_backends gives this backend (None: not listed, or any phase)."""
+  entries = cli_flags.xfail_entries()
+  return next((entries[n] for n in info.names() if entries.get(n) is not None), None)
+
+
+def expected_failure_checks(setup: ClassSetup,
+                            outcomes: Sequence[Outcome]) -> List[reporting.ExpectedFailureCheck]:
+  """One check per target listed by --xfail_backends that failed something in `outcomes`."""
+  listed = {s.info.name: expected_phase(s.info) for s in setup.targets if expected_to_fail(s.info)}
+  checks = [reporting.check_expected_failure(name, phase, outcomes)
+            for name, phase in listed.items()]
+  return [c for c in checks if c.observed is not None]
 
 
 def unexpected_passes(setup: ClassSetup, outcomes: Sequence[Outcome]) -> List[str]:

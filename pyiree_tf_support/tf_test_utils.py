@@ -6,6 +6,7 @@ compiles MyModule once for the reference and every target backend (`test_setup`)
 """
 
 import dataclasses
+import sys
 import time
 import unittest
 from typing import Callable, List, Optional, Sequence, Tuple
@@ -131,14 +132,26 @@ class TracedModuleTestCase(tf.test.TestCase):
   @classmethod
   def tearDownClass(cls):
     setup = getattr(cls, "_setup", None)
-    passed_all = ([] if setup is None or cls._report_per_backend
-                  else test_setup.unexpected_passes(setup, cls._outcome_log))
+    judged_here = setup is not None and not cls._report_per_backend  # else the plugin judges.
+    passed_all = test_setup.unexpected_passes(setup, cls._outcome_log) if judged_here else []
+    checks = test_setup.expected_failure_checks(setup, cls._outcome_log) if judged_here else []
     if setup is not None:  # a finished class's worker processes must not outlive it.
       for module in [setup.reference] + [s.module for s in setup.targets if s.module is not None]:
         module.close()
     super().tearDownClass()
+    for check in checks:
+      if not check.wrong_phase:
+        logging.info("%s", check.message(cls.__name__))
+    errors = [check.message(cls.__name__) for check in checks if check.wrong_phase]
     if passed_all:
-      raise AssertionError(reporting.xpass_message(cls.__name__, passed_all))
+      errors.append(reporting.xpass_message(cls.__name__, passed_all))
+    if errors:
+      raise AssertionError("\n".join(errors))
+
+  @classmethod
+  def _test_file(cls) -> Optional[str]:
+    """The file defining the test class (None when it has none, e.g. typed at a prompt)."""
+    return getattr(sys.modules.get(cls.__module__), "__file__", None)
 
   def _save_trace(self, trace: Trace, reference: bool = False) -> str:
     """Saves the trace readable (.txt, returned; complete, whatever --summarize says) and
@@ -163,8 +176,8 @@ class TracedModuleTestCase(tf.test.TestCase):
                                    tf_utils.backends_to_str([module.backend_info]))
 
   def _backend_record(self, setup: test_setup.BackendSetup, module, outcome: Outcome,
-                      trace_name: str, repros: Optional[repro.CallRepros]) -> dict:
-    """report.json's entry for one target of one compared trace."""
+                      raw: Outcome, trace_name: str, repros: Optional[repro.CallRepros]) -> dict:
+    """report.json's entry for one target of one compared trace (`raw`: before XFAIL)."""
     name = tf_utils.backends_to_str([setup.info])
     call = (repros.call(outcome.call_index)
             if outcome.call_index is not None and repros is not None else None)
@@ -178,7 +191,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     commands = {"replay": call and call.replay_command,
                 "iree_run_module": call and call.run_module_command,
                 "no_iree_run_module": call and call.no_run_module_reason}
-    return report_files.backend_record(outcome, paths, commands)
+    return report_files.backend_record(outcome, paths, commands, raw)
 
   def _target_outcome(self, setup: test_setup.BackendSetup, module, ref_trace: Trace,
                       trace_function, trace_name: str
@@ -243,11 +256,11 @@ class TracedModuleTestCase(tf.test.TestCase):
     report = reporting.format_report(ref_trace.function_name, ref_trace.backend, shown)
     for note in (self._setup.method_compiles_note(), self._setup.skipped_note()):
       report += "\n" + note if note else ""
-    records = [self._backend_record(setup, module, outcome, trace_name, repros)
-               for (setup, module), outcome, (_, repros) in zip(targets, shown, results)]
+    records = [self._backend_record(setup, module, outcome, raw, trace_name, repros)
+               for (setup, module), outcome, (raw, repros) in zip(targets, shown, results)]
     report_files.record(self._artifacts_dir, self.id(),
                         report_files.trace_record(trace_name, ref_trace.backend, report, records),
-                        first_of_test=not self._reported)
+                        first_of_test=not self._reported, test_file=self._test_file())
     self._reported = True
     if self._report_per_backend:  # the pytest plugin reports each backend as its own item.
       self._compared.append(ComparedTrace(ref_trace.function_name, ref_trace.backend,

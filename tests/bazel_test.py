@@ -34,7 +34,7 @@ FAKE_ROW = '''    BackendSpec(
         compiler_flags=("--iree-llvmcpu-target-cpu=host",)),
 '''
 FAKE_FAILING = '''    "iree_fake": {
-        "special_math_test.py": "a fake backend's known failure",
+        "special_math_test.py": ("compile", "a fake backend's known failure"),
     },
 '''
 
@@ -139,6 +139,22 @@ class TargetNamesTest(parameterized.TestCase):
     tags = tags_of(ROOT, "//e2e:e2e_tests_failing_special_math_test__tf__iree_vulkan")
     self.assertCountEqual(tags, ["manual", "driver=vulkan"])
 
+  @parameterized.named_parameters(
+      ("compile", "//e2e:e2e_tests_failing_special_math_test__tf__iree_vmla",
+       "--xfail_backends=iree_vmla:compile"),
+      ("mismatch", "//e2e:e2e_tests_failing_integer_test__tf__iree_vmla",
+       "--xfail_backends=iree_vmla:mismatch"),
+      ("runtime", "//e2e:e2e_tests_failing_float64_test__tf__iree_vulkan",
+       "--xfail_backends=iree_vulkan:runtime"),
+      ("import_keras", "//e2e/keras:keras_tests_failing_lstm_test__tf__iree_llvmjit",
+       "--xfail_backends=iree_llvmjit:import"),
+  )
+  def test_a_failing_test_is_expected_to_fail_in_its_listed_phase(self, label, flag):
+    rule = bazel(ROOT, "query", "--output=build", label)
+    self.assertEqual(rule.returncode, 0, rule.stderr[-2000:])
+    args = re.search(r"^\s*args = \[(.*?)\],$", rule.stdout, re.M).group(1)
+    self.assertEqual(re.findall(r'"([^"]*)"', args)[-1], flag)
+
   def test_every_e2e_file_has_a_manual_binary(self):
     binaries = labels(bazel(ROOT, "query", "attr(tags, manual, kind(py_binary, //e2e:all))"))
     files = sorted(f for f in os.listdir(os.path.join(ROOT, "e2e")) if f.endswith("_test.py"))
@@ -184,6 +200,33 @@ class AddingABackendTest(absltest.TestCase):
 
     self.assertEqual(ws.changed_files(), {"pyiree_tf_support/backends.py", "e2e/BUILD.bazel",
                                           "build_tools/bazel/backends.bzl"})
+
+
+@NEEDS_BAZEL
+class FailingPhaseCheckTest(parameterized.TestCase):
+  """A FAILING entry whose phase is not one of the four stops the package from loading."""
+
+  @parameterized.named_parameters(
+      ("e2e", "e2e/BUILD.bazel", '"integer_test.py": ("mismatch", ',
+       '"integer_test.py": ("miscompile", ', "//e2e:all",
+       "FAILING['iree_vmla']['integer_test.py'] must be (phase, reason) with phase one of "
+       '["import", "compile", "runtime", "mismatch"], got ("miscompile", '),
+      ("keras", "e2e/keras/BUILD.bazel", '"lstm_test.py": ("import", ',
+       '"lstm_test.py": ("linking", ', "//e2e/keras:all",
+       "FAILING['iree_vmla']['lstm_test.py'] must be (phase, reason) with phase one of "
+       '["import", "compile", "runtime", "mismatch"], got ("linking", '),
+  )
+  def test_a_phase_not_among_the_four_is_a_load_error(self, build, before, after, pattern,
+                                                       message):
+    ws = TempWorkspace(self)
+    path = os.path.join(ws.root, build)
+    with open(path) as f:
+      text = f.read()
+    with open(path, "w") as f:
+      f.write(text.replace(before, after, 1))
+    process = ws.bazel("query", f"tests({pattern})")
+    self.assertNotEqual(process.returncode, 0)
+    self.assertIn(message.replace("'", '"'), process.stderr)
 
 
 def readme_block(first_line: str) -> str:

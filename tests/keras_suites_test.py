@@ -87,12 +87,13 @@ class KerasSuitesTest(parameterized.TestCase):
       self.assertEqual(_flag(test, "reference_backend"), "tf", test.name)
       self.assertTrue(any(tag.startswith("driver=") for tag in test.tags), test.name)
 
-  def test_known_failures_are_manual_and_expect_their_backend_to_fail(self):
+  def test_known_failures_are_manual_and_expect_their_backend_to_fail_in_its_phase(self):
     tests = query_tests("tests(//e2e/keras:keras_tests_failing)")
     self.assertNotEmpty(tests)
     for test in tests:
       self.assertIn("manual", test.tags)
-      self.assertEqual(_flag(test, "xfail_backends"), _flag(test, "target_backends"))
+      # lstm_test.py fails in the import (Keras' rolled LSTM keeps a TensorList variant).
+      self.assertEqual(_flag(test, "xfail_backends"), _flag(test, "target_backends") + ":import")
 
 
 if __name__ == "__main__":

@@ -78,10 +78,38 @@ MIXED_TEST = textwrap.dedent('''
         self.compare_backends(lambda module: module.mul(np.ones([4], np.float32)))
     ''')
 
+# On vmvx erf does not compile (the module compiles per method) and the f32 -> i32 cast rounds
+# to nearest (a mismatch): the class's earliest failing phase there is compile.
+PHASES_TEST = textwrap.dedent('''
+    import numpy as np
+    import tensorflow as tf
+    from pyiree_tf_support import tf_test_utils
+
+    class ErfAndCastModule(tf.Module):
+      @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+      def erf(self, a):
+        return tf.math.erf(a)
+
+      @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+      def cast(self, a):
+        return tf.cast(a, tf.int32)
+
+    @tf_test_utils.compile_module(ErfAndCastModule)
+    class PhasesTest(tf_test_utils.TracedModuleTestCase):
+      def test_cast(self):
+        self.compare_backends(lambda m: m.cast(np.array([-2.7, -0.5, 0.5, 3.99], np.float32)))
+
+      def test_erf(self):
+        self.compare_backends(lambda m: m.erf(np.zeros([4], np.float32)))
+
+    if __name__ == "__main__":
+      tf_test_utils.tf.test.main()
+    ''')
+
 BUILD = textwrap.dedent('''
     FAILING = {
         "iree_llvmjit": {
-            "erf_test.py": "no erf lowering",
+            "erf_test.py": ("compile", "no erf lowering"),
             "mul_test.py": "listed but passes",
         },
     }
@@ -156,7 +184,7 @@ class PluginTest(absltest.TestCase):
     table = out[out.index("verdicts per test file and backend"):].splitlines()
     self.assertEqual(re.split(r"\s{2,}", table[1]), ["file", "iree_vmla", "iree_llvmjit"])
     self.assertEqual(re.split(r"\s{2,}", table[2]), ["mul_test.py", "pass", "fail"])
-    self.assertEqual(re.split(r"\s{2,}", table[3]), ["erf_test.py", "fail", "xfail"])
+    self.assertEqual(re.split(r"\s{2,}", table[3]), ["erf_test.py", "fail", "xfail (compile)"])
     self.assertEqual(re.split(r"\s{2,}", table[4]), ["total", "1 pass 1 fail", "1 fail 1 xfail"])
     self.assertIn("slowest compiles", out)
 
@@ -169,6 +197,38 @@ class PluginTest(absltest.TestCase):
     self.assertEqual(process.returncode, 0, process.stdout + process.stderr)
     self.assertIn("1 passed, 1 xfailed", process.stdout)
     self.assertRegex(process.stdout, r"XFAIL mixed_test.py::MixedTest::test_erf\[iree_llvmjit\] - erf")
+
+  def test_typed_failing_phases_are_strict_and_agree_with_absltest(self):
+    self.write("phases_test.py", PHASES_TEST)
+    for listed, returncode, summary in [("compile", 0, "2 xfailed"),
+                                        ("mismatch", 1, "1 failed, 1 xfailed")]:
+      self.write("BUILD.bazel",
+                 f'FAILING = {{"iree_vmla": {{"phases_test.py": ("{listed}", "why")}}}}')
+      process = self.pytest("phases_test.py", "-rxXf", "--target_backends=iree_vmla")
+      out = process.stdout
+      self.assertEqual(process.returncode, returncode, out + process.stderr)
+      self.assertIn(summary, out)
+      self.assertRegex(out, r"XFAIL phases_test.py::PhasesTest::test_cast\[iree_vmla\] - why")
+      if listed == "compile":
+        self.assertRegex(out, r"phases_test.py\s+2 xfail \(compile, mismatch\)\n")
+      if listed == "mismatch":
+        self.assertRegex(out, r"FAILED phases_test.py::PhasesTest::test_erf\[iree_vmla\] - WRONG")
+        self.assertIn("WRONG PHASE: PhasesTest on iree_vmla is listed as expected to fail in phase "
+                      "'mismatch' but failed first in phase 'compile': error: failed to legalize "
+                      "operation 'stablehlo.custom_call'", out)
+        self.assertIn("update its expected-failure phase (FAILING in BUILD.bazel, or "
+                      "--xfail_backends=iree_vmla:compile).\nlisted reason: why", out)
+      env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+      env.pop(cli_flags.ENV_VAR, None)
+      absl = subprocess.run(
+          [sys.executable, "phases_test.py", "--target_backends=iree_vmla",
+           f"--xfail_backends=iree_vmla:{listed}", f"--artifacts_dir={self.dir}/absl"],
+          capture_output=True, text=True, cwd=self.dir, env=env, timeout=600, check=False)
+      self.assertEqual(absl.returncode, returncode, absl.stderr[-3000:])
+      if listed == "compile":
+        self.assertRegex(absl.stderr, r"XFAIL iree_vmla \(compile\): error: failed to legalize")
+      else:
+        self.assertIn("WRONG PHASE: PhasesTest on iree_vmla", absl.stderr)
 
   def test_every_library_flag_is_an_option_and_a_bad_value_is_one_line(self):
     process = self.pytest("--help")

@@ -22,7 +22,8 @@ from pyiree_tf_support import tf_test_utils
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-BACKEND_KEYS = {"backend", "outcome", "detail", "call", "worst", "paths", "commands"}
+BACKEND_KEYS = {"backend", "outcome", "phase", "first_error", "detail", "call", "worst", "paths",
+                "commands"}
 WORST_KEYS = {"kind", "path", "index", "expected", "got", "difference", "ulps"}
 
 
@@ -95,6 +96,8 @@ class ReportFilesTest(absltest.TestCase):
     (backend,) = trace["backends"]
     self.assertEqual(set(backend), BACKEND_KEYS)
     self.assertEqual((backend["outcome"], backend["call"], backend["worst"]), ("PASS", None, None))
+    self.assertEqual((backend["phase"], backend["first_error"]), (None, None))
+    self.assertEqual(entry["file"], "report_files_test.py")
     self.assertTrue(os.path.isfile(backend["paths"]["trace"]))
 
   def test_schema_for_a_mismatch(self):
@@ -104,6 +107,9 @@ class ReportFilesTest(absltest.TestCase):
     (backend,) = entry["traces"][0]["backends"]
     self.assertEqual(set(backend), BACKEND_KEYS)
     self.assertEqual(backend["outcome"], "MISMATCH")
+    self.assertEqual(backend["phase"], "mismatch")
+    self.assertStartsWith(backend["first_error"], "call 0 (double): inputs[0]: float32[256] arrays "
+                          "are not close")
     self.assertEqual(backend["call"], {"index": 0, "method": "double"})
     self.assertEqual(set(backend["worst"]), WORST_KEYS)
     self.assertEqual(backend["worst"]["kind"], "numeric")

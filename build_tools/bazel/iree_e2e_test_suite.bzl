@@ -48,7 +48,12 @@ With `expect_failure = True` each test also gets `--xfail_backends=<backend>`:
 the library then reports the backend's failures as XFAIL and the test passes,
 while a file that passes every trace on it is an XPASS error (remove it from
 the failing list). So a suite of known failures is green exactly when every
-listed failure still happens.
+listed failure still happens. `expected_failure_phases = {backend: {src:
+phase}}` (phase one of `FAILURE_PHASES`: "import", "compile", "runtime",
+"mismatch") makes that `--xfail_backends=<backend>:<phase>` for the files it
+names: the test then also fails when the file's earliest failure on the backend
+is in another phase (e.g. a compiler change turned a compile error into a
+mismatch), saying which.
 
 An empty suite (no files for any backend) is legal: it then contains no tests
 (rather than, as a bare `test_suite(tests = [])` would, every test of the
@@ -72,6 +77,8 @@ Args:
   tags: extra tags of every py_test and of the test_suite.
   python_version: `python_version` of every py_test ("PY3").
   expect_failure: if True, pass `--xfail_backends=<backend>` to each test.
+  expected_failure_phases: {backend: {src: phase}}: with expect_failure, the
+    phase each listed file fails in (`--xfail_backends=<backend>:<phase>`).
   **kwargs: passed on to every py_test, and those a test_suite accepts to it.
 """
 
@@ -91,6 +98,9 @@ _SUITE_KWARGS = [
     "visibility",
 ]
 
+# Where a known failure happens first, in pipeline order (pyiree_tf_support/phases.py).
+FAILURE_PHASES = ["import", "compile", "runtime", "mismatch"]
+
 # A tag no test carries: filters an otherwise-empty test_suite down to nothing.
 _EMPTY_SUITE_TAG = "iree-e2e-empty-test-suite"
 
@@ -107,6 +117,7 @@ def iree_e2e_test_suite(
         tags = None,
         python_version = "PY3",
         expect_failure = False,
+        expected_failure_phases = None,
         **kwargs):
     """Creates a py_test per (backend, src) and a test_suite `name` of them.
 
@@ -123,6 +134,17 @@ def iree_e2e_test_suite(
     if shard_count != None and (type(shard_count) != "int" or shard_count < 1):
         fail("iree_e2e_test_suite(%s): shard_count must be a positive int, got %r" %
              (name, shard_count))
+    phases = expected_failure_phases or {}
+    if phases and not expect_failure:
+        fail("iree_e2e_test_suite(%s): expected_failure_phases needs expect_failure = True" % name)
+    for backend, srcs_to_phase in phases.items():
+        for src, phase in srcs_to_phase.items():
+            if phase not in FAILURE_PHASES:
+                fail("iree_e2e_test_suite(%s): %s on %s has phase %r; valid phases: %s" %
+                     (name, src, backend, phase, FAILURE_PHASES))
+            if src not in backends_to_srcs.get(backend, []):
+                fail("iree_e2e_test_suite(%s): expected_failure_phases names %s on %s, which is " %
+                     (name, src, backend) + "not one of its backends_to_srcs")
     suite_kwargs = {k: v for k, v in kwargs.items() if k in _SUITE_KWARGS}
     extra_args = kwargs.pop("args", [])
     env = {"TF_CPP_MIN_LOG_LEVEL": "2"}
@@ -141,6 +163,9 @@ def iree_e2e_test_suite(
             test_kwargs["timeout"] = "long"
         for src in sorted(backends_to_srcs[backend]):
             test_name = "%s_%s__%s__%s" % (name, _basename_without_py(src), reference_backend, backend)
+            xfail = backend
+            if src in phases.get(backend, {}):
+                xfail = backend + ":" + phases[backend][src]
             native.py_test(
                 name = test_name,
                 srcs = [src],
@@ -148,7 +173,7 @@ def iree_e2e_test_suite(
                 args = [
                     "--reference_backend=" + reference_backend,
                     "--target_backends=" + backend,
-                ] + (["--xfail_backends=" + backend] if expect_failure else []) + extra_args,
+                ] + (["--xfail_backends=" + xfail] if expect_failure else []) + extra_args,
                 deps = deps,
                 env = env,
                 python_version = python_version,

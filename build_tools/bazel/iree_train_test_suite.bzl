@@ -21,6 +21,8 @@ Args:
   size: size of every py_test (default: iree_e2e_test_suite's).
   python_version: passed to every py_test.
   expect_failure: if True, the tests pass while the backend fails (`--xfail_backends`).
+  expected_failure_phases: {backend: phase}: with expect_failure, the phase each backend fails
+    in ("import", "compile", "runtime" or "mismatch"; `--xfail_backends=<backend>:<phase>`).
   **kwargs: passed on to every py_test (`timeout`, `data`, `args`, `env`, ...).
 """
 
@@ -37,6 +39,7 @@ def iree_train_test_suite(
         size = None,
         python_version = "PY3",
         expect_failure = False,
+        expected_failure_phases = None,
         **kwargs):
     """One iree_e2e_test_suite per optimizer, all in a test_suite `name`."""
     tags = tags or []
@@ -58,6 +61,11 @@ def iree_train_test_suite(
             deps = deps,
             tags = tags,
             expect_failure = expect_failure,
+            expected_failure_phases = {
+                backend: {main: phase}
+                for backend, phase in (expected_failure_phases or {}).items()
+                if backend in backends
+            },
             args = ["--optimizer_name=" + optimizer] + extra_args,
             env = env,
             python_version = python_version,

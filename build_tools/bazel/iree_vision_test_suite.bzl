@@ -25,6 +25,8 @@ Args:
   size: size of every py_test ("large" as in 2020: models compile slowly).
   python_version: passed to every py_test.
   expect_failure: if True, the tests pass while the backend fails (`--xfail_backends`).
+  expected_failure_phases: {backend: phase}: with expect_failure, the phase each backend fails
+    in ("import", "compile", "runtime" or "mismatch"; `--xfail_backends=<backend>:<phase>`).
   **kwargs: passed on to every py_test (`timeout`, `data`, `args`, `env`, ...).
 """
 
@@ -56,6 +58,7 @@ def iree_vision_test_suite(
         size = "large",
         python_version = "PY3",
         expect_failure = False,
+        expected_failure_phases = None,
         **kwargs):
     """One iree_e2e_test_suite per (model, dataset), all in a test_suite `name`."""
     tags = tags or []
@@ -79,6 +82,11 @@ def iree_vision_test_suite(
                 deps = deps,
                 tags = tags,
                 expect_failure = expect_failure,
+            expected_failure_phases = {
+                backend: {main: phase}
+                for backend, phase in (expected_failure_phases or {}).items()
+                if backend in backends
+            },
                 args = flags + extra_args,
                 env = env,
                 size = size,
