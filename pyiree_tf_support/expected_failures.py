@@ -28,7 +28,8 @@ class ExpectedFailure:
   reason: str
 
 
-def _entry(build_file: str, backend: str, name: str, value) -> ExpectedFailure:
+def entry(build_file: str, backend: str, name: str, value) -> ExpectedFailure:
+  """One FAILING entry as a record; ValueError (one line) when it is not of a valid shape."""
   if isinstance(value, str):
     return ExpectedFailure(None, value)
   where = f"{build_file}: FAILING[{backend!r}][{name!r}]"
@@ -60,7 +61,7 @@ def failing_by_backend(build_file: str) -> Dict[str, Dict[str, ExpectedFailure]]
         raise ValueError(f"{build_file}: FAILING must be a dict literal {SHAPES}: {e}") from None
       if not isinstance(lists, dict) or not all(isinstance(f, dict) for f in lists.values()):
         raise ValueError(f"{build_file}: FAILING must be a dict literal {SHAPES}")
-      return {backend: {name: _entry(build_file, backend, name, value)
+      return {backend: {name: entry(build_file, backend, name, value)
                         for name, value in files.items()}
               for backend, files in lists.items()}
   return {}

@@ -51,6 +51,8 @@ _DIAGNOSTIC = re.compile(r"(?:[^\s:]+:\d+:\d+:\s*)?(error: .*)")
 _ONLY_LOCATION = re.compile(r"error:\s*(loc\(.*\):?)?\s*")
 # What the library's CompileError message appends after the compiler's first error.
 _REPRODUCER_TRAILER = re.compile(r"\s+Reproducer: \S+$")
+# The location MLIR prints after an op it quotes in a diagnostic (`... loc("iree_input.mlir":7:10)`).
+_TRAILING_LOCATION = re.compile(r"\s+loc\([^()]*\)$")
 
 
 def first_error_line(text: str, diagnostics: bool) -> str:
@@ -62,7 +64,8 @@ def first_error_line(text: str, diagnostics: bool) -> str:
   if diagnostics:
     for line in lines:
       match = _DIAGNOSTIC.search(line)
-      message = _REPRODUCER_TRAILER.sub("", match.group(1).strip()) if match else ""
+      message = (_TRAILING_LOCATION.sub("", _REPRODUCER_TRAILER.sub("", match.group(1).strip()))
+                 if match else "")
       if message and not _ONLY_LOCATION.fullmatch(message):
         return message
   if len(lines) > 1 and lines[0].endswith(":"):

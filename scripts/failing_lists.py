@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from pyiree_tf_support import backends  # pylint: disable=wrong-import-position
+from pyiree_tf_support import expected_failures  # pylint: disable=wrong-import-position
 
 INDENT = "    "
 
@@ -48,12 +49,12 @@ class ListsError(ValueError):
 
 
 def _expected(path: str, backend: str, name: str, value) -> Expected:
-  if isinstance(value, str):
-    return Expected(None, value)
-  if (isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, str) for v in value)):
-    return Expected(value[0], value[1])
-  raise ListsError(f"{path}: FAILING[{backend!r}][{name!r}] is {value!r}; valid: "
-                   "(\"<phase>\", \"<reason>\") or \"<reason>\"")
+  """The entry as the library reads it (expected_failures: one rule for what is valid)."""
+  try:
+    entry = expected_failures.entry(path, backend, name, value)
+  except ValueError as e:
+    raise ListsError(str(e)) from None
+  return Expected(entry.phase and entry.phase.value, entry.reason)
 
 
 def _comment_lines(lines: List[str], first: int, stop: int) -> Tuple[str, ...]:

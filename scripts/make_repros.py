@@ -47,7 +47,6 @@ SUITES = ("e2e", os.path.join("e2e", "keras"))  # directories whose BUILD.bazel 
 FINDINGS = "findings"  # hand-reduced reproductions, not tied to one listed failure
 PHASES = ("import", "compile", "runtime", "mismatch")
 EXPECTED_NAME = "expected.txt"
-_OUTCOME_PHASE = {"COMPILE ERROR": "compile", "RUNTIME ERROR": "runtime", "MISMATCH": "mismatch"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,8 +74,8 @@ def listed_failures(root: str = ROOT) -> List[Listed]:
     lists = expected_failures.failing_by_backend(os.path.join(root, suite, "BUILD.bazel"))
     for backend, files in sorted(lists.items()):
       for name, value in sorted(files.items()):
-        phase, reason = value if isinstance(value, tuple) else (None, value)
-        listed.append(Listed(suite, backend, name, phase, reason))
+        listed.append(Listed(suite, backend, name, value.phase and value.phase.value,
+                             value.reason))
   by_dir: Dict[str, Listed] = {}
   for entry in listed:
     other = by_dir.setdefault(entry.repro_dir, entry)
@@ -123,15 +122,6 @@ def module_classes(source: str) -> List[str]:
   return names
 
 
-def _phase_of(record: Dict[str, Any]) -> Optional[str]:
-  if record.get("phase"):
-    return record["phase"]
-  outcome = record.get("outcome")
-  if outcome == "COMPILE ERROR" and record.get("detail", "").startswith("import failed"):
-    return "import"
-  return _OUTCOME_PHASE.get(outcome)
-
-
 def find_failure(entry: Listed, artifacts_dirs: Sequence[str]) -> Found:
   """The first failing test of `entry`'s file on its backend in the artifacts (ValueError: none)."""
   stem = entry.file[:-len(".py")]
@@ -146,8 +136,10 @@ def find_failure(entry: Listed, artifacts_dirs: Sequence[str]) -> Found:
       for test_id in sorted(tests):
         for trace in tests[test_id]["traces"]:
           for record in trace["backends"]:
-            mine = record.get("file") == entry.file or test_id.startswith(stem + ".") or len(classes) == 1
-            phase = _phase_of(record)
+            file = tests[test_id].get("file")
+            mine = (file == entry.file if file
+                    else test_id.startswith(stem + ".") or len(classes) == 1)
+            phase = record.get("phase")
             if record["backend"] == entry.backend and mine and phase:
               return Found(os.path.dirname(report_path), test_id, trace, record, phase)
   raise ValueError(f"{entry.suite}/{entry.file} on {entry.backend}: no failing test of modules "

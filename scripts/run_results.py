@@ -9,10 +9,9 @@ Two kinds of run:
 - An artifacts dir of a pytest / python run (`--artifacts_dir=DIR`): `DIR/<Module>/report.json`.
 
 A report entry names its file (`"file"`), and each backend record its `"phase"` and
-`"first_error"`. For reports written before those fields existed the phase is taken from the raw
-outcome (COMPILE ERROR -> compile, or import when its detail starts "import failed"; RUNTIME ERROR
--> runtime; MISMATCH -> mismatch; an XFAIL's detail names its raw outcome), the first error from
-the detail, and the file from the test id (`pkg.foo_test.Class.test`) or the Bazel target name.
+`"first_error"` (decided by the library: pyiree_tf_support/phases.py); a report without phases
+(written by an older library) is refused. The file falls back to the test id
+(`pkg.foo_test.Class.test`) or the Bazel target name.
 """
 
 import dataclasses
@@ -26,15 +25,12 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from pyiree_tf_support import backends  # pylint: disable=wrong-import-position
+from pyiree_tf_support import phases  # pylint: disable=wrong-import-position
 
 # Failure phases in pipeline order: a cell's phase is the earliest of its failing records.
-PHASES = ("import", "compile", "runtime", "mismatch")
+PHASES = phases.NAMES
 FORMAT_PREFIX = "pyiree_tf_support.report/"
-_RAW_PHASES = {"COMPILE ERROR": "compile", "RUNTIME ERROR": "runtime", "MISMATCH": "mismatch"}
-_XFAIL_PREFIX = "expected failure: "
 _REPEATED = re.compile(r"(shard|run)_\d+_of_\d+")  # Bazel's dirs of one shard / --runs_per_test
-_DIAGNOSTIC = re.compile(r"(?:^|\s)error: (.*)")
-_LOCATION = re.compile(r"\s+loc\([^()]*\)$")  # MLIR's trailing location of the op it printed.
 
 CellKey = Tuple[str, str, str]  # (directory of the test file, file name, backend)
 
@@ -58,37 +54,20 @@ class RunError(ValueError):
   """No run at the given place, or a report.json this script cannot read."""
 
 
-def _raw(record: Dict[str, Any]) -> Tuple[Optional[str], str]:
-  """(raw outcome, raw detail): an XFAIL record's detail starts with the outcome it stands for."""
-  outcome, detail = record.get("outcome"), record.get("detail") or ""
-  if outcome == "XFAIL" and detail.startswith(_XFAIL_PREFIX):
-    head, _, detail = detail.partition("\n")
-    outcome = head[len(_XFAIL_PREFIX):]
-  return outcome, detail
-
-
 def record_phase(record: Dict[str, Any], source: str) -> Optional[str]:
   """The failure phase of one backend record, None when it did not fail."""
-  if "phase" in record:
-    phase = record["phase"]
-    if phase is not None and phase not in PHASES:
-      raise RunError(f"{source}: phase {phase!r} of {record.get('backend')!r} is not one of "
-                     f"{', '.join(PHASES)}")
-    return phase
-  outcome, detail = _raw(record)
-  phase = _RAW_PHASES.get(outcome)
-  return "import" if phase == "compile" and detail.startswith("import failed") else phase
+  if "phase" not in record:
+    raise RunError(f"{source}: written before reports recorded failure phases (no 'phase' in "
+                   f"{record.get('backend')!r}'s record); run the tests again")
+  phase = record["phase"]
+  if phase is not None and phase not in PHASES:
+    raise RunError(f"{source}: phase {phase!r} of {record.get('backend')!r} is not one of "
+                   f"{', '.join(PHASES)}")
+  return phase
 
 
 def record_first_error(record: Dict[str, Any]) -> str:
-  """The record's first error line: its "first_error", else the first `error:` diagnostic of the
-  detail (the reproducer path cut off), else the detail's first line."""
-  if record.get("first_error"):
-    return record["first_error"]
-  _, detail = _raw(record)
-  found = _DIAGNOSTIC.search(detail)
-  line = found.group(1) if found else (detail.splitlines() or [""])[0]
-  return _LOCATION.sub("", line.split(" Reproducer: ")[0].strip())
+  return record.get("first_error") or ""
 
 
 def _load(data: bytes, source: str) -> Dict[str, Any]:

@@ -42,7 +42,7 @@ if __name__ == "__main__":
   tf.test.main()
 '''
 
-ERF_ERROR = ("failed to legalize operation 'stablehlo.custom_call' that was explicitly marked "
+ERF_ERROR = ("error: failed to legalize operation 'stablehlo.custom_call' that was explicitly marked "
              "illegal")
 HEAD = "# A hand-written header.\nload(\"//x:y.bzl\", \"z\")\n\n"
 TAIL = "\n\n# The rest of the file.\nOTHER = [b for b in FAILING]  # kept as it is\n"
