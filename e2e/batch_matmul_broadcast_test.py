@@ -5,6 +5,8 @@ In the corpus because a batched `tf.matmul` that broadcasts over a dynamic batch
 lowering leaves without expanding / non-expanding annotations; IREE's input conversion marks it
 illegal. Where both sides are dynamic (`[None,None,2,3] @ [None,None,3,2]`) whether a dim expands
 is only known at run time: a correct import has to check it then, not assume it.
+The importer's dynamic-broadcast rewrite (docs/dynamic_broadcasts.md) makes these compile without
+assuming anything that could compute a wrong answer: this file guards it.
 """
 
 from pyiree_tf_support import tf_test_utils

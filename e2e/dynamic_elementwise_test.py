@@ -5,6 +5,8 @@ the common shape with an unannotated `stablehlo.dynamic_broadcast_in_dim` (eithe
 the 1 that expands), which IREE's input conversion rejects. dynamic_broadcasting_test.py covers
 mixed ranks (`[None,3] + [3]`, `[None] + [None,1]`); this file is the same-rank case, where the
 only broadcast possible is a length-1 operand, decided at run time.
+The importer's dynamic-broadcast rewrite (docs/dynamic_broadcasts.md) makes these compile without
+assuming anything that could compute a wrong answer: this file guards it.
 """
 
 import numpy as np

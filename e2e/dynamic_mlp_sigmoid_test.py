@@ -5,6 +5,8 @@ is a broadcasting add on a dynamic dimension, which TF's lowering to StableHLO e
 unannotated `stablehlo.dynamic_broadcast_in_dim` that IREE's input conversion rejects. The
 sigmoid (a logistic, i.e. exp and a division) keeps the failure from being relu-specific once the
 broadcast imports.
+The importer's dynamic-broadcast rewrite (docs/dynamic_broadcasts.md) makes these compile without
+assuming anything that could compute a wrong answer: this file guards it.
 """
 
 import numpy as np

@@ -5,7 +5,8 @@ In the corpus because a TensorArray becomes TF TensorList ops on a `!tf_type.var
 (`tf.TensorListReserve`, `SetItem`, `GetItem`, `Stack`, ...), which TF's lowering to StableHLO
 does not convert: in a loop the variant stays a loop-carried value of the `mhlo.while` (which
 rejects it), without one the ops are left as they are. Every size here is a compile-time
-constant, so a decomposition into plain tensors is possible in principle. The same ops carry a rolled Keras LSTM's outputs
+constant, so the importer's 'tensor-lists' pipeline (TF's tensor-list-ops-decomposition,
+docs/import_pipeline.md) turns the lists into plain tensors: this file guards that path. The same ops carry a rolled Keras LSTM's outputs
 (keras/lstm_rolled_static_test.py).
 """
 
