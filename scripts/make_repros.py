@@ -25,6 +25,7 @@ import dataclasses
 import glob
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -38,6 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import repro_templates  # pylint: disable=wrong-import-position
 import repro_values  # pylint: disable=wrong-import-position
 from pyiree_tf_support import backends  # pylint: disable=wrong-import-position
+from pyiree_tf_support import mlir_functions  # pylint: disable=wrong-import-position
 from pyiree_tf_support import compiler  # pylint: disable=wrong-import-position
 from pyiree_tf_support import expected_failures  # pylint: disable=wrong-import-position
 from pyiree_tf_support import importer  # pylint: disable=wrong-import-position
@@ -181,9 +183,19 @@ def write_import(entry: Listed, found: Found, out: str) -> None:
          repro_templates.IMPORT.format(title=title, env=env), executable=True)
 
 
+# The library's detail when a method failed to compile alone (the module failed as a whole).
+_METHOD_NOT_COMPILED = re.compile(r"method '([^']+)' did not compile for ")
+
+
 def write_compile(entry: Listed, found: Found, out: str) -> None:
-  shutil.copyfile(os.path.join(found.module_dir, "iree_input.mlir"),
-                  os.path.join(out, "iree_input.mlir"))
+  """The module's iree_input.mlir, reduced to the failing method when the run compiled it alone
+  (so the repro shows that method's error, not the first error of the whole module)."""
+  with open(os.path.join(found.module_dir, "iree_input.mlir"), encoding="utf-8") as f:
+    iree_input = f.read()
+  method = _METHOD_NOT_COMPILED.search(found.record.get("detail") or "")
+  if method:
+    iree_input = mlir_functions.only_exporting(iree_input, [method.group(1)])
+  _write(os.path.join(out, "iree_input.mlir"), iree_input)
   _write(os.path.join(out, "repro.sh"), repro_templates.COMPILE.format(
       title=_title(entry, "compile"),
       compile_flags=" ".join(map(shlex.quote, _compile_flags(entry.backend)))), executable=True)
@@ -247,6 +259,11 @@ def check_repro(directory: str) -> Optional[str]:
   return f"{directory}: fails differently:\n  expected: {expected}\n  got:      {line}\n{tail}"
 
 
+def _diagnostic_core(line: str) -> str:
+  """A compiler diagnostic without the op it quotes (value numbers differ once reduced)."""
+  return line.split(" %")[0].split(' "')[0].split(" loc(")[0].strip().rstrip(":")
+
+
 def make_repro(entry: Listed, artifacts_dirs: Sequence[str]) -> str:
   """Writes and runs `entry`'s repro; returns its first error line (ValueError if it passes)."""
   found = find_failure(entry, artifacts_dirs)
@@ -265,6 +282,12 @@ def make_repro(entry: Listed, artifacts_dirs: Sequence[str]) -> str:
     shutil.rmtree(out)
     raise ValueError(f"{entry.file} on {entry.backend}: the {phase} repro did not fail "
                      f"(exit {status}):\n{output[-2000:]}")
+  if phase == "compile" and _diagnostic_core(line) != _diagnostic_core(
+      found.record.get("first_error") or ""):
+    shutil.rmtree(out)
+    raise ValueError(f"{entry.file} on {entry.backend}: the compile repro fails with {line!r} but "
+                     f"the run failed with {found.record.get('first_error')!r}; a repro must "
+                     "reproduce the failure the run saw.")
   _write(os.path.join(out, EXPECTED_NAME), line + "\n")
   if phase in ("import", "compile"):
     what = "Importing the module" if phase == "import" else "Compiling the module"

@@ -1,5 +1,9 @@
+// pyiree_tf_support import: pipeline 'plain'
+// pyiree_tf_support import:   1. lower: tf-lower-to-mlprogram-and-hlo
+// pyiree_tf_support import:   2. dynamic-reshapes (text rewrite)
+// pyiree_tf_support import:   3. dynamic-broadcasts (text rewrite)
 module {
-  func.func @bessel_i0e(%arg0: tensor<5xf32>) -> tensor<5xf32> {
+  func.func private @bessel_i0e(%arg0: tensor<5xf32>) -> tensor<5xf32> {
     %cst = stablehlo.constant dense<0.804490387> : tensor<5xf32>
     %cst_0 = stablehlo.constant dense<0.00336911646> : tensor<5xf32>
     %cst_1 = stablehlo.constant dense<6.88975852E-5> : tensor<5xf32>
@@ -120,7 +124,7 @@ module {
     %87 = stablehlo.select %1, %59, %86 : tensor<5xi1>, tensor<5xf32>
     return %87 : tensor<5xf32>
   }
-  func.func @digamma(%arg0: tensor<5xf32>) -> tensor<5xf32> {
+  func.func private @digamma(%arg0: tensor<5xf32>) -> tensor<5xf32> {
     %cst = stablehlo.constant dense<0x7FC00000> : tensor<5xf32>
     %cst_0 = stablehlo.constant dense<3.14159274> : tensor<5xf32>
     %cst_1 = stablehlo.constant dense<2.01490307> : tensor<5xf32>
@@ -225,7 +229,7 @@ module {
     %0 = stablehlo.custom_call @mhlo.erf(%arg0) {mhlo.attributes = {}, mhlo.version = 1 : i64} : (tensor<5xf32>) -> tensor<5xf32>
     return %0 : tensor<5xf32>
   }
-  func.func @erfc(%arg0: tensor<5xf32>) -> tensor<5xf32> {
+  func.func private @erfc(%arg0: tensor<5xf32>) -> tensor<5xf32> {
     %cst = stablehlo.constant dense<1.12837911> : tensor<5xf32>
     %cst_0 = stablehlo.constant dense<-0.37612626> : tensor<5xf32>
     %cst_1 = stablehlo.constant dense<0.112835854> : tensor<5xf32>
@@ -319,7 +323,7 @@ module {
     %62 = stablehlo.select %61, %59, %44 : tensor<5xi1>, tensor<5xf32>
     return %62 : tensor<5xf32>
   }
-  func.func @erfinv(%arg0: tensor<5xf32>) -> tensor<5xf32> {
+  func.func private @erfinv(%arg0: tensor<5xf32>) -> tensor<5xf32> {
     %cst = stablehlo.constant dense<3.000000e+00> : tensor<5xf32>
     %cst_0 = stablehlo.constant dense<2.500000e+00> : tensor<5xf32>
     %cst_1 = stablehlo.constant dense<-2.00214257E-4> : tensor<5xf32>
@@ -384,7 +388,7 @@ module {
     %38 = stablehlo.select %1, %2, %37 : tensor<5xi1>, tensor<5xf32>
     return %38 : tensor<5xf32>
   }
-  func.func @gelu(%arg0: tensor<5xf32>) -> tensor<5xf32> {
+  func.func private @gelu(%arg0: tensor<5xf32>) -> tensor<5xf32> {
     %cst = stablehlo.constant dense<5.000000e-01> : tensor<5xf32>
     %cst_0 = stablehlo.constant dense<0.707106769> : tensor<5xf32>
     %cst_1 = stablehlo.constant dense<1.12837911> : tensor<5xf32>
@@ -484,7 +488,7 @@ module {
     %66 = stablehlo.multiply %65, %64 : tensor<5xf32>
     return %66 : tensor<5xf32>
   }
-  func.func @lgamma(%arg0: tensor<5xf32>) -> tensor<5xf32> {
+  func.func private @lgamma(%arg0: tensor<5xf32>) -> tensor<5xf32> {
     %cst = stablehlo.constant dense<0x7F800000> : tensor<5xf32>
     %cst_0 = stablehlo.constant dense<1.14472985> : tensor<5xf32>
     %cst_1 = stablehlo.constant dense<3.14159274> : tensor<5xf32>

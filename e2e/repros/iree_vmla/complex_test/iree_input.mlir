@@ -1,3 +1,7 @@
+// pyiree_tf_support import: pipeline 'plain'
+// pyiree_tf_support import:   1. lower: tf-lower-to-mlprogram-and-hlo
+// pyiree_tf_support import:   2. dynamic-reshapes (text rewrite)
+// pyiree_tf_support import:   3. dynamic-broadcasts (text rewrite)
 module {
   func.func @complex_arithmetic(%arg0: tensor<3xcomplex<f32>>, %arg1: tensor<3xcomplex<f32>>) -> (tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>) {
     %0 = stablehlo.real %arg1 : (tensor<3xcomplex<f32>>) -> tensor<3xf32>
@@ -9,15 +13,15 @@ module {
     %6 = stablehlo.multiply %arg0, %arg1 : tensor<3xcomplex<f32>>
     return %5, %6, %4 : tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>
   }
-  func.func @complex_exp(%arg0: tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>> {
+  func.func private @complex_exp(%arg0: tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>> {
     %0 = stablehlo.exponential %arg0 : tensor<3xcomplex<f32>>
     return %0 : tensor<3xcomplex<f32>>
   }
-  func.func @complex_magnitude(%arg0: tensor<3xcomplex<f32>>) -> tensor<3xf32> {
+  func.func private @complex_magnitude(%arg0: tensor<3xcomplex<f32>>) -> tensor<3xf32> {
     %0 = stablehlo.abs %arg0 : (tensor<3xcomplex<f32>>) -> tensor<3xf32>
     return %0 : tensor<3xf32>
   }
-  func.func @square_parts(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  func.func private @square_parts(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
     %0 = stablehlo.complex %arg0, %arg1 : tensor<4xcomplex<f32>>
     %1 = stablehlo.abs %0 : (tensor<4xcomplex<f32>>) -> tensor<4xf32>
     %2 = stablehlo.multiply %0, %0 : tensor<4xcomplex<f32>>

@@ -1,5 +1,9 @@
+// pyiree_tf_support import: pipeline 'plain'
+// pyiree_tf_support import:   1. lower: tf-lower-to-mlprogram-and-hlo
+// pyiree_tf_support import:   2. dynamic-reshapes (text rewrite)
+// pyiree_tf_support import:   3. dynamic-broadcasts (text rewrite)
 module {
-  func.func @linspace(%arg0: tensor<f32>, %arg1: tensor<f32>) -> tensor<6xf32> {
+  func.func private @linspace(%arg0: tensor<f32>, %arg1: tensor<f32>) -> tensor<6xf32> {
     %cst = stablehlo.constant dense<2.000000e-01> : tensor<1xf32>
     %cst_0 = stablehlo.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>
     %0 = stablehlo.reshape %arg0 : (tensor<f32>) -> tensor<1xf32>
@@ -13,7 +17,7 @@ module {
     %8 = stablehlo.concatenate %0, %7, %1, dim = 0 : (tensor<1xf32>, tensor<4xf32>, tensor<1xf32>) -> tensor<6xf32>
     return %8 : tensor<6xf32>
   }
-  func.func @linspace_batched(%arg0: tensor<2xf32>, %arg1: tensor<2xf32>) -> tensor<2x5xf32> {
+  func.func private @linspace_batched(%arg0: tensor<2xf32>, %arg1: tensor<2xf32>) -> tensor<2x5xf32> {
     %cst = stablehlo.constant dense<2.500000e-01> : tensor<2x1xf32>
     %cst_0 = stablehlo.constant dense<[[1.000000e+00, 2.000000e+00, 3.000000e+00]]> : tensor<1x3xf32>
     %0 = stablehlo.reshape %arg0 : (tensor<2xf32>) -> tensor<2x1xf32>
@@ -28,7 +32,7 @@ module {
     %9 = stablehlo.concatenate %0, %8, %1, dim = 1 : (tensor<2x1xf32>, tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x5xf32>
     return %9 : tensor<2x5xf32>
   }
-  func.func @range_float_step(%arg0: tensor<f32>, %arg1: tensor<f32>) -> tensor<?xf32> {
+  func.func private @range_float_step(%arg0: tensor<f32>, %arg1: tensor<f32>) -> tensor<?xf32> {
     %cst = stablehlo.constant dense<5.000000e-01> : tensor<f32>
     %cst_0 = stablehlo.constant dense<4.000000e+00> : tensor<f32>
     %0 = stablehlo.multiply %arg1, %cst_0 : tensor<f32>

@@ -1,9 +1,13 @@
+// pyiree_tf_support import: pipeline 'plain'
+// pyiree_tf_support import:   1. lower: tf-lower-to-mlprogram-and-hlo
+// pyiree_tf_support import:   2. dynamic-reshapes (text rewrite)
+// pyiree_tf_support import:   3. dynamic-broadcasts (text rewrite)
 module {
-  func.func @abs(%arg0: tensor<6xf32>) -> tensor<6xf32> {
+  func.func private @abs(%arg0: tensor<6xf32>) -> tensor<6xf32> {
     %0 = stablehlo.abs %arg0 : tensor<6xf32>
     return %0 : tensor<6xf32>
   }
-  func.func @activations(%arg0: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) {
+  func.func private @activations(%arg0: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) {
     %cst = stablehlo.constant dense<3.000000e+00> : tensor<6xf32>
     %cst_0 = stablehlo.constant dense<-13.9423847> : tensor<6xf32>
     %cst_1 = stablehlo.constant dense<13.9423847> : tensor<6xf32>
@@ -21,32 +25,32 @@ module {
     %9 = stablehlo.clamp %cst_3, %8, %cst_2 : (tensor<f32>, tensor<6xf32>, tensor<f32>) -> tensor<6xf32>
     return %7, %0, %9, %6 : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>
   }
-  func.func @exp(%arg0: tensor<6xf32>) -> tensor<6xf32> {
+  func.func private @exp(%arg0: tensor<6xf32>) -> tensor<6xf32> {
     %0 = stablehlo.exponential %arg0 : tensor<6xf32>
     return %0 : tensor<6xf32>
   }
-  func.func @expm1(%arg0: tensor<6xf32>) -> tensor<6xf32> {
+  func.func private @expm1(%arg0: tensor<6xf32>) -> tensor<6xf32> {
     %0 = stablehlo.exponential_minus_one %arg0 : tensor<6xf32>
     return %0 : tensor<6xf32>
   }
-  func.func @log(%arg0: tensor<6xf32>) -> tensor<6xf32> {
+  func.func private @log(%arg0: tensor<6xf32>) -> tensor<6xf32> {
     %0 = stablehlo.log %arg0 : tensor<6xf32>
     return %0 : tensor<6xf32>
   }
-  func.func @log1p(%arg0: tensor<6xf32>) -> tensor<6xf32> {
+  func.func private @log1p(%arg0: tensor<6xf32>) -> tensor<6xf32> {
     %0 = stablehlo.log_plus_one %arg0 : tensor<6xf32>
     return %0 : tensor<6xf32>
   }
-  func.func @negative(%arg0: tensor<6xf32>) -> tensor<6xf32> {
+  func.func private @negative(%arg0: tensor<6xf32>) -> tensor<6xf32> {
     %0 = stablehlo.negate %arg0 : tensor<6xf32>
     return %0 : tensor<6xf32>
   }
-  func.func @reciprocal(%arg0: tensor<6xf32>) -> tensor<6xf32> {
+  func.func private @reciprocal(%arg0: tensor<6xf32>) -> tensor<6xf32> {
     %cst = stablehlo.constant dense<1.000000e+00> : tensor<6xf32>
     %0 = stablehlo.divide %cst, %arg0 : tensor<6xf32>
     return %0 : tensor<6xf32>
   }
-  func.func @rounding(%arg0: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) {
+  func.func private @rounding(%arg0: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) {
     %cst = stablehlo.constant dense<0.000000e+00> : tensor<6xf32>
     %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<6xf32>
     %cst_1 = stablehlo.constant dense<2.000000e+00> : tensor<6xf32>
@@ -74,16 +78,16 @@ module {
     %0 = stablehlo.sign %arg0 : tensor<6xf32>
     return %0 : tensor<6xf32>
   }
-  func.func @sqrt_rsqrt(%arg0: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>) {
+  func.func private @sqrt_rsqrt(%arg0: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>) {
     %0 = stablehlo.rsqrt %arg0 : tensor<6xf32>
     %1 = stablehlo.sqrt %arg0 : tensor<6xf32>
     return %1, %0 : tensor<6xf32>, tensor<6xf32>
   }
-  func.func @square(%arg0: tensor<6xf32>) -> tensor<6xf32> {
+  func.func private @square(%arg0: tensor<6xf32>) -> tensor<6xf32> {
     %0 = stablehlo.multiply %arg0, %arg0 : tensor<6xf32>
     return %0 : tensor<6xf32>
   }
-  func.func @trigonometric(%arg0: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>) {
+  func.func private @trigonometric(%arg0: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>) {
     %0 = stablehlo.cosine %arg0 : tensor<6xf32>
     %1 = stablehlo.sine %arg0 : tensor<6xf32>
     return %1, %0 : tensor<6xf32>, tensor<6xf32>

@@ -1,0 +1,93 @@
+"""e2e/runtime_loop_test.py: import failure (before any backend)
+
+TensorFlow only: the module source of e2e/runtime_loop_test.py (its tests left out), saved as a SavedModel,
+converted with convert_saved_model and lowered with run_pass_pipeline("tf-lower-to-mlprogram-and-hlo"), as
+pyiree_tf_support does. Prints "error: ..." and exits 1 while the import fails.
+"""
+# pylint: skip-file
+import os
+import re
+import sys
+import tempfile
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import numpy as np
+import tensorflow.compat.v2 as tf
+
+# ---- e2e/runtime_loop_test.py, without its tests ----
+class RuntimeLoopModule(tf.Module):
+
+  @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
+  def triangular_numbers(self, n):
+    """[1, 3, 6, ...]: n of them, grown by one element per tf.while_loop iteration."""
+
+    def body(i, total, values):
+      total += i + 1
+      return i + 1, total, tf.concat([values, tf.reshape(total, [1])], axis=0)
+
+    _, _, values = tf.while_loop(
+        lambda i, total, values: i < n, body,
+        [tf.constant(0), tf.constant(0), tf.zeros([0], tf.int32)],
+        shape_invariants=[tf.TensorShape([]), tf.TensorShape([]), tf.TensorShape([None])])
+    return values
+
+  @tf.function(input_signature=[
+      tf.TensorSpec([], tf.float32),
+      tf.TensorSpec([], tf.int32),
+  ])
+  def halvings(self, x, n):
+    """x halved n times (a fixed-shape loop variable, the trip count an input)."""
+    _, result = tf.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, v * 0.5),
+                              [tf.constant(0), x])
+    return result
+
+  @tf.function(input_signature=[
+      tf.TensorSpec([], tf.float32),
+      tf.TensorSpec([], tf.float32),
+      tf.TensorSpec([], tf.int32),
+  ])
+  def linspace_runtime_count(self, start, stop, num):
+    return tf.linspace(start, stop, num)
+
+# ---- the import ----
+EXPORTED_NAMES = ()  # empty: every tf.function with an input_signature
+PIPELINE = 'tf-lower-to-mlprogram-and-hlo'
+
+
+def _exported(module):
+  if EXPORTED_NAMES:
+    return list(EXPORTED_NAMES)
+  return sorted(name for name in dir(module) if not name.startswith("__")
+                and isinstance(getattr(module, name, None), tf.types.experimental.PolymorphicFunction)
+                and getattr(module, name).input_signature is not None)
+
+
+def main():
+  tf.random.set_seed(0)
+  np.random.seed(0)
+  module = RuntimeLoopModule()
+  with tempfile.TemporaryDirectory() as saved_model:
+    tf.saved_model.save(module, saved_model)
+    try:
+      text = tf.mlir.experimental.convert_saved_model(
+          saved_model, exported_names=",".join(_exported(module)), show_debug_info=False)
+      lowered = tf.mlir.experimental.run_pass_pipeline(text, PIPELINE)
+    except Exception as e:  # the converter's and the pipeline's errors
+      lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+      first = lines[0] if lines else type(e).__name__
+      # TF appends the MLIR diagnostic's location ("<unknown>:0: error: loc(...)") to the message.
+      first = first.split("<unknown>:")[0].strip()
+      located = re.match(r"^\S+:\d+:\d+: (error: .*)", first)  # "-:3696:62: error: ..."
+      first = located.group(1) if located else first
+      print(first if first.startswith("error: ") else "error: " + first)
+      return 1
+  left = sorted(set(re.findall(r'"(tf(?:_executor|_device)?\.\w+)"\(', lowered)))
+  if left:
+    print("error: TF ops left unconverted: " + ", ".join(left))
+    return 1
+  print("imported without TF ops left")
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
