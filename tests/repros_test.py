@@ -118,6 +118,21 @@ class CheckReproTest(absltest.TestCase):
     directory = self._compile_repro(_GOOD_MODULE, "error: use of undeclared SSA value name")
     self.assertIn("no longer fails", make_repros.check_repro(directory))
 
+  def test_a_method_that_failed_alone_is_reproduced_alone(self):
+    directory = os.path.join(self._tempdir(), "iree_vmla", "x_test")
+    module_dir = self._tempdir()
+    os.makedirs(directory)
+    with open(os.path.join(module_dir, "iree_input.mlir"), "w") as f:
+      f.write(_BAD_MODULE + _GOOD_MODULE.replace("@f(", "@g("))
+    record = {"detail": "call 0 (f): method 'f' did not compile for iree_vmla: error: x"}
+    make_repros.write_compile(
+        make_repros.Listed("e2e", "iree_vmla", "x_test.py", "compile", "reason"),
+        make_repros.Found(module_dir, "t", {}, record, "compile"), directory)
+    with open(os.path.join(directory, "iree_input.mlir")) as f:
+      text = f.read()
+    self.assertIn("func.func @f(", text)
+    self.assertIn("func.func private @g(", text)
+
   def test_lists_typed_by_phase_and_untyped_are_read(self):
     root = self._tempdir()
     os.makedirs(os.path.join(root, "e2e"))
