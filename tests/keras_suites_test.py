@@ -14,6 +14,7 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from pyiree_tf_support import backends
+from pyiree_tf_support import expected_failures
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNDER_BAZEL = "TEST_SRCDIR" in os.environ
@@ -90,10 +91,14 @@ class KerasSuitesTest(parameterized.TestCase):
   def test_known_failures_are_manual_and_expect_their_backend_to_fail_in_its_phase(self):
     tests = query_tests("tests(//e2e/keras:keras_tests_failing)")
     self.assertNotEmpty(tests)
+    listed = expected_failures.failing_by_backend(os.path.join(ROOT, "e2e", "keras", "BUILD.bazel"))
+    expected_flags = {f"keras_tests_failing_{name[:-len('.py')]}__tf__{backend}":
+                      f"{backend}:{entry.phase.value}"
+                      for backend, files in listed.items() for name, entry in files.items()}
+    self.assertCountEqual([test.name for test in tests], expected_flags)
     for test in tests:
       self.assertIn("manual", test.tags)
-      # lstm_test.py fails in the import (Keras' rolled LSTM keeps a TensorList variant).
-      self.assertEqual(_flag(test, "xfail_backends"), _flag(test, "target_backends") + ":import")
+      self.assertEqual(_flag(test, "xfail_backends"), expected_flags[test.name], test.name)
 
 
 if __name__ == "__main__":
