@@ -1,19 +1,22 @@
 """TensorFlow -> MLIR: a tf.Module becomes TF-dialect text (tf_input), StableHLO text (iree_input)
 and the metadata of its exported functions. The only module besides tf_utils that imports TF."""
 
+import contextlib
 import dataclasses
 import inspect
 import os
 import re
 import shutil
 import tempfile
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import import_pipeline
+from pyiree_tf_support import method_imports
 from pyiree_tf_support import structure
+from pyiree_tf_support.method_imports import MethodImports
 from pyiree_tf_support.signatures import FunctionSignature, InputSpec
 
 
@@ -23,18 +26,36 @@ class ModuleImportError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class ImportedModule:
-  """A module imported once per process and shared by every IREE backend."""
+  """A module imported once per process and shared by every IREE backend.
+
+  With `method_imports` the whole module did not import, and the texts hold only the functions
+  that imported alone (`imported_names`); the others are still in `exported_names` and
+  `signatures`, so a call of one can say why it cannot run.
+  """
   module_name: str
   exported_names: Tuple[str, ...]
   tf_input: str
   iree_input: str
   signatures: Dict[str, FunctionSignature]
   problem: Optional[str] = None  # why the texts cannot be compiled, if they cannot
+  method_imports: Optional[MethodImports] = None
 
-  def check(self) -> None:
-    """Raises the import problem, if any: call it after saving the texts for inspection."""
+  @property
+  def imported_names(self) -> Tuple[str, ...]:
+    """The exported functions the texts hold."""
+    if self.method_imports is None:
+      return self.exported_names
+    return self.method_imports.imported
+
+  def check(self, partial: bool = False) -> None:
+    """Raises the import problem, if any: call it after saving the texts for inspection.
+    `partial`: a module whose functions imported one by one is fine (else it raises the whole
+    module's error)."""
     if self.problem:
       raise ModuleImportError(self.problem)
+    if self.method_imports is not None and not partial:
+      raise ModuleImportError(f"{self.method_imports.module_error}\n"
+                              f"{self.method_imports.describe()}")
 
 
 def normalize_exported_names(exported_names: Union[str, Sequence[str], None]) -> Tuple[str, ...]:
@@ -218,22 +239,33 @@ def _remove_stale_saved_models() -> None:
 LOWERING_PIPELINE = import_pipeline.LOWERING_PIPELINE
 
 
-def import_tf_dialect(module: tf.Module, names: Sequence[str],
-                      keep_saved_model_at: Optional[Sequence[str]] = None) -> str:
-  """SavedModel -> TF-dialect text (tf_input.mlir), exported functions named as users call them."""
+@contextlib.contextmanager
+def _saved_model(module: tf.Module, keep_saved_model_at: Optional[Sequence[str]]) -> Iterator[str]:
+  """A temporary SavedModel of `module` (copied to each of `keep_saved_model_at`)."""
   _remove_stale_saved_models()
   saved_model_dir = tempfile.mkdtemp(prefix=f"{_SAVED_MODEL_PREFIX}{os.getpid()}_")
   try:
     save_saved_model(module, saved_model_dir)
-    raw = tf.mlir.experimental.convert_saved_model(
-        saved_model_dir, exported_names=",".join(names), show_debug_info=False)
     for destination in keep_saved_model_at or ():
       if os.path.exists(destination):
         shutil.rmtree(destination)
       shutil.copytree(saved_model_dir, destination)
+    yield saved_model_dir
   finally:
     shutil.rmtree(saved_model_dir, ignore_errors=True)
+
+
+def _convert(saved_model_dir: str, names: Sequence[str]) -> str:
+  raw = tf.mlir.experimental.convert_saved_model(
+      saved_model_dir, exported_names=",".join(names), show_debug_info=False)
   return rename_exported_functions(raw)
+
+
+def import_tf_dialect(module: tf.Module, names: Sequence[str],
+                      keep_saved_model_at: Optional[Sequence[str]] = None) -> str:
+  """SavedModel -> TF-dialect text (tf_input.mlir), exported functions named as users call them."""
+  with _saved_model(module, keep_saved_model_at) as saved_model_dir:
+    return _convert(saved_model_dir, names)
 
 
 # A tf.Variable the module never assigns becomes an immutable *public* global, and IREE keeps its
@@ -257,8 +289,15 @@ def lower_to_iree_input(tf_input: str) -> str:
 
 def import_module(module: tf.Module, module_name: str,
                   exported_names: Sequence[str] = (),
-                  keep_saved_model_at: Optional[Sequence[str]] = None) -> ImportedModule:
-  """SavedModel -> tf_input -> iree_input, with the errors the tools themselves don't give."""
+                  keep_saved_model_at: Optional[Sequence[str]] = None,
+                  each_function_on_failure: bool = False) -> ImportedModule:
+  """SavedModel -> tf_input -> iree_input, with the errors the tools themselves don't give.
+
+  `each_function_on_failure`: when the whole module does not import (TF's importer or lowering
+  raises, or leaves TF ops or functions out), import each function alone and keep those that
+  import (`ImportedModule.method_imports` says which). When none does, the whole module's error
+  stands (raised, or as `problem` with each function's error after it).
+  """
   names = exported_function_names(module, module_name, exported_names)
   for name in names:
     namedtuple = _namedtuple_output(getattr(module, name))
@@ -276,17 +315,64 @@ def import_module(module: tf.Module, module_name: str,
           f"input_signature that IREE's SavedModel import cannot take: {', '.join(defaults)} "
           "(only None is accepted); wrap it without them, e.g. "
           "tf.function(input_signature=[...])(lambda x: f(x, training=False)).")
-  tf_input = import_tf_dialect(module, names, keep_saved_model_at)
+  subject = f"Module '{module_name}'"
+  with _saved_model(module, keep_saved_model_at) as saved_model_dir:
+    try:
+      tf_input, iree_input = _import_names(saved_model_dir, names)
+    except Exception as e:  # pylint: disable=broad-except
+      if not each_function_on_failure or len(names) < 2:
+        raise
+      whole, error, module_error = None, e, f"{type(e).__name__}: {e}"
+    else:
+      # The hints name the files where this text is saved, which it is unless functions import.
+      whole = ImportedModule(module_name, tuple(names), tf_input, iree_input, signatures,
+                             _problem(subject, names, iree_input, with_file_hints=True))
+      module_error = _problem(subject, names, iree_input)
+      if module_error is None or not each_function_on_failure or len(names) < 2:
+        return whole
+      error = None
+    partial, record = method_imports.import_each_function(
+        module_name, names, module_error,
+        lambda some: _import_or_raise(saved_model_dir, some, module_name))
+  if partial is not None:
+    return ImportedModule(module_name, tuple(names), partial[0], partial[1], signatures,
+                          method_imports=record)
+  if error is not None:
+    raise error
+  return dataclasses.replace(whole, problem=f"{whole.problem}\n{record.describe()}")
+
+
+def _import_names(saved_model_dir: str, names: Sequence[str]) -> Tuple[str, str]:
+  """tf_input and iree_input of `names`; the errors of TF's importer and lowering propagate."""
+  tf_input = _convert(saved_model_dir, names)
   lowered = import_pipeline.lower(tf_input, names)
-  iree_input = lowered.header() + privatize_immutable_globals(lowered.text)
-  problem = None
+  return tf_input, lowered.header() + privatize_immutable_globals(lowered.text)
+
+
+def _problem(subject: str, names: Sequence[str], iree_input: str,
+             with_file_hints: bool = False) -> Optional[str]:
+  """Why `iree_input` cannot be compiled (None: it can)."""
   missing = [name for name in names if f"func.func @{name}(" not in iree_input]
-  leftover = unconverted_tf_ops(iree_input)
   if missing:
-    problem = (f"Module '{module_name}' imported without the functions {', '.join(missing)}: "
-               "the SavedModel importer produced no code for them (see tf_input.mlir).")
-  elif leftover:
-    problem = (f"Module '{module_name}' uses TensorFlow ops IREE cannot compile: "
-               f"{', '.join(leftover)} (left unconverted by the TF->StableHLO lowering; "
-               "see iree_input.mlir).")
-  return ImportedModule(module_name, tuple(names), tf_input, iree_input, signatures, problem)
+    return (f"{subject} imported without the functions {', '.join(missing)}: "
+            "the SavedModel importer produced no code for them"
+            + (" (see tf_input.mlir)." if with_file_hints else "."))
+  leftover = unconverted_tf_ops(iree_input)
+  if leftover:
+    return (f"{subject} uses TensorFlow ops IREE cannot compile: {', '.join(leftover)} "
+            "(left unconverted by the TF->StableHLO lowering"
+            + ("; see iree_input.mlir)." if with_file_hints else ")."))
+  return None
+
+
+def _import_or_raise(saved_model_dir: str, names: Sequence[str], module_name: str
+                     ) -> Tuple[str, str]:
+  """tf_input and iree_input of `names`, which the per-function fallback imports; raises why not
+  (a single function's error names it)."""
+  tf_input, iree_input = _import_names(saved_model_dir, names)
+  subject = (f"Function '{names[0]}' of module '{module_name}'" if len(names) == 1
+             else f"Module '{module_name}' (functions {', '.join(names)})")
+  problem = _problem(subject, names, iree_input)
+  if problem:
+    raise ModuleImportError(problem)
+  return tf_input, iree_input

@@ -18,6 +18,7 @@ from pyiree_tf_support import phases
 from pyiree_tf_support import reporting
 from pyiree_tf_support import tf_utils
 from pyiree_tf_support.compile_cache import CompileCache
+from pyiree_tf_support.method_imports import MethodImports
 from pyiree_tf_support.reporting import Outcome, Status
 from pyiree_tf_support.tf_utils import BackendInfo
 
@@ -49,6 +50,11 @@ class ClassSetup:
   targets: Tuple[BackendSetup, ...]
   requested: bool
   iree_input: Optional[str] = None  # what the IREE backends were compiled from (None: no import).
+  method_imports: Optional[MethodImports] = None  # the whole module did not import.
+
+  def method_imports_note(self) -> str:
+    """When the whole module did not import: its error and which functions import alone."""
+    return "" if self.method_imports is None else self.method_imports.describe()
 
   def skipped(self) -> Tuple[BackendSetup, ...]:
     return tuple(s for s in self.targets if s.status is Status.SKIPPED)
@@ -103,9 +109,11 @@ def claim_artifacts_dir(module_class) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class ImportResult:
-  """The one import of the module for every IREE backend: its input text, or why it failed."""
+  """The one import of the module for every IREE backend: its input text, or why it failed
+  (`method_imports`: the whole module did not import, the text holds the functions that did)."""
   iree_input: Optional[str] = None
   error: Optional[str] = None
+  method_imports: Optional[MethodImports] = None
 
 
 def pre_import(module_class, exported_names: Sequence[str], artifacts_dir: str,
@@ -114,10 +122,11 @@ def pre_import(module_class, exported_names: Sequence[str], artifacts_dir: str,
   if not any(info.is_iree for info in (plan.reference,) + plan.targets):
     return ImportResult()
   try:
-    imported = tf_utils.import_module_class(module_class, exported_names, artifacts_dir)
+    imported = tf_utils.import_module_class(module_class, exported_names, artifacts_dir,
+                                            each_function_on_failure=True)
   except Exception as e:  # pylint: disable=broad-except
     return ImportResult(error=f"{type(e).__name__}: {e}")
-  return ImportResult(iree_input=imported.iree_input)
+  return ImportResult(iree_input=imported.iree_input, method_imports=imported.method_imports)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -180,7 +189,7 @@ def set_up_class(module_class, exported_names: Sequence[str],
     raise RuntimeError(f"The reference backend '{plan.reference.name}' could not be used for "
                        f"module '{module_name}': {reference.detail}") from reference.error
   return ClassSetup(module_name, artifacts_dir, reference.module, tuple(targets), plan.requested,
-                    imported.iree_input)
+                    imported.iree_input, imported.method_imports)
 
 
 def expected_to_fail(info: BackendInfo) -> bool:

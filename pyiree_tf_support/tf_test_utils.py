@@ -207,8 +207,12 @@ class TracedModuleTestCase(tf.test.TestCase):
     step = "saving the trace"
     try:
       path = self._save_trace(trace)
+      not_imported = module.method_import_error(trace.pending_method) if error else None
       not_compiled = module.method_compile_error(trace.pending_method) if error else None
-      if not_compiled:
+      if not_imported:
+        outcome = Outcome(setup.info.name, Status.IMPORT_ERROR,
+                          f"call {len(trace.calls)} ({trace.pending_method}): {not_imported}", path)
+      elif not_compiled:
         outcome = Outcome(setup.info.name, Status.COMPILE_ERROR,
                           f"call {len(trace.calls)} ({trace.pending_method}): {not_compiled}", path)
       elif error:
@@ -254,7 +258,8 @@ class TracedModuleTestCase(tf.test.TestCase):
              for s, o in zip(self._setup.targets, outcomes)]
 
     report = reporting.format_report(ref_trace.function_name, ref_trace.backend, shown)
-    for note in (self._setup.method_compiles_note(), self._setup.skipped_note()):
+    for note in (self._setup.method_imports_note(), self._setup.method_compiles_note(),
+                 self._setup.skipped_note()):
       report += "\n" + note if note else ""
     records = [self._backend_record(setup, module, outcome, raw, trace_name, repros)
                for (setup, module), outcome, (raw, repros) in zip(targets, shown, results)]

@@ -25,6 +25,7 @@ from pyiree_tf_support import cli_flags
 from pyiree_tf_support import compiler
 from pyiree_tf_support import importer
 from pyiree_tf_support import method_compiles
+from pyiree_tf_support import method_imports
 from pyiree_tf_support import runtime
 from pyiree_tf_support import structure
 from pyiree_tf_support.compile_cache import CompileCache
@@ -179,6 +180,9 @@ class BackendInfo:
     `each_method_on_failure`: when the whole module does not compile, compile each method alone
     and keep those that do (`IreeCompiledModule.method_compiles` says which); calling one that
     did not raises `MethodNotCompiledError`. Without it a failure raises CompileError, as in 2020.
+    The same holds for the import: when the whole module does not import, the functions that
+    import alone are compiled (`method_imports`; a call of another raises
+    `MethodNotImportedError`); without it the import error is raised.
     """
     exported_names = importer.normalize_exported_names(exported_names)
     if self.is_iree:
@@ -235,15 +239,24 @@ def _save_import_artifacts(imported: importer.ImportedModule, artifacts_dir: Opt
 
 def import_module_class(module_class: ModuleClass, exported_names: Sequence[str] = (),
                         artifacts_dir: Optional[str] = None,
-                        keep_saved_model_at: Sequence[str] = ()) -> importer.ImportedModule:
-  """Imports a module class once per process and exported names; later calls reuse the result."""
+                        keep_saved_model_at: Sequence[str] = (),
+                        each_function_on_failure: bool = False) -> importer.ImportedModule:
+  """Imports a module class once per process and exported names; later calls reuse the result.
+
+  `each_function_on_failure`: a module whose whole import failed but some of whose functions
+  import alone is returned holding those (else its import error is raised, as in 2020). The
+  per-function import is done (and cached) either way, so both kinds of caller share it.
+  """
   exported_names = importer.normalize_exported_names(exported_names)
   key = (module_class, exported_names)
   with _process_cache_lock:
     imported = _imports.get(key)
     if imported is None:
       imported = importer.import_module(_instantiate(module_class), module_name_of(module_class),
-                                        exported_names, keep_saved_model_at)
+                                        exported_names, keep_saved_model_at,
+                                        each_function_on_failure=True)
+      if imported.method_imports is not None:
+        logging.warning("%s", imported.method_imports.describe())
       _imports[key] = imported
       _saved_import_dirs[key] = set()
     if artifacts_dir is not None and artifacts_dir not in _saved_import_dirs[key]:
@@ -252,7 +265,7 @@ def import_module_class(module_class: ModuleClass, exported_names: Sequence[str]
     for path in keep_saved_model_at:  # the import ran earlier, for another backend.
       if not os.path.exists(path):
         importer.save_saved_model(_instantiate(module_class), path)
-  imported.check()
+  imported.check(partial=each_function_on_failure)
   return imported
 
 
@@ -391,6 +404,10 @@ class CompiledModule:
     """Why `method` cannot be called on this backend because it did not compile, or None."""
     return None
 
+  def method_import_error(self, method: Optional[str]) -> Optional[str]:
+    """Why `method` cannot be called on this backend because it did not import, or None."""
+    return None
+
   def _not_exported_reason(self, name: str) -> Optional[str]:
     """Why the module's attribute `name` is not exported (None: it is no tf.function)."""
     with _process_cache_lock:
@@ -472,34 +489,42 @@ class MethodNotCompiledError(compiler.CompileError):
   """A call of a method that did not compile for this backend (the others did)."""
 
 
+class MethodNotImportedError(importer.ModuleImportError):
+  """A call of a method that did not import (the others did)."""
+
+
 class IreeCompiledModule(CompiledModule):
   """The module compiled by IREE for one backend and loaded into its runtime driver.
 
   `method_compiles` is None when the whole module compiled; else (with `each_method_on_failure`)
-  it says which methods compiled alone, and the module holds only those.
+  it says which methods compiled alone, and the module holds only those. Likewise
+  `method_imports` is None when the whole module imported; else it says which functions
+  imported alone, and only those were compiled.
   """
 
   def __init__(self, module_class: ModuleClass, backend_info: BackendInfo,
                exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None,
                _compiled: Optional[Tuple[bytes, Dict[str, FunctionSignature],
-                                         Optional[method_compiles.MethodCompiles]]] = None,
+                                         Optional[method_compiles.MethodCompiles],
+                                         Optional[method_imports.MethodImports]]] = None,
                compile_cache: Optional[CompileCache] = None,
                each_method_on_failure: bool = False):
     super().__init__(module_class, backend_info, exported_names, artifacts_dir)
     if _compiled is None:
       imported = import_module_class(
           module_class, exported_names, artifacts_dir,
-          _keep_saved_model_at(artifacts_dir, backends_to_str([backend_info])))
+          _keep_saved_model_at(artifacts_dir, backends_to_str([backend_info])),
+          each_function_on_failure=each_method_on_failure)
       try:
         _compiled = (_compile_imported(imported, [backend_info], artifacts_dir, compile_cache),
-                     imported.signatures, None)
+                     imported.signatures, None, imported.method_imports)
       except compiler.CompileError as e:
-        if not each_method_on_failure or len(imported.exported_names) < 2:
+        if not each_method_on_failure or len(imported.imported_names) < 2:
           raise
         vmfb, record = _compile_each_method(imported, backend_info, artifacts_dir,
                                             compile_cache, e)
-        _compiled = (vmfb, imported.signatures, record)
-    self._vmfb, self._signatures, self.method_compiles = _compiled
+        _compiled = (vmfb, imported.signatures, record, imported.method_imports)
+    self._vmfb, self._signatures, self.method_compiles, self.method_imports = _compiled
     self._loaded = runtime.load_module(self._vmfb, backend_info.driver,
                                        isolated=backend_info.isolated)
 
@@ -512,15 +537,23 @@ class IreeCompiledModule(CompiledModule):
     return self._vmfb
 
   def method_compile_error(self, method: Optional[str]) -> Optional[str]:
-    """Why `method` is not in this module (it did not compile), or None."""
-    if self.method_compiles is None or method in self.method_compiles.compiled:
+    """Why `method` is not in this module because it did not compile, or None."""
+    if (self.method_compiles is None or method in self.method_compiles.compiled
+        or self.method_import_error(method)):
       return None
     return self.method_compiles.call_error(method) if method in self._signatures else None
+
+  def method_import_error(self, method: Optional[str]) -> Optional[str]:
+    """Why `method` is not in this module because it did not import, or None."""
+    if self.method_imports is None or self.method_imports.failure_of(method) is None:
+      return None
+    return self.method_imports.call_error(method)
 
   def create_reinitialized(self) -> "IreeCompiledModule":
     return IreeCompiledModule(self._module_class, self._backend_info, self._exported_names,
                               self._artifacts_dir,
-                              _compiled=(self._vmfb, self._signatures, self.method_compiles))
+                              _compiled=(self._vmfb, self._signatures, self.method_compiles,
+                                         self.method_imports))
 
   def reinitialize(self) -> None:
     self._loaded.reset()  # a new context; an isolated module keeps its worker process.
@@ -529,6 +562,9 @@ class IreeCompiledModule(CompiledModule):
     self._loaded.close()
 
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
+    not_imported = self.method_import_error(name)
+    if not_imported:
+      raise MethodNotImportedError(not_imported)
     not_compiled = self.method_compile_error(name)
     if not_compiled:
       raise MethodNotCompiledError(not_compiled)
