@@ -64,6 +64,19 @@ class OnlyStrings(tf.Module):
     return tf.strings.length(tf.strings.as_string(x))
 
 
+class GrowingLoopAndLength(DoubleAndLength):
+  """`grow` imports alone without an error, but TF prints its loop as text that does not parse
+  back; compiled with `double` it would sink `double` too."""
+
+  @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
+  def grow(self, n):
+    _, values = tf.while_loop(
+        lambda i, values: i < n, lambda i, values: (i + 1, tf.concat([values, [i]], 0)),
+        [tf.constant(0), tf.zeros([0], tf.int32)],
+        shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])
+    return values
+
+
 X = np.array([1., 2., 3.], np.float32)
 WORDS = np.array([b"a", b"four"], dtype=object)
 
@@ -95,6 +108,16 @@ class ImportEachFunctionTest(absltest.TestCase):
                   "cannot compile: tf.StringLength", failure.reason)
     self.assertIn("Module 'DoubleAndLength' uses TensorFlow ops IREE cannot compile: "
                   "tf.StringLength", imported.method_imports.module_error)
+
+  def test_a_function_whose_lowered_text_does_not_parse_back_is_not_imported(self):
+    imported = importer.import_module(GrowingLoopAndLength(), "GrowingLoopAndLength",
+                                      each_function_on_failure=True)
+    self.assertEqual(imported.imported_names, ("double",))
+    reasons = {f.function: f.reason for f in imported.method_imports.failed}
+    self.assertEqual(sorted(reasons), ["grow", "lengths"])
+    self.assertIn("Function 'grow' of module 'GrowingLoopAndLength' was lowered by TF to text "
+                  "that does not parse back: ", reasons["grow"])
+    self.assertIn("error: use of value", reasons["grow"])
 
   def test_without_it_the_whole_module_error_stands(self):
     imported = importer.import_module(DoubleAndLength(), "DoubleAndLength")
