@@ -1,20 +1,22 @@
 """TensorFlow -> MLIR: a tf.Module becomes TF-dialect text (tf_input), StableHLO text (iree_input)
-and the metadata of its exported functions. The only module besides tf_utils that imports TF."""
+and the metadata of its exported functions.
 
-import contextlib
+Over 300 lines because the checks of what TF's tools accept (exported names, signatures, Python
+defaults, namedtuples, ops left unconverted, text that does not parse back) share the one import
+they guard, whole-module or per function (`method_imports` decides which functions to keep).
+"""
+
 import dataclasses
 import inspect
-import os
 import re
-import shutil
-import tempfile
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import import_pipeline
 from pyiree_tf_support import method_imports
+from pyiree_tf_support import saved_models
 from pyiree_tf_support import structure
 from pyiree_tf_support.method_imports import MethodImports
 from pyiree_tf_support.signatures import FunctionSignature, InputSpec
@@ -213,46 +215,7 @@ def unconverted_tf_ops(iree_input: str) -> List[str]:
   return sorted(set(_TF_OP_RE.findall(iree_input)))
 
 
-def save_saved_model(module: tf.Module, directory: str) -> None:
-  """Saves `module` as the SavedModel the importer reads."""
-  tf.saved_model.save(module, directory, options=tf.saved_model.SaveOptions(save_debug_info=False))
-
-
-_SAVED_MODEL_PREFIX = "pyiree_tf_support_saved_model_"
-
-
-def _remove_stale_saved_models() -> None:
-  """Removes temporary SavedModels left by killed processes (their pid is in the name)."""
-  root = tempfile.gettempdir()
-  for name in os.listdir(root):
-    pid = name[len(_SAVED_MODEL_PREFIX):].split("_")[0]
-    if not name.startswith(_SAVED_MODEL_PREFIX) or not pid.isdigit():
-      continue
-    try:
-      os.kill(int(pid), 0)
-    except ProcessLookupError:
-      shutil.rmtree(os.path.join(root, name), ignore_errors=True)
-    except PermissionError:  # alive, another user's.
-      pass
-
-
 LOWERING_PIPELINE = import_pipeline.LOWERING_PIPELINE
-
-
-@contextlib.contextmanager
-def _saved_model(module: tf.Module, keep_saved_model_at: Optional[Sequence[str]]) -> Iterator[str]:
-  """A temporary SavedModel of `module` (copied to each of `keep_saved_model_at`)."""
-  _remove_stale_saved_models()
-  saved_model_dir = tempfile.mkdtemp(prefix=f"{_SAVED_MODEL_PREFIX}{os.getpid()}_")
-  try:
-    save_saved_model(module, saved_model_dir)
-    for destination in keep_saved_model_at or ():
-      if os.path.exists(destination):
-        shutil.rmtree(destination)
-      shutil.copytree(saved_model_dir, destination)
-    yield saved_model_dir
-  finally:
-    shutil.rmtree(saved_model_dir, ignore_errors=True)
 
 
 def _convert(saved_model_dir: str, names: Sequence[str]) -> str:
@@ -264,7 +227,7 @@ def _convert(saved_model_dir: str, names: Sequence[str]) -> str:
 def import_tf_dialect(module: tf.Module, names: Sequence[str],
                       keep_saved_model_at: Optional[Sequence[str]] = None) -> str:
   """SavedModel -> TF-dialect text (tf_input.mlir), exported functions named as users call them."""
-  with _saved_model(module, keep_saved_model_at) as saved_model_dir:
+  with saved_models.temporary(module, keep_saved_model_at) as saved_model_dir:
     return _convert(saved_model_dir, names)
 
 
@@ -316,7 +279,7 @@ def import_module(module: tf.Module, module_name: str,
           "(only None is accepted); wrap it without them, e.g. "
           "tf.function(input_signature=[...])(lambda x: f(x, training=False)).")
   subject = f"Module '{module_name}'"
-  with _saved_model(module, keep_saved_model_at) as saved_model_dir:
+  with saved_models.temporary(module, keep_saved_model_at) as saved_model_dir:
     try:
       tf_input, iree_input = _import_names(saved_model_dir, names)
     except Exception as e:  # pylint: disable=broad-except

@@ -27,6 +27,7 @@ from pyiree_tf_support import importer
 from pyiree_tf_support import method_compiles
 from pyiree_tf_support import method_imports
 from pyiree_tf_support import runtime
+from pyiree_tf_support import saved_models
 from pyiree_tf_support import structure
 from pyiree_tf_support.compile_cache import CompileCache
 from pyiree_tf_support.signatures import FunctionSignature, signatures_to_json
@@ -264,7 +265,7 @@ def import_module_class(module_class: ModuleClass, exported_names: Sequence[str]
       _saved_import_dirs[key].add(artifacts_dir)
     for path in keep_saved_model_at:  # the import ran earlier, for another backend.
       if not os.path.exists(path):
-        importer.save_saved_model(_instantiate(module_class), path)
+        saved_models.save(_instantiate(module_class), path)
   imported.check(partial=each_function_on_failure)
   return imported
 
