@@ -302,7 +302,8 @@ def import_module(module: tf.Module, module_name: str,
                           method_imports=record)
   if error is not None:
     raise error
-  return dataclasses.replace(whole, problem=f"{whole.problem}\n{record.describe()}")
+  return dataclasses.replace(
+      whole, problem=f"{whole.problem}\n{record.describe(with_module_error=False)}")
 
 
 def _import_names(saved_model_dir: str, names: Sequence[str]) -> Tuple[str, str]:

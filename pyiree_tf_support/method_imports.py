@@ -31,12 +31,15 @@ class MethodImports:
   def failure_of(self, function: Optional[str]) -> Optional[FunctionImportFailure]:
     return next((f for f in self.failed if f.function == function), None)
 
-  def describe(self) -> str:
-    """The whole-module error's first line, then per function whether it imports alone."""
+  def describe(self, with_module_error: bool = True) -> str:
+    """The whole-module error's first line (unless shown elsewhere), then per function whether it
+    imports alone."""
     total = len(self.imported) + len(self.failed)
-    lines = [f"Module '{self.module_name}' did not import as a whole: "
-             f"{phases.first_error_line(self.module_error, diagnostics=True)}",
-             f"Imported alone, {len(self.imported)} of {total} function(s) import:"]
+    lines = []
+    if with_module_error:
+      lines.append(f"Module '{self.module_name}' did not import as a whole: "
+                   f"{phases.first_error_line(self.module_error, diagnostics=True)}")
+    lines.append(f"Imported alone, {len(self.imported)} of {total} function(s) import:")
     lines += [f"  {name}: imports" for name in self.imported]
     lines += [f"  {failure.function}: does not import: "
               f"{phases.first_error_line(failure.reason, diagnostics=True)}"
