@@ -16,6 +16,7 @@ import tensorflow as tf
 
 from pyiree_tf_support import import_pipeline
 from pyiree_tf_support import method_imports
+from pyiree_tf_support import phases
 from pyiree_tf_support import saved_models
 from pyiree_tf_support import structure
 from pyiree_tf_support.method_imports import MethodImports
@@ -298,8 +299,11 @@ def import_module(module: tf.Module, module_name: str,
         module_name, names, module_error,
         lambda some: _import_or_raise(saved_model_dir, some, module_name))
   if partial is not None:
-    return ImportedModule(module_name, tuple(names), partial[0], partial[1], signatures,
-                          method_imports=record)
+    not_imported = "".join(
+        f"{import_pipeline.HEADER_PREFIX}function '{failure.function}' not imported: "
+        f"{phases.first_error_line(failure.reason, diagnostics=True)}\n" for failure in record.failed)
+    return ImportedModule(module_name, tuple(names), partial[0], not_imported + partial[1],
+                          signatures, method_imports=record)
   if error is not None:
     raise error
   return dataclasses.replace(

@@ -101,6 +101,10 @@ class ImportEachFunctionTest(absltest.TestCase):
     self.assertEqual(imported.exported_names, ("double", "lengths"))
     self.assertIn("func.func @double(", imported.iree_input)
     self.assertNotIn("@lengths", imported.iree_input)
+    self.assertStartsWith(imported.iree_input,  # readers of iree_input.mlir learn what is missing.
+                          "// pyiree_tf_support import: function 'lengths' not imported: "
+                          "ModuleImportError: Function 'lengths' of module 'DoubleAndLength' uses "
+                          "TensorFlow ops IREE cannot compile: tf.StringLength")
     self.assertEqual(set(imported.signatures), {"double", "lengths"})
     (failure,) = imported.method_imports.failed
     self.assertEqual(failure.function, "lengths")
