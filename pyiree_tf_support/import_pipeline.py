@@ -18,6 +18,7 @@ import tensorflow as tf
 
 from pyiree_tf_support import dynamic_broadcasts
 from pyiree_tf_support import dynamic_reshapes
+from pyiree_tf_support import growing_carries
 
 # The TF -> StableHLO + ml_program lowering IREE's own TF importer runs.
 LOWERING_PIPELINE = "tf-lower-to-mlprogram-and-hlo"
@@ -127,6 +128,13 @@ def concats_to_stack_and_reshape(text: str) -> str:
 LOWERING = Step(
     "lower", "TF's own TF -> StableHLO + ml_program lowering (what IREE's iree-import-tf runs).",
     passes=LOWERING_PIPELINE)
+GROWING_CARRIES = Step(
+    "growing-carries",
+    "A while loop carrying a tensor that grows from empty (shape invariant [None]) is printed "
+    "by the lowering with the static empty start type, text that does not parse back: the start "
+    "becomes an empty tensor of the body's dynamic type (and an integer concatenate of dynamic "
+    "operands tensor.concat, which IREE aborts on otherwise).",
+    rewrite=growing_carries.rewrite_growing_carries)
 DYNAMIC_RESHAPES = Step(
     "dynamic-reshapes",
     "tf.Reshape to a constant shape with a dynamic result, which the lowering leaves, as "
@@ -163,11 +171,12 @@ TENSOR_LIST_STEPS = (
          "unknown sizes, which falls back to the plain lowering).",
          passes="tf-tensor-list-ops-decomposition,canonicalize", per_exported_function=True),
     LOWERING,
+    GROWING_CARRIES,
     DYNAMIC_RESHAPES,
     DYNAMIC_BROADCASTS,
 )
 
-PLAIN = Pipeline("plain", (LOWERING, DYNAMIC_RESHAPES, DYNAMIC_BROADCASTS))
+PLAIN = Pipeline("plain", (LOWERING, GROWING_CARRIES, DYNAMIC_RESHAPES, DYNAMIC_BROADCASTS))
 TENSOR_LISTS = Pipeline(
     "tensor-lists", TENSOR_LIST_STEPS,
     selected_by=("tf.TensorListReserve", "tf.TensorListFromTensor", "tf.EmptyTensorList"),
