@@ -1,11 +1,13 @@
 """Loops and sequences whose length is a runtime scalar input: tf.while_loops with a runtime
 trip count, tf.linspace with a runtime number of points.
 
-In the corpus because a result whose shape depends on an input value, not on the signature, does
-not import today: TF's lowering to StableHLO leaves the `tf.Reshape` of `tf.linspace` with a runtime
-`num` unconverted, and a while loop whose carried tensor grows (shape invariant [None]) is printed
-with its initial `tensor<0xi32>` type, so the text does not parse back. `halvings` (a runtime trip
-count over a fixed-shape carry, like control_flow_test.py's loops) is the control that compiles.
+In the corpus because a result whose shape depends on an input value, not on the signature, is
+hard to import: TF's lowering to StableHLO leaves the `tf.Reshape` of `tf.linspace` with a runtime
+`num` unconverted (still failing), and prints a while loop whose carried tensor grows (shape
+invariant [None]) with its initial `tensor<0xi32>` type, text that does not parse back (the
+importer's growing-carries step fixes it; the per-function import lets it compile without
+linspace). `halvings` (a runtime trip count over a fixed-shape carry, like control_flow_test.py's
+loops) is the control.
 linspace_test.py keeps `num` a constant.
 """
 

@@ -1,7 +1,8 @@
 // pyiree_tf_support import: pipeline 'plain'
 // pyiree_tf_support import:   1. lower: tf-lower-to-mlprogram-and-hlo
-// pyiree_tf_support import:   2. dynamic-reshapes (text rewrite)
-// pyiree_tf_support import:   3. dynamic-broadcasts (text rewrite)
+// pyiree_tf_support import:   2. growing-carries (text rewrite)
+// pyiree_tf_support import:   3. dynamic-reshapes (text rewrite)
+// pyiree_tf_support import:   4. dynamic-broadcasts (text rewrite)
 module {
   func.func private @batch_matmul_dynamic_batch(%arg0: tensor<?x2x3xf32>, %arg1: tensor<?x3x2xf32>) -> tensor<?x2x2xf32> {
     %c-2 = arith.constant -2 : index

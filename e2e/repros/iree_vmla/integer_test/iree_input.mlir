@@ -1,7 +1,8 @@
 // pyiree_tf_support import: pipeline 'plain'
 // pyiree_tf_support import:   1. lower: tf-lower-to-mlprogram-and-hlo
-// pyiree_tf_support import:   2. dynamic-reshapes (text rewrite)
-// pyiree_tf_support import:   3. dynamic-broadcasts (text rewrite)
+// pyiree_tf_support import:   2. growing-carries (text rewrite)
+// pyiree_tf_support import:   3. dynamic-reshapes (text rewrite)
+// pyiree_tf_support import:   4. dynamic-broadcasts (text rewrite)
 module {
   func.func @arithmetic(%arg0: tensor<5xi32>, %arg1: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32>, tensor<5xi32>, tensor<5xi32>) {
     %0 = stablehlo.maximum %arg0, %arg1 : tensor<5xi32>

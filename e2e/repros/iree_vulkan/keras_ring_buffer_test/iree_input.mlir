@@ -1,7 +1,8 @@
 // pyiree_tf_support import: pipeline 'plain'
 // pyiree_tf_support import:   1. lower: tf-lower-to-mlprogram-and-hlo
-// pyiree_tf_support import:   2. dynamic-reshapes (text rewrite)
-// pyiree_tf_support import:   3. dynamic-broadcasts (text rewrite)
+// pyiree_tf_support import:   2. growing-carries (text rewrite)
+// pyiree_tf_support import:   3. dynamic-reshapes (text rewrite)
+// pyiree_tf_support import:   4. dynamic-broadcasts (text rewrite)
 module {
   ml_program.global public mutable @"vars.__sm_node23__m.layer-1.size"(dense<0> : tensor<i32>) : tensor<i32>
   ml_program.global public mutable @"vars.__sm_node22__m.layer-1.head"(dense<0> : tensor<i32>) : tensor<i32>
