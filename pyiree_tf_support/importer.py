@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import tensorflow as tf
+from iree.compiler import ir
 
 from pyiree_tf_support import import_pipeline
 from pyiree_tf_support import method_imports
@@ -347,15 +348,18 @@ def _import_or_raise(saved_model_dir: str, names: Sequence[str], module_name: st
 
 
 def _reparse_problem(subject: str, iree_input: str) -> Optional[str]:
-  """Why TF's own parser rejects the text TF's lowering printed (None: it does not).
+  """Why MLIR's parser (IREE's, which knows every dialect the import steps emit) rejects the
+  text the import printed (None: it does not).
 
   The fallback checks this because one function whose text does not parse back (a while loop
-  whose carried tensor grows is printed with its initial static type) would make iree-compile
-  reject the text of every function imported with it. It is one parse (~1 ms for a small
-  module); whole-module imports skip it and leave the error to iree-compile, as before.
+  whose carried tensor grows from a non-empty start is printed with its initial static type) would
+  make iree-compile reject the text of every function imported with it. It is one parse (a few ms
+  for a small module); whole-module imports skip it and leave the error to iree-compile, as before.
   """
-  try:
-    tf.mlir.experimental.run_pass_pipeline(import_pipeline.strip_header(iree_input), "")
-  except tf.errors.OpError as e:
-    return f"{subject} was lowered by TF to text that does not parse back: {e.message.strip()}"
+  with ir.Context():
+    try:
+      ir.Module.parse(import_pipeline.strip_header(iree_input))
+    except ir.MLIRError as e:
+      message = " ".join(str(e).split())
+      return f"{subject} was lowered by TF to text that does not parse back: {message}"
   return None
