@@ -201,7 +201,9 @@ def from_bazel_testlogs(testlogs: str, directories: Sequence[str]) -> Run:
   if not os.path.isdir(testlogs):
     raise RunError(f"no run found: {testlogs} is not a directory (bazel-testlogs of a run)")
   notes: List[str] = []
-  newest: Dict[CellKey, Tuple[float, Cell]] = {}
+  # Only the newest target's records of a cell are read: bazel-testlogs keeps the outputs of
+  # targets an earlier run had (e.g. a file's e2e_tests_failing target before it passed).
+  newest: Dict[CellKey, Tuple[float, str, List[Dict[str, Any]]]] = {}
   for label, target_dirs in sorted(_target_dirs(testlogs).items()):
     package, _, target = label.rpartition("/")
     home = next((d for d in directories
@@ -220,10 +222,12 @@ def from_bazel_testlogs(testlogs: str, directories: Sequence[str]) -> Run:
             grouped.setdefault(key, []).extend(records)
             stamps[key] = max(stamps.get(key, 0.0), mtime)
     for key, records in grouped.items():
-      cell = combine(records, os.path.join(testlogs, label), stamps[key])
-      if cell is not None and stamps[key] >= newest.get(key, (-1.0, None))[0]:
-        newest[key] = (stamps[key], cell)
-  if not newest:
+      if stamps[key] >= newest.get(key, (-1.0, "", []))[0]:
+        newest[key] = (stamps[key], os.path.join(testlogs, label), records)
+  cells = {key: combine(records, source, stamp)
+           for key, (stamp, source, records) in newest.items()}
+  cells = {key: cell for key, cell in cells.items() if cell is not None}
+  if not cells:
     raise RunError(f"no run found: no e2e test of {', '.join(directories)} left a report.json "
                    f"under {testlogs}")
-  return Run({key: cell for key, (_, cell) in newest.items()}, tuple(notes))
+  return Run(cells, tuple(notes))

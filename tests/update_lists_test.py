@@ -4,6 +4,7 @@ made true to the run (added, removed, phase changed, untyped given a phase, cell
 they are) and the rest of the file stays byte-identical."""
 
 import glob
+import json
 import os
 import shutil
 import subprocess
@@ -218,6 +219,24 @@ class UpdateListsTest(parameterized.TestCase):
     self.assertStartsWith(lists["iree_llvmjit"]["erf_test.py"].reason, ERF_ERROR)
     self.assertEqual(list(lists["iree_vmla"]), ["erf_test.py"])  # from its sharded target.
     self.assertIn(": 2 added, 1 removed, 0 phase changed, 0 phase set", done.stdout)
+
+  def test_an_older_target_of_the_same_cell_is_not_read(self):
+    # bazel-testlogs keeps the outputs of targets an earlier run had, here a report written before
+    # reports recorded phases; the cell's newer target wins and the old one is never parsed.
+    testlogs = os.path.join(tempfile.mkdtemp(dir=self.dir), "bazel-testlogs")
+    shutil.copytree(self.testlogs, testlogs)
+    stale = os.path.join(testlogs, "pkg", "my_tests_failing_double_test__tf__iree_llvmjit",
+                         "test.outputs")
+    os.makedirs(stale)
+    old_report = {"format": "pyiree_tf_support.report/1", "tests": {"__main__.T.test_f": {
+        "traces": [{"backends": [{"backend": "iree_llvmjit", "outcome": "XFAIL"}]}]}}}
+    with zipfile.ZipFile(os.path.join(stale, "outputs.zip"), "w") as z:
+      z.writestr("DoubleModule/report.json", json.dumps(old_report))
+    os.utime(os.path.join(stale, "outputs.zip"), (1e9, 1e9))
+    directory = self.package('{"iree_llvmjit": {}}')
+    done = self.update(directory, f"--testlogs={testlogs}")
+    self.assertEqual(done.returncode, 0, done.stderr)
+    self.assertEqual(list(self.lists(directory)["iree_llvmjit"]), ["erf_test.py"])
 
   def test_a_package_of_another_name_takes_nothing_from_the_testlogs(self):
     directory = self.package('{"iree_llvmjit": {}}', name="other")
