@@ -6,7 +6,7 @@ setuptools.setup(
     name="pyiree-tf-support",
     version="0.1.0",
     description="Trace-based differential testing of TensorFlow modules across IREE backends.",
-    packages=["pyiree_tf_support"],
+    packages=setuptools.find_packages(include=["pyiree_tf_support", "pyiree_tf_support.*"]),
     python_requires=">=3.10",
     install_requires=[
         "tensorflow-cpu>=2.21,<2.22",
@@ -17,7 +17,7 @@ setuptools.setup(
         "numpy>=2.0,<3",
         "filecheck>=1.0.6,<2",  # tf_test_driver; why this one: its module docstring
     ],
-    extras_require={"test": ["pytest>=8", "pytest-xdist>=3"]},
+    extras_require={"test": ["pytest>=8", "pytest-xdist>=3", "import-linter>=2.1,<3"]},
     # Named as its module, so that conftest.py's `pytest_plugins` or `-p` never loads it twice.
     entry_points={"pytest11": ["pyiree_tf_support.pytest_plugin = pyiree_tf_support.pytest_plugin"]},
 )

@@ -1,6 +1,6 @@
 """e2e/simple_arithmetic_test.py done by hand against the raw TensorFlow and IREE APIs (no library).
 
-Only the backend table (`pyiree_tf_support/backends.py`, pure data) is read, so both sides compile
+Only the backend table (`pyiree_tf_support/core/backends.py`, pure data) is read, so both sides compile
 with the same targets, flags and driver.
 
 The baseline of bench/run_benchmark.py ratio 1: one process imports TF, builds SimpleArithmeticModule,
@@ -29,7 +29,7 @@ import iree.compiler  # pylint: disable=wrong-import-position
 import iree.runtime  # pylint: disable=wrong-import-position
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from pyiree_tf_support import backends  # pylint: disable=wrong-import-position
+from pyiree_tf_support.core import backends  # pylint: disable=wrong-import-position
 RTOL = ATOL = 1e-6  # float32 tolerances of the library's table.
 
 

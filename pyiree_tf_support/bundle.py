@@ -22,8 +22,8 @@ import shutil
 import sys
 from typing import Optional, Sequence
 
-from pyiree_tf_support import artifacts
-from pyiree_tf_support import backends
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import backends
 from pyiree_tf_support import cli_flags
 
 FORMAT = "pyiree_tf_support.bundle/1"
@@ -48,7 +48,7 @@ def write(module_dir: str, bundle_dir: str, target_backends: Sequence[str], cach
 
   Compiles every backend here (through `cache`); BundleError names what the module dir lacks.
   """
-  from pyiree_tf_support import compiler  # pylint: disable=import-outside-toplevel
+  from pyiree_tf_support.compiling import compiler  # pylint: disable=import-outside-toplevel
   module_dir = os.path.abspath(module_dir)
   traces = sorted(glob.glob(os.path.join(module_dir, "traces", "*_ref", "trace.json")))
   needed = [os.path.join(module_dir, "iree_input.mlir"), artifacts.signatures_path(module_dir)]

@@ -8,10 +8,11 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 from absl import flags
 from absl import logging
 
-from pyiree_tf_support import backends
-from pyiree_tf_support import compile_cache
-from pyiree_tf_support import phases
-from pyiree_tf_support import tolerances
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.compiling import compile_cache
+from pyiree_tf_support.core import phases
+from pyiree_tf_support.core import run_settings as run_settings_lib
+from pyiree_tf_support.comparing import tolerances
 
 ENV_VAR = "PYIREE_TF_SUPPORT_FLAGS"
 
@@ -161,6 +162,26 @@ def xfail_entries() -> Dict[str, Optional[phases.Phase]]:
 def tolerance_policy() -> tolerances.TolerancePolicy:
   """The tolerance table with the --tolerances overrides on top."""
   return tolerances.parse_overrides(value("tolerances") or "")
+
+
+def replay_arguments() -> Tuple[str, ...]:
+  """The flags of this run that a printed replay command must repeat to judge the same way."""
+  return (f"--tolerances={value('tolerances')}",) if value("tolerances") else ()
+
+
+def run_settings() -> run_settings_lib.RunSettings:
+  """The flags that set up and judge test classes, read once (see core/run_settings.py)."""
+  names = target_backend_names()
+  cache = compile_cache_from_flags()
+  return run_settings_lib.RunSettings(
+      reference_backend=value("reference_backend"),
+      target_backends=None if names is None else tuple(names),
+      run_in_worker=bool(value("run_in_worker")),
+      artifacts_dir=value("artifacts_dir"),
+      compile_jobs=value("compile_jobs"),
+      compile_cache_dir=None if cache is None else cache.directory,
+      xfail_backends=tuple(xfail_entries().items()),
+      keep_saved_model=bool(value("keep_saved_model")))
 
 
 def compile_cache_from_flags() -> Optional[compile_cache.CompileCache]:

@@ -32,11 +32,11 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 
-from pyiree_tf_support import backends
+from pyiree_tf_support.core import backends
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import expected_failures
-from pyiree_tf_support import pytest_listed
-from pyiree_tf_support import pytest_summary
+from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.harness import pytest_listed
+from pyiree_tf_support.harness import pytest_summary
 
 _STATE = pytest.StashKey["_Session"]()
 
@@ -117,8 +117,8 @@ class TracedCaseCollector(pytest.Class):
   """Yields `<test>[<backend>]` for every test method and planned target backend."""
 
   def collect(self):
-    from pyiree_tf_support import test_setup  # pylint: disable=import-outside-toplevel
-    targets = test_setup.plan_backends().targets
+    from pyiree_tf_support.harness import test_setup  # pylint: disable=import-outside-toplevel
+    targets = test_setup.plan_backends(cli_flags.run_settings()).targets
     failing = expected_failures.for_test_file(str(self.path))
     base = sys.modules["pyiree_tf_support.tf_test_utils"].TracedModuleTestCase
     # tf.test.TestCase's own test_session is "Not a test."; only the user's methods are tests.
@@ -134,12 +134,14 @@ class TracedCaseCollector(pytest.Class):
 
 def _expected_failure(info, failing: Dict[str, expected_failures.ExpectedFailure]
                       ) -> Optional[expected_failures.ExpectedFailure]:
-  from pyiree_tf_support import test_setup  # pylint: disable=import-outside-toplevel
+  from pyiree_tf_support.harness import test_setup  # pylint: disable=import-outside-toplevel
   for listed, expected in failing.items():
     if backends.lookup(listed).name == info.spec.name:
       return expected
-  if test_setup.expected_to_fail(info):
-    return expected_failures.ExpectedFailure(test_setup.expected_phase(info), "--xfail_backends")
+  settings = cli_flags.run_settings()
+  if test_setup.expected_to_fail(info, settings):
+    return expected_failures.ExpectedFailure(test_setup.expected_phase(info, settings),
+                                             "--xfail_backends")
   return None
 
 
@@ -254,27 +256,27 @@ class _ClassRun:
 
   def judge(self, method: str, backend: str) -> None:
     """Passes, skips or raises for `backend`'s outcomes in `method`."""
-    from pyiree_tf_support import reporting  # pylint: disable=import-outside-toplevel
+    from pyiree_tf_support.reporting import verdicts  # pylint: disable=import-outside-toplevel
     result = self._run(method)
     if result.error:
       raise TestFailed(result.error)
     if result.skip_reason is not None:
       pytest.skip(result.skip_reason)
     mine = [(c, o) for c in result.compared for o in c.outcomes if o.backend == backend]
-    failed = [reporting.format_report(c.function_name, c.reference, [o])
+    failed = [verdicts.format_report(c.function_name, c.reference, [o])
               for c, o in mine if o.status.failed]
     if failed:
       raise TestFailed("\n".join(failed))
-    if mine and all(o.status is reporting.Status.SKIPPED for _, o in mine):
+    if mine and all(o.status is verdicts.Status.SKIPPED for _, o in mine):
       pytest.skip(f"{backend}: {mine[0][1].detail}")
 
   def phase_of(self, method: str, backend: str):
     """The earliest phase `backend` failed in during `method` (None: it did not run or fail)."""
-    from pyiree_tf_support import reporting  # pylint: disable=import-outside-toplevel
+    from pyiree_tf_support.reporting import verdicts  # pylint: disable=import-outside-toplevel
     result = self._results.get(method)
     outcomes = [o for c in result.compared for o in c.outcomes
                 if o.backend == backend] if result else []
-    failure = reporting.earliest_failure(outcomes)
+    failure = verdicts.earliest_failure(outcomes)
     return failure.phase if failure else None
 
   def record(self, backend: str, failed: bool,

@@ -19,17 +19,17 @@ from typing import Any, Dict, List, Optional, Sequence
 from absl import app
 from absl import flags
 
-from pyiree_tf_support import backends
+from pyiree_tf_support.core import backends
 from pyiree_tf_support import bundle
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import replay_input
-from pyiree_tf_support import reporting
-from pyiree_tf_support import runtime
-from pyiree_tf_support import tolerances
-from pyiree_tf_support.compile_cache import CompileCache
-from pyiree_tf_support.replay_input import ReplayError, ReplayInput  # pylint: disable=unused-import
-from pyiree_tf_support.signatures import FunctionSignature
-from pyiree_tf_support.traces import Trace, run_trace
+from pyiree_tf_support.reporting import replay_input
+from pyiree_tf_support.reporting import verdicts
+from pyiree_tf_support.runtime import loading
+from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.reporting.replay_input import ReplayError, ReplayInput  # pylint: disable=unused-import
+from pyiree_tf_support.core.signatures import FunctionSignature
+from pyiree_tf_support.comparing.traces import Trace, run_trace
 
 _RECOMPILE = flags.DEFINE_bool(
     "recompile", False, "In a bundle: compile iree_input.mlir instead of running its vmfbs.")
@@ -38,7 +38,7 @@ _RECOMPILE = flags.DEFINE_bool(
 class ReplayModule:
   """A compiled module called by method name, like the modules a live trace sees."""
 
-  def __init__(self, loaded: runtime.LoadedModule, signatures: Dict[str, FunctionSignature],
+  def __init__(self, loaded: loading.LoadedModule, signatures: Dict[str, FunctionSignature],
                module_name: str, backend: str, backend_names: Sequence[str]):
     self._loaded = loaded
     self._signatures = signatures
@@ -50,7 +50,7 @@ class ReplayModule:
     if name.startswith("_") or name not in self._signatures:
       raise AttributeError(f"Module '{self.module_name}' has no exported function '{name}'.")
     signature = self._signatures[name]
-    return lambda *args, **kwargs: runtime.call_function(
+    return lambda *args, **kwargs: loading.call_function(
         self._loaded, signature, self.module_name, args, kwargs)
 
 
@@ -67,7 +67,7 @@ def _target_specs(target_backends: Sequence[str]) -> List[backends.BackendSpec]:
 def replay(trace_dir: str, target_backends: Sequence[str],
            cache: Optional[CompileCache] = None,
            policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
-           ) -> List[reporting.Outcome]:
+           ) -> List[verdicts.Outcome]:
   """Replays the reference trace saved in `trace_dir` on each target backend, comparing under
   `policy`; their outcomes.
 
@@ -79,7 +79,7 @@ def replay(trace_dir: str, target_backends: Sequence[str],
 def replay_loaded(loaded: ReplayInput, target_backends: Sequence[str],
                   cache: Optional[CompileCache] = None,
                   policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
-                  recompile: bool = False) -> List[reporting.Outcome]:
+                  recompile: bool = False) -> List[verdicts.Outcome]:
   """Replays an already checked reference trace on each target backend: a bundle's compiled
   vmfbs (BundleError if one is missing or changed) unless `recompile`."""
   specs = _target_specs(target_backends)
@@ -95,15 +95,15 @@ def replay_loaded(loaded: ReplayInput, target_backends: Sequence[str],
 def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_names,
                iree_input: str, signatures, cache,
                policy: tolerances.TolerancePolicy,
-               vmfb: Optional[bytes] = None) -> reporting.Outcome:
-  available, reason = runtime.driver_available(spec.driver)
+               vmfb: Optional[bytes] = None) -> verdicts.Outcome:
+  available, reason = loading.driver_available(spec.driver)
   if not available:
-    return reporting.Outcome(name, reporting.Status.SKIPPED, reason)
+    return verdicts.Outcome(name, verdicts.Status.SKIPPED, reason)
   if vmfb is None:
     vmfb, failure = _compile(ref_trace, spec, name, iree_input, cache)
     if failure is not None:
       return failure
-  loaded = runtime.load_module(vmfb, spec.driver, isolated=spec.isolated)
+  loaded = loading.load_module(vmfb, spec.driver, isolated=spec.isolated)
   try:
     module = ReplayModule(loaded, signatures, ref_trace.module_name, name,
                           backend_names + (spec.name,))
@@ -114,7 +114,7 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
                                       **call.kwargs)
 
     trace, error = run_trace(module, replay_calls, function_name=ref_trace.function_name)
-    return reporting.evaluate(ref_trace, trace, error, tolerance_policy=policy)
+    return verdicts.evaluate(ref_trace, trace, error, tolerance_policy=policy)
   finally:
     loaded.close()
 
@@ -122,8 +122,8 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
 def _compile(ref_trace: Trace, spec: backends.BackendSpec, name: str, iree_input: str, cache):
   """(vmfb, None), or (None, the COMPILE_ERROR outcome). Imports the compiler only here."""
   try:
-    from pyiree_tf_support import compiler  # pylint: disable=import-outside-toplevel
-    from pyiree_tf_support import mlir_functions  # pylint: disable=import-outside-toplevel
+    from pyiree_tf_support.compiling import compiler  # pylint: disable=import-outside-toplevel
+    from pyiree_tf_support.compiling import mlir_functions  # pylint: disable=import-outside-toplevel
   except ImportError as e:  # a runtime-only machine: only a bundle's vmfbs can run there.
     raise ReplayError(f"Compiling {name} needs IREE's compiler (iree-base-compiler), which this "
                       f"Python cannot import ({e}); replay a bundle's compiled vmfbs without "
@@ -139,7 +139,7 @@ def _compile(ref_trace: Trace, spec: backends.BackendSpec, name: str, iree_input
               iree_input, sorted({call.method for call in ref_trace.calls}))),
           f"the traced methods of module '{ref_trace.module_name}' for {name}", cache=cache)
     except (compiler.CompileError, ValueError):
-      return None, reporting.Outcome(name, reporting.Status.COMPILE_ERROR, str(e))
+      return None, verdicts.Outcome(name, verdicts.Status.COMPILE_ERROR, str(e))
   return vmfb, None
 
 
@@ -167,7 +167,7 @@ def main(argv: Sequence[str]) -> int:
   except (bundle.BundleError, ReplayError) as e:
     print(f"replay: {e}", file=sys.stderr)
     return 2
-  print(reporting.format_report(loaded.reference.function_name, loaded.reference.backend,
+  print(verdicts.format_report(loaded.reference.function_name, loaded.reference.backend,
                                 outcomes))
   return 1 if any(o.status.failed for o in outcomes) else 0
 

@@ -56,11 +56,11 @@ from typing import Callable, List, Sequence, Tuple, Union
 
 from absl import app
 from absl import flags
-from pyiree_tf_support import verbosity
+from pyiree_tf_support.core import verbosity
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
-from pyiree_tf_support import importer
+from pyiree_tf_support.importing import importer
 from pyiree_tf_support import tf_utils
 
 flags.DEFINE_string("filecheck_binary", None,

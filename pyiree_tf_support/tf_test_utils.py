@@ -12,34 +12,34 @@ import unittest
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from absl import logging
-from pyiree_tf_support import verbosity
+from pyiree_tf_support.core import verbosity
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
-from pyiree_tf_support import artifacts
+from pyiree_tf_support.core import artifacts
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import importer
-from pyiree_tf_support import report_files
-from pyiree_tf_support import reporting
-from pyiree_tf_support import repro
-from pyiree_tf_support import test_setup
+from pyiree_tf_support.importing import importer
+from pyiree_tf_support.reporting import report_files
+from pyiree_tf_support.reporting import verdicts
+from pyiree_tf_support.reporting import repro
+from pyiree_tf_support.harness import test_setup
 from pyiree_tf_support import tf_utils
-from pyiree_tf_support import trace_io
-from pyiree_tf_support.reporting import Outcome, Status
-from pyiree_tf_support.traces import NUMPY_LINEWIDTH, ModuleCall, Trace, TracedModule, run_trace  # pylint: disable=unused-import
-from pyiree_tf_support.traces import check_same_calls
+from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.comparing.traces import NUMPY_LINEWIDTH, ModuleCall, Trace, TracedModule, run_trace  # pylint: disable=unused-import
+from pyiree_tf_support.comparing.traces import check_same_calls
 from pyiree_tf_support.tf_utils import BackendInfo
 
 FLAGS = cli_flags.FLAGS
 
 
 def get_reference_backend_info() -> BackendInfo:
-  return test_setup.plan_backends(probe=False).reference
+  return test_setup.plan_backends(cli_flags.run_settings(), probe=False).reference
 
 
 def get_target_backends() -> List[BackendInfo]:
   """The backends named by --target_backends, or every backend this machine can run."""
-  return list(test_setup.plan_backends().targets)
+  return list(test_setup.plan_backends(cli_flags.run_settings()).targets)
 
 
 def compile_module(module_class, exported_names: Sequence[str] = ()) -> Callable[[type], type]:
@@ -95,7 +95,9 @@ class TracedModuleTestCase(tf.test.TestCase):
     cli_flags.ensure_parsed()
     verbosity.apply(cli_flags.verbose())
     started = time.monotonic()
-    setup = test_setup.set_up_class(cls._module_class, cls._exported_names, cls._only_targets)
+    cls._settings = cli_flags.run_settings()
+    setup = test_setup.set_up_class(cls._module_class, cls._exported_names, cls._settings,
+                                    cls._only_targets)
     logging.debug("Compiled %s for the reference and %d target backend(s) in %.2f s.",
                  setup.module_name, len(setup.targets), time.monotonic() - started)
     # Written once here; tests only append their outcomes and claim trace names.
@@ -133,8 +135,11 @@ class TracedModuleTestCase(tf.test.TestCase):
   def tearDownClass(cls):
     setup = getattr(cls, "_setup", None)
     judged_here = setup is not None and not cls._report_per_backend  # else the plugin judges.
-    passed_all = test_setup.unexpected_passes(setup, cls._outcome_log) if judged_here else []
-    checks = test_setup.expected_failure_checks(setup, cls._outcome_log) if judged_here else []
+    settings = getattr(cls, "_settings", None)
+    passed_all = (test_setup.unexpected_passes(setup, cls._outcome_log, settings)
+                  if judged_here else [])
+    checks = (test_setup.expected_failure_checks(setup, cls._outcome_log, settings)
+              if judged_here else [])
     if setup is not None:  # a finished class's worker processes must not outlive it.
       for module in [setup.reference] + [s.module for s in setup.targets if s.module is not None]:
         module.close()
@@ -144,7 +149,7 @@ class TracedModuleTestCase(tf.test.TestCase):
         logging.info("%s", check.message(cls.__name__))
     errors = [check.message(cls.__name__) for check in checks if check.wrong_phase]
     if passed_all:
-      errors.append(reporting.xpass_message(cls.__name__, passed_all))
+      errors.append(verdicts.xpass_message(cls.__name__, passed_all))
     if errors:
       raise AssertionError("\n".join(errors))
 
@@ -169,7 +174,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     return repro.CallRepros(
         self._artifacts_dir, ref_trace, trace, self._vmfb_path(module),
         module.backend_info.driver, module.signatures, self._iree_input,
-        cli_flags.tolerance_policy())
+        cli_flags.tolerance_policy(), cli_flags.replay_arguments())
 
   def _vmfb_path(self, module) -> str:
     return artifacts.compiled_path(self._artifacts_dir,
@@ -216,14 +221,14 @@ class TracedModuleTestCase(tf.test.TestCase):
         outcome = Outcome(setup.info.name, Status.COMPILE_ERROR,
                           f"call {len(trace.calls)} ({trace.pending_method}): {not_compiled}", path)
       elif error:
-        outcome = reporting.evaluate(ref_trace, trace, error, path)
+        outcome = verdicts.evaluate(ref_trace, trace, error, path)
       else:
         step = f"call {_first_different_call(ref_trace, trace)}: comparing with the reference"
         check_same_calls(ref_trace, trace)
         step = "writing the repro files"
         repros = self._call_repros(module, ref_trace, trace)
         step = "comparing with the reference"
-        outcome = reporting.evaluate(ref_trace, trace, error, path, repros or (),
+        outcome = verdicts.evaluate(ref_trace, trace, error, path, repros or (),
                                      cli_flags.tolerance_policy())
     except Exception as e:  # pylint: disable=broad-except
       outcome = Outcome(setup.info.name, Status.RUNTIME_ERROR,
@@ -254,10 +259,10 @@ class TracedModuleTestCase(tf.test.TestCase):
                for setup, module in targets]
     outcomes = [outcome for outcome, _ in results]
     self._outcome_log.extend(outcomes)
-    shown = [o.expecting_failure() if test_setup.expected_to_fail(s.info) else o
+    shown = [o.expecting_failure() if test_setup.expected_to_fail(s.info, self._settings) else o
              for s, o in zip(self._setup.targets, outcomes)]
 
-    report = reporting.format_report(ref_trace.function_name, ref_trace.backend, shown)
+    report = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown)
     for note in (self._setup.method_imports_note(), self._setup.method_compiles_note(),
                  self._setup.skipped_note()):
       report += "\n" + note if note else ""

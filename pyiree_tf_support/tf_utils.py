@@ -1,64 +1,48 @@
-"""Public API for compiling and running tf.Modules on TensorFlow and IREE backends.
+"""Public API (2020's `tf_utils`): compiling and running tf.Modules on TensorFlow and IREE.
 
-Thin glue over `backends` (the table), `importer` (TF -> MLIR), `compiler` (iree-compile and its
-cache), `runtime` (running .vmfb files) and `artifacts` (file layout). Over ~300 lines because it
-is 2020's `tf_utils` surface in one place (helpers, BackendInfo, the compiled module classes), which
-users' files import by that name.
+What 2020's files use: `BackendInfo` (a backend of the table, `compile` builds a compiled module),
+`CompiledModule` / `TfCompiledModule` / `IreeCompiledModule` (exported functions as attributes
+returning numpy), `compile_tf_module`, `backends_to_str`, the input helpers (`uniform`,
+`ndarange`, `set_random_seed`, `save_input_values`, `to_mlir_type`, `get_shape_and_dtype`) and
+`FLAGS`. The work is done by the phase folders (docs/architecture.md): `importing` (once per
+process), `compiling` (once per request), `runtime` (load and call).
 """
 
-import concurrent.futures
-import inspect
 import os
-import random
-import threading
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from absl import logging
 import numpy as np
-from pyiree_tf_support import verbosity
+from pyiree_tf_support.core import verbosity
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
-from pyiree_tf_support import artifacts
-from pyiree_tf_support import backends
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import compiler
-from pyiree_tf_support import importer
-from pyiree_tf_support import method_compiles
-from pyiree_tf_support import method_imports
-from pyiree_tf_support import runtime
-from pyiree_tf_support import saved_models
-from pyiree_tf_support import structure
-from pyiree_tf_support.compile_cache import CompileCache
-from pyiree_tf_support.signatures import FunctionSignature, signatures_to_json
+from pyiree_tf_support.compiling import compiler
+from pyiree_tf_support.compiling import method_compiles
+from pyiree_tf_support.compiling import module_compiles
+from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import structure
+from pyiree_tf_support.core.signatures import FunctionSignature
+from pyiree_tf_support.importing import importer
+from pyiree_tf_support.importing import method_imports
+from pyiree_tf_support.importing import module_imports
+from pyiree_tf_support.importing.module_imports import (  # 2020's tf_utils names.
+    ModuleClass, ModuleConstructionError, import_module_class, module_identity, module_name_of,
+    set_random_seed)
+from pyiree_tf_support.runtime import loading
 
-ModuleClass = Union[type, Callable[[], tf.Module]]
+__all__ = [
+    "FLAGS", "BackendInfo", "CompiledModule", "TfCompiledModule", "IreeCompiledModule",
+    "MethodNotCompiledError", "MethodNotImportedError", "ModuleClass", "ModuleConstructionError",
+    "backends_to_str", "compile_tf_module", "get_shape_and_dtype", "import_module_class",
+    "module_identity", "module_name_of", "ndarange", "save_input_values", "set_random_seed",
+    "to_mlir_type", "uniform",
+]
 
 FLAGS = cli_flags.FLAGS  # 2020 code reads tf_utils.FLAGS.
-
-
-def set_random_seed(seed: int = 0) -> None:
-  """Sets the seed of TensorFlow, numpy and random, so every backend sees the same inputs."""
-  tf.random.set_seed(seed)
-  np.random.seed(seed)
-  random.seed(seed)
-
-
-class ModuleConstructionError(RuntimeError):
-  """The user's module class (or factory) raised; the cause keeps its traceback."""
-
-
-def _instantiate(module_class: ModuleClass) -> tf.Module:
-  """Builds the user's module with the seed set first, as 2020 did, so that weights drawn from
-  tf.random or np.random in __init__ are the same on every backend (and in the import)."""
-  set_random_seed()
-  try:
-    return module_class()
-  except Exception as e:
-    raise ModuleConstructionError(
-        f"Constructing module '{module_name_of(module_class)}' raised {type(e).__name__}: {e}"
-    ) from e
-
 
 
 def uniform(shape: Sequence[int], dtype: np.dtype = np.float32) -> np.ndarray:
@@ -116,21 +100,6 @@ def save_input_values(inputs: Sequence[np.ndarray], artifacts_dir: Optional[str]
   return text
 
 
-def module_name_of(module_class: ModuleClass) -> str:
-  """The name of a module class or factory function, safe as a directory name."""
-  return artifacts.safe_name(getattr(module_class, "__name__", type(module_class).__name__))
-
-
-def module_identity(module_class: ModuleClass) -> str:
-  """Tells apart two module classes with the same name: defining file's path and qualified name."""
-  try:
-    source = inspect.getsourcefile(module_class) or ""
-    source = os.path.abspath(source) if source else ""
-  except TypeError:
-    source = ""
-  return f"{source}:{getattr(module_class, '__qualname__', module_name_of(module_class))}"
-
-
 class BackendInfo:
   """A backend from the table, with the name its artifacts and traces use (`name`).
 
@@ -169,7 +138,7 @@ class BackendInfo:
     """Whether this machine can run the backend, and why not."""
     if not self.is_iree:
       return True, ""
-    return runtime.driver_available(self.driver)
+    return loading.driver_available(self.driver)
 
   def compile(self, module: ModuleClass, exported_names: Sequence[str] = (),
               artifacts_dir: Optional[str] = None,
@@ -207,141 +176,10 @@ def backends_to_str(backend_infos: Sequence[BackendInfo]) -> str:
   return artifacts.backends_to_str(info.name for info in backend_infos)
 
 
-# --- Import once per module per process -------------------------------------------------------
-
-_process_cache_lock = threading.Lock()
-_imports: Dict[Tuple[Any, Tuple[str, ...]], importer.ImportedModule] = {}
-_saved_import_dirs: Dict[Tuple[Any, Tuple[str, ...]], set] = {}
-# One instance per module class built for TF, to explain names that are not exported.
-_reference_instances: Dict[Any, tf.Module] = {}
-# One compilation per distinct request per process: duplicate backends share it.
-_compiles: Dict[str, concurrent.futures.Future] = {}
-
-
-def _import_module(module: tf.Module, module_name: str, exported_names: Sequence[str],
-                   artifacts_dir: Optional[str],
-                   keep_saved_model_at: Sequence[str] = ()) -> importer.ImportedModule:
-  imported = importer.import_module(module, module_name, exported_names, keep_saved_model_at)
-  _save_import_artifacts(imported, artifacts_dir)
-  imported.check()
-  return imported
-
-
-def _save_import_artifacts(imported: importer.ImportedModule, artifacts_dir: Optional[str]) -> None:
-  if artifacts_dir is not None:
-    # tf_input.mlir is for people (weights elided); iree_input.mlir stays whole: replay, repro
-    # and the compile cache load it.
-    artifacts.write_text(os.path.join(artifacts_dir, "tf_input.mlir"),
-                         importer.elide_large_constants(imported.tf_input))
-    artifacts.write_text(os.path.join(artifacts_dir, "iree_input.mlir"), imported.iree_input)
-    artifacts.write_text(artifacts.signatures_path(artifacts_dir),
-                         signatures_to_json(imported.signatures))
-
-
-def import_module_class(module_class: ModuleClass, exported_names: Sequence[str] = (),
-                        artifacts_dir: Optional[str] = None,
-                        keep_saved_model_at: Sequence[str] = (),
-                        each_function_on_failure: bool = False) -> importer.ImportedModule:
-  """Imports a module class once per process and exported names; later calls reuse the result.
-
-  `each_function_on_failure`: a module whose whole import failed but some of whose functions
-  import alone is returned holding those (else its import error is raised, as in 2020). The
-  per-function import is done (and cached) either way, so both kinds of caller share it.
-  """
-  exported_names = importer.normalize_exported_names(exported_names)
-  key = (module_class, exported_names)
-  with _process_cache_lock:
-    imported = _imports.get(key)
-    if imported is None:
-      imported = importer.import_module(_instantiate(module_class), module_name_of(module_class),
-                                        exported_names, keep_saved_model_at,
-                                        each_function_on_failure=True)
-      if imported.method_imports is not None:
-        logging.warning("%s", imported.method_imports.describe())
-      _imports[key] = imported
-      _saved_import_dirs[key] = set()
-    if artifacts_dir is not None and artifacts_dir not in _saved_import_dirs[key]:
-      _save_import_artifacts(imported, artifacts_dir)
-      _saved_import_dirs[key].add(artifacts_dir)
-    for path in keep_saved_model_at:  # the import ran earlier, for another backend.
-      if not os.path.exists(path):
-        saved_models.save(_instantiate(module_class), path)
-  imported.check(partial=each_function_on_failure)
-  return imported
-
-
-def _known_signatures(module_class: ModuleClass,
-                      exported_names: Sequence[str]) -> Optional[Dict[str, FunctionSignature]]:
-  """The signatures this process's import already traced, so TF need not trace them twice."""
-  with _process_cache_lock:
-    imported = _imports.get((module_class, tuple(exported_names)))
-  return None if imported is None else imported.signatures
-
-
 def _keep_saved_model_at(artifacts_dir: Optional[str], backends_str: str) -> Tuple[str, ...]:
   if artifacts_dir is None or not cli_flags.value("keep_saved_model"):
     return ()
   return (artifacts.saved_model_path(artifacts_dir, backends_str),)
-
-
-def _compile_once(request: compiler.CompileRequest, description: str,
-                  reproducer: Optional[str], cache: Optional[CompileCache]) -> bytes:
-  """Compiles `request` once per process: a second backend asking for it waits for the first."""
-  key = request.key()  # outside the lock: it hashes the whole input.
-  with _process_cache_lock:
-    future = _compiles.get(key)
-    owner = future is None
-    if owner:
-      future = _compiles[key] = concurrent.futures.Future()
-  if owner:
-    try:
-      future.set_result(compiler.compile_request(request, description, reproducer, cache, key))
-    except BaseException as e:
-      future.set_exception(e)
-  else:
-    logging.debug("Reusing this process's compilation of %s.", description)
-  return future.result()
-
-
-def _request_for(imported: importer.ImportedModule,
-                 backend_infos: Sequence[BackendInfo]) -> compiler.CompileRequest:
-  targets = tuple(t for info in backend_infos for t in info.compiler_targets)
-  flags = tuple(dict.fromkeys(f for info in backend_infos for f in info.compiler_flags))
-  return compiler.CompileRequest(imported.iree_input, targets, flags)
-
-
-def _compile_imported(imported: importer.ImportedModule, backend_infos: Sequence[BackendInfo],
-                      artifacts_dir: Optional[str], cache: Optional[CompileCache]) -> bytes:
-  names = backends_to_str(backend_infos)
-  reproducer = None if artifacts_dir is None else artifacts.reproducer_path(artifacts_dir, names)
-  description = f"module '{imported.module_name}' for backend(s) {names}"
-  vmfb = _compile_once(_request_for(imported, backend_infos), description, reproducer, cache)
-  if artifacts_dir is not None:
-    artifacts.write_bytes(artifacts.compiled_path(artifacts_dir, names), vmfb)
-  return vmfb
-
-
-def _compile_each_method(imported: importer.ImportedModule, backend_info: BackendInfo,
-                         artifacts_dir: Optional[str], cache: Optional[CompileCache],
-                         module_error: compiler.CompileError
-                         ) -> Tuple[bytes, method_compiles.MethodCompiles]:
-  """After `module_error`: the binary of the methods that compile alone (saved where the whole
-  module's would be), and which do not; CompileError listing them all when none compiles."""
-  names = backends_to_str([backend_info])
-  vmfb, record = method_compiles.compile_each_method(
-      _request_for(imported, [backend_info]), module_error, backend_info.name,
-      f"module '{imported.module_name}' for backend(s) {names}",
-      lambda request, description, reproducer: _compile_once(request, description, reproducer,
-                                                             cache),
-      lambda method: None if artifacts_dir is None else artifacts.reproducer_path(
-          artifacts_dir, f"{names}.{method}"))
-  if vmfb is None:
-    raise compiler.CompileError(f"{module_error}\n{record.describe()}", module_error.reproducer_path,
-                                module_error.reason, module_error.methods) from module_error
-  logging.warning("%s", record.describe())
-  if artifacts_dir is not None:
-    artifacts.write_bytes(artifacts.compiled_path(artifacts_dir, names), vmfb)
-  return vmfb, record
 
 
 def compile_tf_module(tf_module: tf.Module, backend_infos: Sequence[BackendInfo] = (),
@@ -359,9 +197,13 @@ def compile_tf_module(tf_module: tf.Module, backend_infos: Sequence[BackendInfo]
     raise ValueError(f"compile_tf_module compiles for IREE backends only, got {', '.join(not_iree)}.")
   module_name = artifacts.safe_name(type(tf_module).__name__)
   exported_names = importer.normalize_exported_names(exported_names)
-  imported = _import_module(tf_module, module_name, exported_names, artifacts_dir,
-                            _keep_saved_model_at(artifacts_dir, backends_to_str(backend_infos)))
-  return _compile_imported(imported, backend_infos, artifacts_dir, compile_cache)
+  imported = module_imports.import_instance(
+      tf_module, module_name, exported_names, artifacts_dir,
+      _keep_saved_model_at(artifacts_dir, backends_to_str(backend_infos)))
+  return module_compiles.compile_module(imported.iree_input, imported.module_name,
+                                        [info.spec for info in backend_infos],
+                                        backends_to_str(backend_infos), artifacts_dir,
+                                        compile_cache)
 
 
 # --- Compiled modules -------------------------------------------------------------------------
@@ -411,11 +253,7 @@ class CompiledModule:
 
   def _not_exported_reason(self, name: str) -> Optional[str]:
     """Why the module's attribute `name` is not exported (None: it is no tf.function)."""
-    with _process_cache_lock:
-      instance = _reference_instances.get(self._module_class)
-    if instance is None:
-      return None
-    return importer.not_exported_reason(instance, name, self._exported_names)
+    return module_imports.not_exported_reason(self._module_class, name, self._exported_names)
 
   def close(self) -> None:
     """Releases what runs the module (a worker process, a device); later calls fail."""
@@ -459,11 +297,10 @@ class TfCompiledModule(CompiledModule):
                exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None,
                _signatures: Optional[Dict[str, FunctionSignature]] = None):
     super().__init__(module_class, backend_info, exported_names, artifacts_dir)
-    self._instance = _instantiate(module_class)
-    with _process_cache_lock:
-      _reference_instances.setdefault(module_class, self._instance)
+    self._instance = module_imports.instantiate(module_class)
+    module_imports.register_reference_instance(module_class, self._instance)
     if _signatures is None:
-      _signatures = _known_signatures(module_class, exported_names)
+      _signatures = module_imports.known_signatures(module_class, exported_names)
     if _signatures is None:
       names = importer.exported_function_names(self._instance, self.module_name, exported_names)
       _signatures = importer.function_signatures(self._instance, names)
@@ -478,7 +315,7 @@ class TfCompiledModule(CompiledModule):
                             self._artifacts_dir, _signatures=self._signatures)
 
   def reinitialize(self) -> None:
-    self._instance = _instantiate(self._module_class)
+    self._instance = module_imports.instantiate(self._module_class)
 
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     flat = signature.flatten_inputs(self.module_name, args, kwargs)
@@ -516,17 +353,21 @@ class IreeCompiledModule(CompiledModule):
           module_class, exported_names, artifacts_dir,
           _keep_saved_model_at(artifacts_dir, backends_to_str([backend_info])),
           each_function_on_failure=each_method_on_failure)
+      names = backends_to_str([backend_info])
       try:
-        _compiled = (_compile_imported(imported, [backend_info], artifacts_dir, compile_cache),
+        _compiled = (module_compiles.compile_module(imported.iree_input, imported.module_name,
+                                                    [backend_info.spec], names, artifacts_dir,
+                                                    compile_cache),
                      imported.signatures, None, imported.method_imports)
       except compiler.CompileError as e:
         if not each_method_on_failure or len(imported.imported_names) < 2:
           raise
-        vmfb, record = _compile_each_method(imported, backend_info, artifacts_dir,
-                                            compile_cache, e)
+        vmfb, record = module_compiles.compile_each_method(
+            imported.iree_input, imported.module_name, backend_info.spec, backend_info.name,
+            names, artifacts_dir, compile_cache, e)
         _compiled = (vmfb, imported.signatures, record, imported.method_imports)
     self._vmfb, self._signatures, self.method_compiles, self.method_imports = _compiled
-    self._loaded = runtime.load_module(self._vmfb, backend_info.driver,
+    self._loaded = loading.load_module(self._vmfb, backend_info.driver,
                                        isolated=backend_info.isolated)
 
   @property
@@ -569,4 +410,4 @@ class IreeCompiledModule(CompiledModule):
     not_compiled = self.method_compile_error(name)
     if not_compiled:
       raise MethodNotCompiledError(not_compiled)
-    return runtime.call_function(self._loaded, signature, self.module_name, args, kwargs)
+    return loading.call_function(self._loaded, signature, self.module_name, args, kwargs)

@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 from typing import Dict, Iterable, List, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from pyiree_tf_support import expected_failures  # pylint: disable=wrong-import-position
+from pyiree_tf_support.reporting import expected_failures  # pylint: disable=wrong-import-position
 
 Cell = Tuple[str, str]  # (test file name, backend)
 _ITEM_NAME = re.compile(r"^(?P<method>[^\[]+)\[(?P<backend>[^\]]+)\]$")

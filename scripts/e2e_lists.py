@@ -2,7 +2,7 @@
 
 The known failures are the `FAILING` dict literal of e2e/BUILD.bazel (the source of truth):
 `{backend: {"foo_test.py": ("<phase>", "reason")}}`, read by failing_lists.
-The backends are the backend table's (`pyiree_tf_support/backends.py`), by the name the e2e tests use.
+The backends are the backend table's (`pyiree_tf_support/core/backends.py`), by the name the e2e tests use.
 """
 
 import glob
@@ -16,7 +16,7 @@ REFERENCE_BACKEND = "tf"
 
 sys.path.insert(0, ROOT)
 import failing_lists  # pylint: disable=wrong-import-position
-from pyiree_tf_support import backends  # pylint: disable=wrong-import-position
+from pyiree_tf_support.core import backends  # pylint: disable=wrong-import-position
 
 
 def e2e_backends() -> Tuple[str, ...]:

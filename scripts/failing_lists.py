@@ -17,8 +17,8 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from pyiree_tf_support import backends  # pylint: disable=wrong-import-position
-from pyiree_tf_support import expected_failures  # pylint: disable=wrong-import-position
+from pyiree_tf_support.core import backends  # pylint: disable=wrong-import-position
+from pyiree_tf_support.reporting import expected_failures  # pylint: disable=wrong-import-position
 
 INDENT = "    "
 

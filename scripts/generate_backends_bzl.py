@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes build_tools/bazel/backends.bzl, Bazel's view of the backend table in pyiree_tf_support/backends.py.
+"""Writes build_tools/bazel/backends.bzl, Bazel's view of the backend table in pyiree_tf_support/core/backends.py.
 
   .venv/bin/python scripts/generate_backends_bzl.py           # rewrite the file
   .venv/bin/python scripts/generate_backends_bzl.py --check   # exit 1 if it is stale
@@ -16,7 +16,7 @@ from typing import Dict, Sequence
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from pyiree_tf_support import backends  # pylint: disable=wrong-import-position
+from pyiree_tf_support.core import backends  # pylint: disable=wrong-import-position
 
 BZL_PATH = os.path.join(ROOT, "build_tools", "bazel", "backends.bzl")
 
@@ -35,7 +35,7 @@ def render(table: Sequence[backends.BackendSpec] = backends.BACKENDS) -> str:
   names: Dict[str, backends.BackendSpec] = {
       name: spec for spec in table for name in (spec.name,) + spec.aliases}
   return "\n".join([
-      "# GENERATED from pyiree_tf_support/backends.py by scripts/generate_backends_bzl.py: do not edit.",
+      "# GENERATED from pyiree_tf_support/core/backends.py by scripts/generate_backends_bzl.py: do not edit.",
       "# Regenerate after changing the table; tests/backends_test.py fails while this file is stale.",
       "",
       "# The name each backend's e2e tests use (the 2020 name where one exists), in table order.",

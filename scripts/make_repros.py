@@ -38,11 +38,11 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import repro_templates  # pylint: disable=wrong-import-position
 import repro_values  # pylint: disable=wrong-import-position
-from pyiree_tf_support import backends  # pylint: disable=wrong-import-position
-from pyiree_tf_support import mlir_functions  # pylint: disable=wrong-import-position
-from pyiree_tf_support import compiler  # pylint: disable=wrong-import-position
-from pyiree_tf_support import expected_failures  # pylint: disable=wrong-import-position
-from pyiree_tf_support import importer  # pylint: disable=wrong-import-position
+from pyiree_tf_support.core import backends  # pylint: disable=wrong-import-position
+from pyiree_tf_support.compiling import mlir_functions  # pylint: disable=wrong-import-position
+from pyiree_tf_support.compiling import compiler  # pylint: disable=wrong-import-position
+from pyiree_tf_support.reporting import expected_failures  # pylint: disable=wrong-import-position
+from pyiree_tf_support.importing import importer  # pylint: disable=wrong-import-position
 
 REPROS_DIR = os.path.join(ROOT, "e2e", "repros")
 SUITES = ("e2e", os.path.join("e2e", "keras"))  # directories whose BUILD.bazel lists failures

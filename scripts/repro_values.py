@@ -13,11 +13,11 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 import repro_templates
-from pyiree_tf_support import repro
-from pyiree_tf_support import signatures as signatures_lib
-from pyiree_tf_support import structure
-from pyiree_tf_support import tolerances
-from pyiree_tf_support import trace_io
+from pyiree_tf_support.reporting import repro
+from pyiree_tf_support.core import signatures as signatures_lib
+from pyiree_tf_support.core import structure
+from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.comparing import trace_io
 
 _THRESHOLD = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
 

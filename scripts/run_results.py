@@ -9,7 +9,7 @@ Two kinds of run:
 - An artifacts dir of a pytest / python run (`--artifacts_dir=DIR`): `DIR/<Module>/report.json`.
 
 A report entry names its file (`"file"`), and each backend record its `"phase"` and
-`"first_error"` (decided by the library: pyiree_tf_support/phases.py); a report without phases
+`"first_error"` (decided by the library: pyiree_tf_support/core/phases.py); a report without phases
 (written by an older library) is refused. The file falls back to the test id
 (`pkg.foo_test.Class.test`) or the Bazel target name.
 """
@@ -24,8 +24,8 @@ import zipfile
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from pyiree_tf_support import backends  # pylint: disable=wrong-import-position
-from pyiree_tf_support import phases  # pylint: disable=wrong-import-position
+from pyiree_tf_support.core import backends  # pylint: disable=wrong-import-position
+from pyiree_tf_support.core import phases  # pylint: disable=wrong-import-position
 
 # Failure phases in pipeline order: a cell's phase is the earliest of its failing records.
 PHASES = phases.NAMES

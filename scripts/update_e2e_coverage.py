@@ -9,7 +9,7 @@ its reason), skip (no device), and the two states that mean the lists are wrong:
 and XPASS (listed as failing but passed). With --run it first runs
 `bazel test //e2e:e2e_tests //e2e:e2e_tests_failing --keep_going`; otherwise it reads the results
 of the last run from bazel-testlogs. The columns are the backends of the table
-(pyiree_tf_support/backends.py).
+(pyiree_tf_support/core/backends.py).
 
 Given a positional BUILD_DIR (which must exist), it writes instead what IREE's 2020 script wrote:
 `<BUILD_DIR>/doc/tf_e2e_coverage.md`, titled "TensorFlow End to End Coverage", one table per suite
@@ -37,7 +37,7 @@ import failing_lists  # pylint: disable=wrong-import-position
 import list_updates  # pylint: disable=wrong-import-position
 import run_results  # pylint: disable=wrong-import-position
 import update_lists  # pylint: disable=wrong-import-position
-from pyiree_tf_support import backends  # pylint: disable=wrong-import-position (e2e_lists set the path)
+from pyiree_tf_support.core import backends  # pylint: disable=wrong-import-position (e2e_lists set the path)
 
 BACKENDS = e2e_lists.e2e_backends()
 PASS, XFAIL, SKIP, FAIL, XPASS, NOT_RUN = "pass", "fail (expected)", "skip", "FAIL", "XPASS", "not run"

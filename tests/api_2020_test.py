@@ -15,7 +15,7 @@ import tensorflow as tf
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
-from pyiree_tf_support.traces import ModuleCall, Trace, TracedModule, compare_calls
+from pyiree_tf_support.comparing.traces import ModuleCall, Trace, TracedModule, compare_calls
 
 _ARRAY = np.array([1.0, 2.0], np.float32)
 

@@ -8,7 +8,7 @@ import tempfile
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pyiree_tf_support import artifacts
+from pyiree_tf_support.core import artifacts
 
 
 def mode(path: str) -> int:

@@ -8,7 +8,7 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from absl.testing import parameterized
 
-from pyiree_tf_support import backends
+from pyiree_tf_support.core import backends
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils

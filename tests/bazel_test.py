@@ -167,7 +167,7 @@ class AddingABackendTest(absltest.TestCase):
 
   def test_a_fake_backend_needs_only_its_row_and_its_failure_list(self):
     ws = TempWorkspace(self)
-    ws.edit("pyiree_tf_support/backends.py", ")\n\n_BY_NAME", FAKE_ROW)
+    ws.edit("pyiree_tf_support/core/backends.py", ")\n\n_BY_NAME", FAKE_ROW)
     stale = ws.python("scripts/generate_backends_bzl.py", "--check")
     self.assertEqual(stale.returncode, 1, "backends.bzl should be reported stale after a new row")
     self.assertEqual(ws.python("scripts/generate_backends_bzl.py").returncode, 0)
@@ -198,7 +198,7 @@ class AddingABackendTest(absltest.TestCase):
     self.assertEqual(run.returncode, 0, run.stderr[-3000:])
     self.assertIn("1 pass (iree_fake)", run.stderr)
 
-    self.assertEqual(ws.changed_files(), {"pyiree_tf_support/backends.py", "e2e/BUILD.bazel",
+    self.assertEqual(ws.changed_files(), {"pyiree_tf_support/core/backends.py", "e2e/BUILD.bazel",
                                           "build_tools/bazel/backends.bzl"})
 
 

@@ -4,8 +4,8 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
 
-from pyiree_tf_support import comparison
-from pyiree_tf_support import tolerances
+from pyiree_tf_support.comparing import comparison
+from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.tf_test_utils import ModuleCall, Trace
 
 nan, inf = float("nan"), float("inf")

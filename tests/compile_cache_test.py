@@ -11,9 +11,9 @@ import threading
 
 from absl.testing import absltest
 
-from pyiree_tf_support import compile_cache
-from pyiree_tf_support import compile_key
-from pyiree_tf_support import compiler
+from pyiree_tf_support.compiling import compile_cache
+from pyiree_tf_support.compiling import compile_key
+from pyiree_tf_support.compiling import compiler
 
 MLIR = """
 func.func @double(%arg0: tensor<4xf32>) -> tensor<4xf32> {

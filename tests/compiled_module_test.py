@@ -8,7 +8,7 @@ from absl.testing import absltest
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support import compile_cache
+from pyiree_tf_support.compiling import compile_cache
 from pyiree_tf_support import tf_utils
 
 

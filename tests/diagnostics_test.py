@@ -15,16 +15,16 @@ from absl.testing import flagsaver
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support import artifacts
-from pyiree_tf_support import backends
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import backends
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import reporting
+from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support import replay
-from pyiree_tf_support import repro
+from pyiree_tf_support.reporting import repro
 from pyiree_tf_support import tf_test_utils
-from pyiree_tf_support import trace_io
-from pyiree_tf_support.signatures import signatures_from_json
-from pyiree_tf_support.traces import ModuleCall, Trace
+from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.core.signatures import signatures_from_json
+from pyiree_tf_support.comparing.traces import ModuleCall, Trace
 
 VENV_BIN = os.path.dirname(sys.executable)
 
@@ -257,7 +257,7 @@ class LiveDiagnosticsTest(absltest.TestCase):
       trace_io.save_trace(trace, perturbed, reference=True, iree_input=f.read())
 
     outcomes = replay.replay(perturbed, ["iree_vmla"])
-    self.assertEqual([o.status for o in outcomes], [reporting.Status.MISMATCH])
+    self.assertEqual([o.status for o in outcomes], [verdicts.Status.MISMATCH])
     self.assertIn("call 1 (logits)", outcomes[0].detail)
     self.assertIn("outputs['logits']: float32[2, 4] arrays are not close: 1 of 8 elements (12.5%)",
                   outcomes[0].detail)

@@ -12,9 +12,9 @@ from absl.testing import parameterized
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support import dynamic_broadcasts
-from pyiree_tf_support import import_pipeline
-from pyiree_tf_support import importer
+from pyiree_tf_support.importing.rewrites import dynamic_broadcasts
+from pyiree_tf_support.importing import import_pipeline
+from pyiree_tf_support.importing import importer
 from pyiree_tf_support import tf_utils
 
 EXPANDS = "a dynamic broadcast's operand dim 0 differs from result dim 0"

@@ -5,7 +5,7 @@ one dynamic dim (expand, behind a cf.assert that the split is exact); others sta
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pyiree_tf_support import dynamic_reshapes
+from pyiree_tf_support.importing.rewrites import dynamic_reshapes
 
 
 def _function(source_type: str, shape: str, shape_rank: int, result_type: str) -> str:

@@ -7,9 +7,9 @@ import tempfile
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pyiree_tf_support import expected_failures
-from pyiree_tf_support.expected_failures import ExpectedFailure
-from pyiree_tf_support.phases import Phase
+from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
+from pyiree_tf_support.core.phases import Phase
 
 
 class FailingByBackendTest(parameterized.TestCase):

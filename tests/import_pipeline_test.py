@@ -10,8 +10,8 @@ import iree.runtime
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support import import_pipeline
-from pyiree_tf_support import importer
+from pyiree_tf_support.importing import import_pipeline
+from pyiree_tf_support.importing import importer
 
 STEPS = 4
 FEATURES = 3

@@ -12,7 +12,7 @@ from absl.testing import parameterized
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support import importer
+from pyiree_tf_support.importing import importer
 from pyiree_tf_support import tf_utils
 
 

@@ -13,8 +13,8 @@ from typing import Dict, List, NamedTuple
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pyiree_tf_support import backends
-from pyiree_tf_support import expected_failures
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.reporting import expected_failures
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNDER_BAZEL = "TEST_SRCDIR" in os.environ

@@ -12,7 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import importer
+from pyiree_tf_support.importing import importer
 from pyiree_tf_support import tf_test_utils
 
 X = np.ones([4], np.float32)

@@ -12,11 +12,11 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import compiler
+from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support import replay
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
-from pyiree_tf_support.reporting import Status
+from pyiree_tf_support.reporting.verdicts import Status
 
 
 class DoubleAndErf(tf.Module):

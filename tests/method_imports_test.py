@@ -15,8 +15,8 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import importer
-from pyiree_tf_support import method_imports
+from pyiree_tf_support.importing import importer
+from pyiree_tf_support.importing import method_imports
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
 

@@ -4,7 +4,7 @@ hold them, through private callees; other functions can be hidden without moving
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pyiree_tf_support import mlir_functions
+from pyiree_tf_support.compiling import mlir_functions
 
 # Line numbers matter: the tests name lines of this text.
 MODULE = """module {

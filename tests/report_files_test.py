@@ -17,7 +17,7 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import report_files
+from pyiree_tf_support.reporting import report_files
 from pyiree_tf_support import tf_test_utils
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -4,10 +4,10 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
 
-from pyiree_tf_support import reporting
-from pyiree_tf_support import tolerances
-from pyiree_tf_support.reporting import Outcome, Status
-from pyiree_tf_support.traces import ModuleCall, Trace
+from pyiree_tf_support.reporting import verdicts
+from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.comparing.traces import ModuleCall, Trace
 
 
 def trace(backend, *outputs, backend_names=()):
@@ -19,16 +19,16 @@ def trace(backend, *outputs, backend_names=()):
 class EvaluateTest(parameterized.TestCase):
 
   def test_pass(self):
-    self.assertEqual(reporting.evaluate(trace("tf_ref", [1.0]), trace("x", [1.0]), None, "t.txt"),
+    self.assertEqual(verdicts.evaluate(trace("tf_ref", [1.0]), trace("x", [1.0]), None, "t.txt"),
                      Outcome("x", Status.PASS, "", "t.txt"))
 
   def test_runtime_error_wins_over_the_comparison(self):
     self.assertEqual(
-        reporting.evaluate(trace("tf_ref", [1.0]), trace("x"), "call 0 (g) raised E: boom"),
+        verdicts.evaluate(trace("tf_ref", [1.0]), trace("x"), "call 0 (g) raised E: boom"),
         Outcome("x", Status.RUNTIME_ERROR, "call 0 (g) raised E: boom"))
 
   def test_mismatch_names_each_failing_call_and_offers_the_first_ones_repro(self):
-    outcome = reporting.evaluate(trace("tf_ref", [1.0], [2.0], [3.0]),
+    outcome = verdicts.evaluate(trace("tf_ref", [1.0], [2.0], [3.0]),
                                  trace("x", [1.0], [2.5], [3.5]), None, "t.txt",
                                  ["cmd0", "cmd1", "cmd2"])
     self.assertEqual(outcome.status, Status.MISMATCH)
@@ -39,16 +39,16 @@ class EvaluateTest(parameterized.TestCase):
                           "  outputs: float32[1] arrays are not close: 1 of 1 elements")
 
   def test_mismatch_without_repro_commands(self):
-    outcome = reporting.evaluate(trace("tf_ref", [1.0]), trace("x", [2.0]), None)
+    outcome = verdicts.evaluate(trace("tf_ref", [1.0]), trace("x", [2.0]), None)
     self.assertIsNone(outcome.repro_command)
 
   def test_the_tolerance_policy_is_passed_explicitly(self):
     ref, tar = trace("tf_ref", [1.0]), trace("x", [1.001], backend_names=("x_0", "x"))
     loose = tolerances.parse_overrides("x:float32:0.01:0")
-    self.assertEqual(reporting.evaluate(ref, tar, None).status, Status.MISMATCH)
-    self.assertEqual(reporting.evaluate(ref, tar, None, tolerance_policy=loose).status,
+    self.assertEqual(verdicts.evaluate(ref, tar, None).status, Status.MISMATCH)
+    self.assertEqual(verdicts.evaluate(ref, tar, None, tolerance_policy=loose).status,
                      Status.PASS)
-    self.assertEqual(reporting.evaluate(ref, tar, None).status, Status.MISMATCH)
+    self.assertEqual(verdicts.evaluate(ref, tar, None).status, Status.MISMATCH)
 
 
 class ExpectingFailureTest(parameterized.TestCase):
@@ -81,7 +81,7 @@ class FormatTest(parameterized.TestCase):
        "a: XFAIL\n  expected failure: MISMATCH\n  trace: /t.txt"),
   )
   def test_format_outcome(self, outcome, expected):
-    self.assertEqual(reporting.format_outcome(outcome), expected)
+    self.assertEqual(verdicts.format_outcome(outcome), expected)
 
   @parameterized.named_parameters(
       ("failures_named_in_the_headline",
@@ -96,7 +96,7 @@ class FormatTest(parameterized.TestCase):
       ("no_targets", [], "Trace 'f' compared with the reference 'tf_ref': no target backends.\n"),
   )
   def test_format_report(self, outcomes, expected):
-    self.assertEqual(reporting.format_report("f", "tf_ref", outcomes), expected)
+    self.assertEqual(verdicts.format_report("f", "tf_ref", outcomes), expected)
 
   @parameterized.named_parameters(
       ("one", ["a"], "XPASS: T passed every trace on a, which is listed as expected to fail; "
@@ -105,7 +105,7 @@ class FormatTest(parameterized.TestCase):
        "fail; remove them from the failing list (--xfail_backends)."),
   )
   def test_xpass_message(self, backends, expected):
-    self.assertEqual(reporting.xpass_message("T", backends), expected)
+    self.assertEqual(verdicts.xpass_message("T", backends), expected)
 
 
 if __name__ == "__main__":

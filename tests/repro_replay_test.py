@@ -27,7 +27,7 @@ import tensorflow as tf
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import replay
 from pyiree_tf_support import tf_test_utils
-from pyiree_tf_support import traces
+from pyiree_tf_support.comparing import traces
 
 # Scales each element's conversion error differently, so the worst element is unique.
 WEIGHTS = np.array([1, 10, 100, 1000], np.int32)

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(REPO, "scripts"))
 if not UNDER_BAZEL:
   import make_repros  # pylint: disable=g-import-not-at-top
   import repro_values  # pylint: disable=g-import-not-at-top
-  from pyiree_tf_support import drivers  # pylint: disable=g-import-not-at-top
+  from pyiree_tf_support.runtime import drivers  # pylint: disable=g-import-not-at-top
 
 NOT_IN_BAZEL = unittest.skipIf(UNDER_BAZEL, "scripts/ and e2e/repros/ are not in a Bazel test's runfiles")
 

@@ -18,10 +18,11 @@ from absl.testing import flagsaver
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support import artifacts
+from pyiree_tf_support.core import artifacts
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import importer
-from pyiree_tf_support import test_setup
+from pyiree_tf_support.importing import importer
+from pyiree_tf_support.core.run_settings import RunSettings
+from pyiree_tf_support.harness import test_setup
 from pyiree_tf_support import tf_test_utils
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -254,8 +255,7 @@ class ModuleDirTest(absltest.TestCase):
   """Guarantee: module directories never collide and are never symlinks out of the artifacts dir."""
 
   def claim(self, module_class, root):
-    with flagsaver.flagsaver(artifacts_dir=root):
-      return test_setup.claim_artifacts_dir(module_class)
+    return test_setup.claim_artifacts_dir(module_class, RunSettings(artifacts_dir=root))
 
   def test_same_file_name_and_class_in_two_directories_get_two_dirs(self):
     root = tempfile.mkdtemp()

@@ -18,13 +18,13 @@ import time
 from absl.testing import absltest
 import numpy as np
 
-from pyiree_tf_support import drivers
-from pyiree_tf_support import readback
-from pyiree_tf_support import runtime
-from pyiree_tf_support import runtime_host
-from pyiree_tf_support import runtime_worker
-from pyiree_tf_support import worker_client
-from pyiree_tf_support.runtime_errors import BackendRuntimeError, WorkerCrashedError
+from pyiree_tf_support.runtime import drivers
+from pyiree_tf_support.runtime import readback
+from pyiree_tf_support.runtime import loading
+from pyiree_tf_support.runtime import runtime_host
+from pyiree_tf_support.runtime import runtime_worker
+from pyiree_tf_support.runtime import worker_client
+from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError, WorkerCrashedError
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -208,8 +208,8 @@ class LocalTaskWorkerTest(_ResultAssertions):
       self.assertResultsEqual(got, want)
 
   def test_load_module_isolated_matches_in_process(self):
-    in_process = runtime.load_module(self.vmfb, "local-task")
-    isolated = runtime.load_module(self.vmfb, "local-task", isolated=True)
+    in_process = loading.load_module(self.vmfb, "local-task")
+    isolated = loading.load_module(self.vmfb, "local-task", isolated=True)
     self.addCleanup(in_process.close)
     self.addCleanup(isolated.close)
     self.assertIsInstance(isolated, worker_client.WorkerModule)
@@ -320,7 +320,7 @@ class LocalTaskWorkerTest(_ResultAssertions):
   def test_interpreter_exit_stops_unclosed_worker(self):
     script = textwrap.dedent(f"""
         import sys
-        from pyiree_tf_support import worker_client
+        from pyiree_tf_support.runtime import worker_client
         module = worker_client.WorkerModule(open(sys.argv[1], "rb").read(), "local-task")
         print(module.pid, flush=True)
         # No close(): the exit handler must stop the worker.
@@ -556,15 +556,15 @@ class ImportHygieneTest(absltest.TestCase):
         self.assertLessEqual(imported, allowed)
 
   def test_in_process_module_does_not_subclass_the_worker_host(self):
-    self.assertEqual(runtime.InProcessModule.__mro__, (runtime.InProcessModule, object))
+    self.assertEqual(loading.InProcessModule.__mro__, (loading.InProcessModule, object))
 
   def test_worker_modules_do_not_import_tensorflow(self):
     code = ("import sys\n"
-            "import pyiree_tf_support.runtime_worker, pyiree_tf_support.readback\n"
-            "import pyiree_tf_support.runtime_errors, pyiree_tf_support.runtime\n"
-            "import pyiree_tf_support.runtime_host, pyiree_tf_support.worker_client\n"
-            "import pyiree_tf_support.worker_protocol, pyiree_tf_support.drivers\n"
-            "import pyiree_tf_support.exit_status\n"
+            "import pyiree_tf_support.runtime.runtime_worker, pyiree_tf_support.runtime.readback\n"
+            "import pyiree_tf_support.runtime.runtime_errors, pyiree_tf_support.runtime.loading\n"
+            "import pyiree_tf_support.runtime.runtime_host, pyiree_tf_support.runtime.worker_client\n"
+            "import pyiree_tf_support.runtime.worker_protocol, pyiree_tf_support.runtime.drivers\n"
+            "import pyiree_tf_support.core.exit_status\n"
             "bad = sorted(m for m in sys.modules if m == 'tensorflow' or m.startswith(('tensorflow.', 'keras', 'tf_keras')))\n"
             "print(repr(bad))\n")
     env = dict(os.environ, PYTHONPATH=_REPO_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))

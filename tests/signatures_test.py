@@ -7,8 +7,8 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
 
-from pyiree_tf_support import casting
-from pyiree_tf_support.signatures import FunctionSignature, InputSpec
+from pyiree_tf_support.core import casting
+from pyiree_tf_support.core.signatures import FunctionSignature, InputSpec
 
 
 def signature(dtype: str, shape=()) -> FunctionSignature:

@@ -9,8 +9,8 @@ import tempfile
 from absl.testing import absltest
 import numpy as np
 
-from pyiree_tf_support import import_pipeline
-from pyiree_tf_support import trace_io
+from pyiree_tf_support.importing import import_pipeline
+from pyiree_tf_support.comparing import trace_io
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROCESSES = 8

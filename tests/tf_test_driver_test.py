@@ -17,7 +17,7 @@ from unittest import mock
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pyiree_tf_support import importer
+from pyiree_tf_support.importing import importer
 from pyiree_tf_support import tf_test_driver
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

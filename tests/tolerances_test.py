@@ -4,8 +4,8 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
 
-from pyiree_tf_support import tolerances
-from pyiree_tf_support.tolerances import Tolerance, TolerancePolicy
+from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.comparing.tolerances import Tolerance, TolerancePolicy
 
 
 class TableTest(parameterized.TestCase):

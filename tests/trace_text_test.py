@@ -9,7 +9,7 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
 
-from pyiree_tf_support.traces import ModuleCall
+from pyiree_tf_support.comparing.traces import ModuleCall
 
 
 def _numbers(text: str) -> np.ndarray:

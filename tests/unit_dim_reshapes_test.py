@@ -10,7 +10,7 @@ import iree.compiler
 import iree.runtime
 import numpy as np
 
-from pyiree_tf_support import dynamic_broadcasts
+from pyiree_tf_support.importing.rewrites import dynamic_broadcasts
 
 # name: (function text, input, result shape)
 UNIT_DIM_RESHAPES = {

@@ -13,7 +13,7 @@ import tempfile
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pyiree_tf_support import verbosity
+from pyiree_tf_support.core import verbosity
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 E2E_FILE = os.path.join(REPO, "e2e", "simple_arithmetic_test.py")

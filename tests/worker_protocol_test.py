@@ -14,9 +14,9 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
 
-from pyiree_tf_support import worker_client
-from pyiree_tf_support import worker_protocol
-from pyiree_tf_support.runtime_errors import WorkerCrashedError
+from pyiree_tf_support.runtime import worker_client
+from pyiree_tf_support.runtime import worker_protocol
+from pyiree_tf_support.runtime.runtime_errors import WorkerCrashedError
 
 _MODULE = """
 func.func @double(%a: tensor<4xf32>) -> tensor<4xf32> {

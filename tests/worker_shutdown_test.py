@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_test_utils
-from pyiree_tf_support import worker_client
+from pyiree_tf_support.runtime import worker_client
 from tests import robustness_test
 
 

@@ -1,4 +1,4 @@
-# GENERATED from pyiree_tf_support/backends.py by scripts/generate_backends_bzl.py: do not edit.
+# GENERATED from pyiree_tf_support/core/backends.py by scripts/generate_backends_bzl.py: do not edit.
 # Regenerate after changing the table; tests/backends_test.py fails while this file is stale.
 
 # The name each backend's e2e tests use (the 2020 name where one exists), in table order.

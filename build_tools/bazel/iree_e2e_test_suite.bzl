@@ -15,7 +15,7 @@ This macro turns a mapping `{backend: [files]}` into
 
 Every test is tagged with `tags` plus one `driver=<d>` tag per value the
 backend table gives (`build_tools/bazel/backends.bzl`, generated from
-`pyiree_tf_support/backends.py`): the 2020 values first, today's beside them:
+`pyiree_tf_support/core/backends.py`): the 2020 values first, today's beside them:
 
 | backend                        | tags                              |
 |--------------------------------|-----------------------------------|
@@ -98,7 +98,7 @@ _SUITE_KWARGS = [
     "visibility",
 ]
 
-# Where a known failure happens first, in pipeline order (pyiree_tf_support/phases.py).
+# Where a known failure happens first, in pipeline order (pyiree_tf_support/core/phases.py).
 FAILURE_PHASES = ["import", "compile", "runtime", "mismatch"]
 
 # A tag no test carries: filters an otherwise-empty test_suite down to nothing.

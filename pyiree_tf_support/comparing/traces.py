@@ -1,0 +1,326 @@
+"""Trace records: every call a trace function makes on one backend, its inputs and outputs.
+
+`ModuleCall` and `Trace` are plain records; `TracedModule` wraps a compiled module and records
+each call. Comparing two traces returns mismatch records from `comparison`.
+"""
+
+import copy
+import dataclasses
+import inspect
+import sys
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.comparing import comparison
+from pyiree_tf_support.core import structure
+from pyiree_tf_support.comparing import tolerances
+
+NUMPY_LINEWIDTH = 120  # 2020's width for arrays in traces (tf_test_utils.NUMPY_LINEWIDTH).
+
+
+DEFAULT_RTOL = 1e-6
+DEFAULT_ATOL = 1e-6
+
+
+def _as_output_tuple(result: Any) -> Tuple[Any, ...]:
+  """2020's `outputs`: () for no result, the tuple itself for a tuple, else a 1-tuple."""
+  if result is None:
+    return ()
+  return result if isinstance(result, tuple) else (result,)
+
+
+class ModuleCall:
+  """One call: method name, inputs and outputs (deep copies), and per-call tolerances.
+
+  The 2020 record: `inputs` is the tuple of positional arguments, `outputs` always a tuple and
+  `rtol`/`atol` default to 1e-6. `result` keeps what the method returned, unwrapped, so that
+  mismatch messages can say `outputs['logits']` rather than `outputs[0]['logits']`. Whether the
+  user gave a tolerance is kept too (`given_rtol`/`given_atol`, None when not): only then does it
+  override the per-dtype table (float16 1e-3, ...); the 1e-6 defaults are what 2020 reported.
+  """
+
+  def __init__(self, method_name: str, inputs: Sequence[Any], outputs: Any,
+               rtol: Optional[float] = None, atol: Optional[float] = None,
+               kwargs: Optional[Dict[str, Any]] = None):
+    self.method = method_name
+    self.inputs = copy.deepcopy(tuple(inputs))
+    self.kwargs = copy.deepcopy(dict(kwargs or {}))
+    self.result = copy.deepcopy(outputs)
+    self.outputs = _as_output_tuple(self.result)  # shares the arrays of `result`.
+    self.given_rtol = rtol
+    self.given_atol = atol
+
+  @property
+  def rtol(self) -> float:
+    return DEFAULT_RTOL if self.given_rtol is None else self.given_rtol
+
+  @property
+  def atol(self) -> float:
+    return DEFAULT_ATOL if self.given_atol is None else self.given_atol
+
+  def get_tolerances(self) -> Tuple[float, float]:
+    """(rtol, atol): the ones given to the call, else 2020's 1e-6 defaults."""
+    return self.rtol, self.atol
+
+  def tolerance_fn(self, backend_names: Sequence[str] = (),
+                   policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
+                   ) -> comparison.ToleranceFn:
+    """Per dtype: the tolerances given to this call, else the policy's table for the backend."""
+    return lambda dtype: policy.for_dtype(dtype, backend_names, self.given_rtol, self.given_atol)
+
+  def format(self, summarize: bool = True) -> str:
+    threshold = 64 if summarize else sys.maxsize  # a summary keeps a log readable.
+    with np.printoptions(threshold=threshold, edgeitems=3 if summarize else 1000,
+                         linewidth=NUMPY_LINEWIDTH):
+      lines = [f"Method: {self.method}", "Inputs:"]
+      lines += [_indent(_format_value(value)) for value in self.inputs]
+      lines += [_indent(f"{key}=" + _format_value(value)) for key, value in self.kwargs.items()]
+      lines.append("Outputs:" if self.outputs else "Outputs: none")
+      lines += [_indent(_format_value(value)) for value in self.outputs]
+      given = self.given_rtol is not None or self.given_atol is not None
+      lines.append(f"Tolerances: rtol={self.rtol}, atol={self.atol}"
+                   + ("" if given else " (defaults; exact dtypes and float16/bfloat16 follow "
+                                       "the per-dtype table)"))
+    return "\n".join(lines)
+
+  def __str__(self) -> str:
+    return self.format()
+
+  def __repr__(self) -> str:
+    return f"ModuleCall({self.method!r})"
+
+
+def _indent(text: str, prefix: str = "  ") -> str:
+  return "\n".join(prefix + line for line in text.splitlines())
+
+
+# Above this many elements an unsummarized array is written one row (of its last axis) per line
+# with a fixed round-trip precision: numpy's aligned shortest printing costs ~7 µs per element
+# (seconds per trace file for a 128x3072 matmul input), this ~0.3 µs.
+_FAST_TEXT_ELEMENTS = 4096
+_ROUND_TRIP_FORMATS = {"float16": "%.5g", "float32": "%.9g", "float64": "%.17g"}
+
+
+def _fast_text(value: np.ndarray) -> Optional[str]:
+  """A large array written whole, cheaply; None when it is small, summarized or of another dtype."""
+  whole = value.size <= np.get_printoptions()["threshold"]  # not summarized (trace files)
+  if value.size <= _FAST_TEXT_ELEMENTS or not whole or value.ndim == 0:
+    return None
+  if value.dtype.kind in "iu":
+    fmt = "%d"
+  else:
+    fmt = _ROUND_TRIP_FORMATS.get(value.dtype.name)
+    if fmt is None:
+      return None
+  rows = value.reshape(-1, value.shape[-1])
+  row_format = ", ".join([fmt] * rows.shape[1])
+  lines = "\n".join(row_format % tuple(row) for row in rows.tolist())
+  return f"(whole, one row of the last axis per line)\n{lines}"
+
+
+def _format_value(value: Any) -> str:
+  """Nested values one per line, walked by `structure` (tf.nest order: dict keys sorted)."""
+  items = structure.children(value)
+  if items is None:
+    if isinstance(value, np.ndarray):
+      text = _fast_text(value)
+      return f"{value.dtype}{list(value.shape)}: " + (
+          text if text is not None else np.array2string(value, separator=", "))
+    return repr(value)
+  if isinstance(value, dict):
+    open_, close = "{", "}"
+    parts = [f"{key!r}: {_format_value(child)}" for key, child in items]
+  else:
+    open_, close = ("[", "]") if isinstance(value, list) else ("(", ")")
+    parts = [_format_value(child) for _, child in items]
+  return open_ + "\n" + ",\n".join(_indent(part) for part in parts) + "\n" + close
+
+
+def _source_of(function: Optional[Callable]) -> Tuple[Optional[str], Optional[Tuple[int, int]], str]:
+  """(file, (first line, one past the last), source) of a trace function, where Python knows it."""
+  try:
+    lines, first = inspect.getsourcelines(function)
+    return inspect.getsourcefile(function), (first, first + len(lines)), "".join(lines)
+  except (TypeError, OSError):  # built-ins, lambdas typed at a prompt, replayed traces.
+    return None, None, ""
+
+
+class Trace:
+  """The calls one trace function made on one backend's module; iterating yields the calls."""
+
+  def __init__(self, module: Any = None, function: Optional[Callable] = None,
+               module_name: Optional[str] = None, backend: Optional[str] = None,
+               function_name: Optional[str] = None, backend_names: Sequence[str] = ()):
+    self.module_name = module_name if module_name is not None else getattr(module, "module_name", "")
+    self.backend = backend if backend is not None else getattr(module, "backend", "")
+    self.function_name = (function_name if function_name is not None
+                          else getattr(function, "__name__", ""))
+    (self.function_sourcefile, self.function_line_numbers,
+     self.function_source) = _source_of(function) if function is not None else (None, None, "")
+    info = getattr(module, "backend_info", None)
+    self.backend_names = (tuple(backend_names) or (info.names() if info else ())
+                          or tuple(getattr(module, "backend_names", ())) or (self.backend,))
+    self.calls: List[ModuleCall] = []
+    self.pending_method: Optional[str] = None  # the call in progress, named if it raises.
+
+  def __iter__(self) -> Iterator[ModuleCall]:
+    return iter(self.calls)
+
+  def __str__(self) -> str:
+    return self.format()
+
+  def format(self, summarize: bool = True) -> str:
+    header = (f"Trace of '{self.function_name}' on module '{self.module_name}', "
+              f"backend '{self.backend}': {len(self.calls)} call(s)")
+    body = [f"\nCall {i}:\n" + _indent(call.format(summarize)) for i, call in enumerate(self.calls)]
+    return header + "\n" + "\n".join(body) + "\n"
+
+  def save_plaintext(self, artifacts_dir: str, summarize: bool = True) -> str:
+    """Writes <artifacts_dir>/traces/<function>__<backend>.txt (as 2020 did); returns its path."""
+    path = artifacts.trace_path(artifacts_dir, self.function_name, self.backend)
+    artifacts.write_text(path, self.format(summarize))
+    return path
+
+  @staticmethod
+  def compare_traces(ref_trace: "Trace", tar_trace: "Trace") -> bool:
+    """True when every call of `tar_trace` matches `ref_trace`.
+
+    ValueError when the traces differ in their list of (method, rtol, atol): then the trace
+    function is not deterministic and comparing values would be meaningless.
+    """
+    ref_calls = [(call.method, call.rtol, call.atol) for call in ref_trace]
+    tar_calls = [(call.method, call.rtol, call.atol) for call in tar_trace]
+    if ref_calls != tar_calls:
+      raise ValueError(
+          f"Trace '{tar_trace.function_name}' made different calls (method, rtol, atol) on "
+          f"backend '{tar_trace.backend}' ({tar_calls}) than on '{ref_trace.backend}' "
+          f"({ref_calls}); trace functions must be deterministic.")
+    return not compare_calls(ref_trace, tar_trace)
+
+  @staticmethod
+  def _check_same(ref: Any, tar: Any, rtol: float = DEFAULT_RTOL,
+                  atol: float = DEFAULT_ATOL) -> bool:
+    """2020's rules: same types and structure; floats within rtol/atol (NaN != NaN); else exact.
+
+    `compare_backends` uses `comparison` instead, which explains every mismatch and treats NaN
+    in the same place as equal; this stays for code written against 2020.
+    """
+    return check_same_2020(ref, tar, rtol, atol)
+
+
+def check_same_2020(ref: Any, tar: Any, rtol: float, atol: float) -> bool:
+  """True when `tar` equals `ref` by the 2020 rules; TypeError for a value of another kind."""
+  if not isinstance(tar, type(ref)):
+    return False
+  if ref is None:
+    return True
+  if isinstance(ref, dict):
+    return ref.keys() == tar.keys() and all(
+        check_same_2020(ref[key], tar[key], rtol, atol) for key in ref)
+  if isinstance(ref, (list, tuple)):
+    return len(ref) == len(tar) and all(
+        check_same_2020(r, t, rtol, atol) for r, t in zip(ref, tar))
+  if isinstance(ref, (np.ndarray, np.generic)):  # numpy scalars too, a superset of 2020.
+    if ref.dtype != tar.dtype or np.shape(ref) != np.shape(tar):
+      return False
+    if np.issubdtype(ref.dtype, np.inexact):
+      return bool(np.allclose(ref, tar, rtol=rtol, atol=atol))
+    return bool(np.array_equal(ref, tar))
+  if isinstance(ref, (int, float, str, bytes)):
+    return bool(ref == tar)
+  raise TypeError(f"Cannot compare values of type {type(ref).__name__}: expected dicts, lists, "
+                  "tuples, numpy arrays or Python scalars.")
+
+
+@dataclasses.dataclass(frozen=True)
+class CallMismatch:
+  """The mismatches of one call of a target trace against the reference."""
+  index: int
+  method: str
+  mismatches: Sequence[comparison.Mismatch]
+
+  def describe(self, limit: int = 10) -> str:
+    return (f"call {self.index} ({self.method}):\n"
+            + _indent(comparison.describe_all(list(self.mismatches), limit)))
+
+
+def check_same_calls(ref_trace: Trace, tar_trace: Trace) -> None:
+  """ValueError when the traces did not make the same calls in the same order."""
+  ref_methods = [call.method for call in ref_trace.calls]
+  tar_methods = [call.method for call in tar_trace.calls]
+  if ref_methods != tar_methods:
+    raise ValueError(
+        f"Trace '{tar_trace.function_name}' made different calls on backend '{tar_trace.backend}' "
+        f"({tar_methods}) than on the reference backend '{ref_trace.backend}' ({ref_methods}); "
+        "trace functions must be deterministic.")
+
+
+def compare_calls(ref_trace: Trace, tar_trace: Trace,
+                  policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
+                  ) -> List[CallMismatch]:
+  """Per-call mismatches of `tar_trace` against `ref_trace` (inputs and outputs)."""
+  check_same_calls(ref_trace, tar_trace)
+  result = []
+  for i, (ref_call, tar_call) in enumerate(zip(ref_trace.calls, tar_trace.calls)):
+    tolerance_fn = tar_call.tolerance_fn(tar_trace.backend_names, policy)
+    try:
+      mismatches = comparison.compare(ref_call.inputs, tar_call.inputs, "inputs", tolerance_fn)
+      mismatches += comparison.compare(ref_call.result, tar_call.result, "outputs", tolerance_fn)
+    except Exception as e:  # e.g. rtol="abc": named with its call, then the target's outcome.
+      raise ValueError(f"call {i} ({ref_call.method}): {type(e).__name__}: {e}") from e
+    if mismatches:
+      result.append(CallMismatch(i, ref_call.method, tuple(mismatches)))
+  return result
+
+
+def run_trace(module: Any, trace_function: Callable, before: Callable[[], None] = lambda: None,
+              function_name: Optional[str] = None) -> Tuple["Trace", Optional[str]]:
+  """Runs `trace_function` on `module`, recording a Trace; returns it and the error, if any."""
+  trace = Trace(module, trace_function, function_name=function_name)
+  before()
+  try:
+    trace_function(TracedModule(module, trace))
+  except Exception as e:  # pylint: disable=broad-except
+    if trace.pending_method:
+      where = f"call {len(trace.calls)} ({trace.pending_method})"
+    elif trace.calls:
+      where = f"the trace function after call {len(trace.calls) - 1} ({trace.calls[-1].method})"
+    else:
+      where = "the trace function, before its first call,"
+    return trace, f"{where} raised {type(e).__name__}: {e}"
+  return trace, None
+
+
+class TracedModule:
+  """Wraps a compiled module; every method call is run and recorded in the trace.
+
+  `rtol=`/`atol=` are taken out of a call's keyword arguments and recorded with it; attributes
+  that are not callable (`backend`, `module_name`) are returned as they are.
+  """
+
+  def __init__(self, module: Any, trace: Trace):
+    self._module = module
+    self._trace = trace
+
+  def _trace_call(self, method: Callable, method_name: str) -> Callable:
+    def call(*args, **kwargs):
+      rtol = kwargs.pop("rtol", None)
+      atol = kwargs.pop("atol", None)
+      self._trace.pending_method = method_name
+      outputs = method(*args, **kwargs)
+      self._trace.pending_method = None
+      self._trace.calls.append(ModuleCall(method_name, args, outputs, rtol, atol, kwargs))
+      return outputs
+
+    call.__name__ = method_name
+    return call
+
+  def __getattr__(self, attr: str) -> Any:
+    try:
+      value = getattr(self._module, attr)
+    except AttributeError as e:
+      raise AttributeError(str(e) if attr in str(e) else
+                           f"The compiled module has no attribute '{attr}'.") from None
+    return self._trace_call(value, attr) if callable(value) else value

@@ -1,0 +1,169 @@
+"""iree-compile invocation: requests keyed by content, reproducers on failure, the compile cache."""
+
+import dataclasses
+import hashlib
+import logging
+import os
+import shlex
+import tempfile
+from typing import Optional, Sequence, Tuple
+
+import iree.compiler
+from iree.compiler import version as iree_compiler_version
+
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.compiling import compile_key
+from pyiree_tf_support.core import exit_status
+from pyiree_tf_support.compiling import mlir_functions
+from pyiree_tf_support.compiling.compile_cache import CompileCache
+
+INPUT_TYPE = "stablehlo_xla"
+
+
+class CompileError(RuntimeError):
+  """iree-compile failed; the message names the backend, the exported functions (TF methods)
+  holding the failing location, the first error and the reproducer.
+
+  `reason`: the first error alone; `methods`: those exported functions (empty when the error
+  has no location inside a function, e.g. a parse error or a crash without diagnostics).
+  """
+
+  def __init__(self, message: str, reproducer_path: Optional[str] = None, reason: str = "",
+               methods: Tuple[str, ...] = ()):
+    super().__init__(message)
+    self.reproducer_path = reproducer_path
+    self.reason = reason or message
+    self.methods = methods
+
+
+@dataclasses.dataclass(frozen=True)
+class CompileRequest:
+  """Everything that determines a .vmfb: the input text, the targets and the flags."""
+  iree_input: str
+  targets: Tuple[str, ...]
+  flags: Tuple[str, ...] = ()
+
+  def key(self, host_target: Optional[str] = None) -> str:
+    """A digest of what decides the output, the same on any machine that would produce it.
+
+    `host_target`: what `--iree-llvmcpu-target-cpu=host` resolves to (default: ask this
+    machine's compiler, see `compile_key`); unused when no flag names `host`.
+    """
+    host = ""
+    if compile_key.names_host(self.targets, self.flags):
+      host = host_target or compile_key.resolve_host_target(compile_key.llvmcpu_flags(self.flags))
+    digest = hashlib.sha256()
+    for part in (iree_compiler_version.VERSION, repr(sorted(iree_compiler_version.REVISIONS.items())),
+                 INPUT_TYPE, repr(self.targets), repr(self.flags), host,
+                 compile_key.without_locations(self.iree_input)):
+      digest.update(part.encode("utf-8"))
+      digest.update(b"\0")
+    return digest.hexdigest()
+
+  def command_line(self, input_path: str, output_path: str) -> str:
+    """The iree-compile command that reproduces this compilation by hand."""
+    args = ["iree-compile", input_path, f"--iree-input-type={INPUT_TYPE}"]
+    args += [f"--iree-hal-target-backends={target}" for target in self.targets]
+    args += list(self.flags) + ["-o", output_path]
+    return shlex.join(args)
+
+
+# What the compiler read from stdin is the module's iree_input.mlir (or, compiling one method,
+# that text with the other functions made private: same line numbers), so its locations are
+# shown as positions in the file users have.
+INPUT_NAME = "iree_input.mlir"
+
+
+def _first_error(diagnostics: str) -> str:
+  for line in diagnostics.splitlines():
+    if "error:" in line:
+      return line.strip()
+  lines = [line.strip() for line in diagnostics.splitlines() if line.strip()]
+  return lines[0] if lines else "no diagnostics"
+
+
+def _first_error_block(diagnostics: str) -> str:
+  """The first error with its notes (`called from` chains), up to the next error."""
+  lines = diagnostics.splitlines()
+  start = next((i for i, line in enumerate(lines) if "error:" in line), None)
+  if start is None:
+    return ""
+  end = next((i for i in range(start + 1, len(lines)) if "error:" in lines[i]), len(lines))
+  return "\n".join(lines[start:end])
+
+
+def _describe_failure(error: Exception, iree_input: str) -> Tuple[str, Tuple[str, ...]]:
+  """The first error (locations shown in iree_input.mlir) and the exported functions it is in."""
+  text = str(error)
+  code = None
+  for line in text.splitlines():
+    if line.startswith("Error code:"):
+      try:
+        code = int(line.split(":", 1)[1])
+      except ValueError:
+        pass
+  diagnostics = text.split("Diagnostics:", 1)[-1].split("Invoked with:", 1)[0]
+  lines = [line for line, _ in mlir_functions.locations_in(_first_error_block(diagnostics))]
+  methods = mlir_functions.exported_functions_at(iree_input, lines)
+  reason = _first_error(diagnostics).replace("<stdin>", INPUT_NAME)
+  if code is not None and code < 0:
+    reason = f"iree-compile crashed with {exit_status.signal_name(-code)}: {reason}"
+  return reason, methods
+
+
+def _in_methods(methods: Sequence[str]) -> str:
+  if not methods:
+    return ""
+  return f" in method{'s' if len(methods) > 1 else ''} {', '.join(methods)}"
+
+
+def compile_request(request: CompileRequest, description: str,
+                    reproducer_path: Optional[str] = None,
+                    cache: Optional[CompileCache] = None, key: Optional[str] = None) -> bytes:
+  """Compiles `request` (or fetches it from `cache`); `description` names it in errors and logs.
+
+  `key`: `request.key()` when the caller has it already (computing it hashes the whole input).
+  """
+  if cache is not None:
+    key = key or request.key()
+    cached = cache.get(key)
+    if cached is not None:
+      logging.debug("Compile cache hit for %s (%s).", description, key[:12])
+      return cached
+    logging.debug("Compile cache miss for %s (%s); compiling.", description, key[:12])
+  crash_path = None
+  if reproducer_path:
+    os.makedirs(os.path.dirname(reproducer_path) or ".", exist_ok=True)
+    fd, crash_path = tempfile.mkstemp(dir=os.path.dirname(reproducer_path) or ".",
+                                      prefix=".tmp-reproducer-", suffix=".mlir")
+    os.close(fd)
+    os.remove(crash_path)
+  try:
+    vmfb = iree.compiler.compile_str(
+        request.iree_input, target_backends=list(request.targets), input_type=INPUT_TYPE,
+        extra_args=list(request.flags), crash_reproducer_path=crash_path)
+  except Exception as e:  # CompilerToolError, or an OSError starting the tool.
+    reason, methods = _describe_failure(e, request.iree_input)
+    message = f"Compiling {description} failed{_in_methods(methods)}: {reason}"
+    if reproducer_path:
+      if crash_path and os.path.exists(crash_path):
+        os.replace(crash_path, reproducer_path)
+      else:
+        artifacts.write_text(reproducer_path, _input_reproducer(request, reproducer_path, str(e)))
+      message += f" Reproducer: {artifacts.display_path(reproducer_path)}"
+    raise CompileError(message, reproducer_path, reason, methods) from e
+  finally:
+    if crash_path and os.path.exists(crash_path):
+      os.remove(crash_path)
+  if cache is not None:
+    cache.put(key, vmfb)
+  return vmfb
+
+
+def _input_reproducer(request: CompileRequest, path: str, error: str) -> str:
+  """The compiler's input with the command and the error in a leading comment."""
+  comment = "\n".join("// " + line for line in [
+      "iree-compile failed on this input (no pass crash reproducer was written).",
+      "Re-run with:", "  " + request.command_line(path, "/tmp/out.vmfb"), "Error:",
+      *error.splitlines()[:40]])
+  return comment + "\n" + request.iree_input

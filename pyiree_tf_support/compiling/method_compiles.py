@@ -1,0 +1,96 @@
+"""After a whole module failed to compile: which of its methods compile on their own, and one
+binary of those that do, so traces that only call them still run and compare.
+
+Each method is compiled from iree_input.mlir with the other exported functions made private
+(`mlir_functions.only_exporting`) rather than re-imported from TensorFlow by that name alone:
+the text is the one the whole module was compiled from, state (ml_program globals) and private
+callees included, with the same line numbers, so every error still points into iree_input.mlir;
+the compiler drops the private functions nothing kept calls. It needs no TensorFlow (replay can
+do the same) and costs no import.
+"""
+
+import dataclasses
+from typing import Callable, Optional, Tuple
+
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.compiling import mlir_functions
+from pyiree_tf_support.compiling.compiler import CompileError, CompileRequest
+
+# (request, description, reproducer path or None) -> vmfb; raises CompileError.
+CompileFn = Callable[[CompileRequest, str, Optional[str]], bytes]
+
+
+@dataclasses.dataclass(frozen=True)
+class MethodFailure:
+  method: str
+  reason: str  # the first error, located in iree_input.mlir.
+  reproducer_path: Optional[str] = None
+
+  def describe(self) -> str:
+    if not self.reproducer_path:
+      return self.reason
+    return f"{self.reason} Reproducer: {artifacts.display_path(self.reproducer_path)}"
+
+
+@dataclasses.dataclass(frozen=True)
+class MethodCompiles:
+  """Which exported methods compiled alone, and the first error of each that did not."""
+  backend: str
+  module_error: str
+  compiled: Tuple[str, ...]
+  failed: Tuple[MethodFailure, ...]
+
+  def failure_of(self, method: Optional[str]) -> Optional[MethodFailure]:
+    return next((f for f in self.failed if f.method == method), None)
+
+  def describe(self) -> str:
+    """Per method, whether it compiles alone; the first error of each that does not."""
+    total = len(self.compiled) + len(self.failed)
+    lines = [f"{self.backend}: the whole module did not compile; compiled alone, "
+             f"{len(self.compiled)} of {total} method(s) compile:"]
+    lines += [f"  {name}: compiles" for name in self.compiled]
+    lines += [f"  {failure.method}: does not compile: {failure.describe()}"
+              for failure in self.failed]
+    return "\n".join(lines)
+
+  def call_error(self, method: str) -> str:
+    """What a call of a method that did not compile reports: the method and its first error."""
+    failure = self.failure_of(method)
+    reason = failure.describe() if failure else "it was not compiled"
+    return f"method '{method}' did not compile for {self.backend}: {reason}"
+
+
+def compile_each_method(request: CompileRequest, module_error: CompileError, backend: str,
+                        description: str, compile_fn: CompileFn,
+                        reproducer_for: Callable[[str], Optional[str]] = lambda _: None
+                        ) -> Tuple[Optional[bytes], MethodCompiles]:
+  """Compiles every exported function of `request` alone, then those that compiled together.
+
+  Returns the binary exporting every method that compiled (None when none did, or when they do
+  not compile together: then each method is listed as failing with that error) and the record.
+  `reproducer_for(method)` is where that method's reproducer goes.
+  """
+  methods = mlir_functions.exported_functions(request.iree_input)
+  compiled, failed = [], []
+  for method in methods:
+    alone = dataclasses.replace(request,
+                                iree_input=mlir_functions.only_exporting(request.iree_input,
+                                                                         [method]))
+    try:
+      compile_fn(alone, f"method '{method}' of {description}", reproducer_for(method))
+      compiled.append(method)
+    except CompileError as e:
+      failed.append(MethodFailure(method, e.reason, e.reproducer_path))
+  vmfb = None
+  if compiled:
+    together = dataclasses.replace(
+        request, iree_input=mlir_functions.only_exporting(request.iree_input, compiled))
+    try:
+      vmfb = compile_fn(together, f"methods {', '.join(compiled)} of {description}", None)
+    except CompileError as e:
+      failed = [MethodFailure(m, f"compiles alone, but not with {', '.join(compiled)}: "
+                              f"{e.reason}") for m in compiled] + failed
+      compiled = []
+  order = {name: i for i, name in enumerate(methods)}
+  failed.sort(key=lambda f: order[f.method])
+  return vmfb, MethodCompiles(backend, module_error.reason, tuple(compiled), tuple(failed))

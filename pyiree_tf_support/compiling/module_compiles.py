@@ -1,0 +1,86 @@
+"""An imported module compiled for backends: each distinct compile once per process.
+
+Duplicate backends (`--target_backends=iree_vmla,iree_vmla`) and backends whose requests are
+equal share one iree-compile: the first asker compiles, the others wait for its result.
+`compile_module` saves the binary as compiled__<backends>.vmfb (a reproducer beside it on failure);
+`compile_each_method` is the fallback of `method_compiles` after a whole-module failure.
+"""
+
+import concurrent.futures
+import threading
+from typing import Dict, Optional, Sequence, Tuple
+
+from absl import logging
+
+from pyiree_tf_support.compiling import compiler
+from pyiree_tf_support.compiling import method_compiles
+from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core.backends import BackendSpec
+
+_lock = threading.Lock()
+_compiles: Dict[str, concurrent.futures.Future] = {}
+
+
+def compile_once(request: compiler.CompileRequest, description: str,
+                 reproducer: Optional[str], cache: Optional[CompileCache]) -> bytes:
+  """Compiles `request` once per process: a second backend asking for it waits for the first."""
+  key = request.key()  # outside the lock: it hashes the whole input.
+  with _lock:
+    future = _compiles.get(key)
+    owner = future is None
+    if owner:
+      future = _compiles[key] = concurrent.futures.Future()
+  if owner:
+    try:
+      future.set_result(compiler.compile_request(request, description, reproducer, cache, key))
+    except BaseException as e:
+      future.set_exception(e)
+  else:
+    logging.debug("Reusing this process's compilation of %s.", description)
+  return future.result()
+
+
+def request_for(iree_input: str, specs: Sequence[BackendSpec]) -> compiler.CompileRequest:
+  """One request compiling `iree_input` for every target of `specs` (flags de-duplicated)."""
+  targets = tuple(t for spec in specs for t in spec.compiler_targets)
+  flags = tuple(dict.fromkeys(f for spec in specs for f in spec.compiler_flags))
+  return compiler.CompileRequest(iree_input, targets, flags)
+
+
+def _description(module_name: str, names: str) -> str:
+  return f"module '{module_name}' for backend(s) {names}"
+
+
+def compile_module(iree_input: str, module_name: str, specs: Sequence[BackendSpec], names: str,
+                   artifacts_dir: Optional[str], cache: Optional[CompileCache]) -> bytes:
+  """The vmfb of `iree_input` for `specs`; `names` (the backends' artifact names joined) names
+  its files in `artifacts_dir`. Raises CompileError (a reproducer saved beside it)."""
+  reproducer = None if artifacts_dir is None else artifacts.reproducer_path(artifacts_dir, names)
+  vmfb = compile_once(request_for(iree_input, specs), _description(module_name, names),
+                      reproducer, cache)
+  if artifacts_dir is not None:
+    artifacts.write_bytes(artifacts.compiled_path(artifacts_dir, names), vmfb)
+  return vmfb
+
+
+def compile_each_method(iree_input: str, module_name: str, spec: BackendSpec, backend: str,
+                        names: str, artifacts_dir: Optional[str], cache: Optional[CompileCache],
+                        module_error: compiler.CompileError
+                        ) -> Tuple[bytes, method_compiles.MethodCompiles]:
+  """After `module_error`: the binary of the methods that compile alone (saved where the whole
+  module's would be), and which do not; CompileError listing them all when none compiles.
+  `backend` is the backend's name in messages, `names` its artifact name in file names."""
+  vmfb, record = method_compiles.compile_each_method(
+      request_for(iree_input, [spec]), module_error, backend, _description(module_name, names),
+      lambda request, description, reproducer: compile_once(request, description, reproducer,
+                                                             cache),
+      lambda method: None if artifacts_dir is None else artifacts.reproducer_path(
+          artifacts_dir, f"{names}.{method}"))
+  if vmfb is None:
+    raise compiler.CompileError(f"{module_error}\n{record.describe()}", module_error.reproducer_path,
+                                module_error.reason, module_error.methods) from module_error
+  logging.warning("%s", record.describe())
+  if artifacts_dir is not None:
+    artifacts.write_bytes(artifacts.compiled_path(artifacts_dir, names), vmfb)
+  return vmfb, record

@@ -1,0 +1,38 @@
+"""What a run was asked to do, as one immutable record passed down from where flags are read.
+
+Only the public modules (`tf_test_utils`, `tf_utils`, the pytest plugin, the `replay` and `bundle`
+commands) read flags, through `cli_flags`; `cli_flags.run_settings()` turns them into a
+`RunSettings` that the harness and everything below it take as an argument. So a module below
+the public API behaves the same whoever calls it, and a test can set up a class without flags.
+"""
+
+import dataclasses
+from typing import Dict, Optional, Sequence, Tuple
+
+from pyiree_tf_support.core.phases import Phase
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSettings:
+  """The flags that decide how test classes are set up and judged (defaults: the flags')."""
+  reference_backend: str = "tf"
+  target_backends: Optional[Tuple[str, ...]] = None  # None: every backend this machine runs.
+  run_in_worker: bool = False
+  artifacts_dir: Optional[str] = None  # None: artifacts.default_root().
+  compile_jobs: Optional[int] = None  # None: one per core.
+  compile_cache_dir: Optional[str] = None  # None: no compile cache.
+  # --xfail_backends: (backend as named, its expected phase or None for any phase).
+  xfail_backends: Tuple[Tuple[str, Optional[Phase]], ...] = ()
+  keep_saved_model: bool = False
+
+  def xfail_entries(self) -> Dict[str, Optional[Phase]]:
+    return dict(self.xfail_backends)
+
+  def listed_xfail(self, names: Sequence[str]) -> bool:
+    """Whether --xfail_backends names a backend known by any of `names`."""
+    return any(name in self.xfail_entries() for name in names)
+
+  def xfail_phase(self, names: Sequence[str]) -> Optional[Phase]:
+    """The phase --xfail_backends gives the first of `names` listed with one (None: any)."""
+    entries = self.xfail_entries()
+    return next((entries[n] for n in names if entries.get(n) is not None), None)

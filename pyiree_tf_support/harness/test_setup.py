@@ -1,0 +1,251 @@
+"""What `TracedModuleTestCase.setUpClass` does, as named steps that return immutable records,
+and the per-class decisions made once from the recorded outcomes (XPASS, wrong phase, XFAIL).
+
+plan_backends -> claim_artifacts_dir -> pre_import -> compile_backends -> ClassSetup
+
+Every step takes the run's `RunSettings` (core/run_settings.py); none reads a flag.
+"""
+
+import concurrent.futures
+import dataclasses
+import os
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from absl import logging
+
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import phases
+from pyiree_tf_support.reporting import verdicts
+from pyiree_tf_support import tf_utils
+from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.core.run_settings import RunSettings
+from pyiree_tf_support.importing.method_imports import MethodImports
+from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.tf_utils import BackendInfo
+
+
+@dataclasses.dataclass(frozen=True)
+class BackendPlan:
+  """Which backends a class compiles for. `requested`: the targets were named by a flag."""
+  reference: BackendInfo
+  targets: Tuple[BackendInfo, ...]
+  requested: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class BackendSetup:
+  """One backend after set-up: its compiled module, or why it has none."""
+  info: BackendInfo
+  module: Optional[tf_utils.CompiledModule] = None
+  status: Status = Status.PASS
+  detail: str = ""
+  error: Optional[BaseException] = dataclasses.field(default=None, compare=False)  # its traceback.
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassSetup:
+  """Everything a test class's tests need: the reference module and one setup per target."""
+  module_name: str
+  artifacts_dir: str
+  reference: tf_utils.CompiledModule
+  targets: Tuple[BackendSetup, ...]
+  requested: bool
+  iree_input: Optional[str] = None  # what the IREE backends were compiled from (None: no import).
+  method_imports: Optional[MethodImports] = None  # the whole module did not import.
+
+  def method_imports_note(self) -> str:
+    """When the whole module did not import: its error and which functions import alone."""
+    return "" if self.method_imports is None else self.method_imports.describe()
+
+  def skipped(self) -> Tuple[BackendSetup, ...]:
+    return tuple(s for s in self.targets if s.status is Status.SKIPPED)
+
+  def method_compiles_note(self) -> str:
+    """Per target whose whole module did not compile: which methods compile alone ("" if none)."""
+    return "\n".join(s.module.method_compiles.describe() for s in self.targets
+                     if getattr(s.module, "method_compiles", None) is not None)
+
+  def skipped_note(self) -> str:
+    """One line naming requested backends that could not run ("" when none)."""
+    skipped = self.skipped()
+    if not self.requested or not skipped:
+      return ""
+    return ("Requested backend(s) skipped: "
+            + "; ".join(f"{s.info.name} ({s.detail})" for s in skipped)
+            + ". Pass --require_backends to make this a failure.")
+
+
+def target_infos(names: Sequence[str], run_in_worker: bool = False) -> List[BackendInfo]:
+  return [BackendInfo(name, artifact, run_in_worker)
+          for name, artifact in zip(names, backends.indexed_names(list(names)))]
+
+
+def plan_backends(settings: RunSettings, probe: bool = True) -> BackendPlan:
+  """The reference and targets `settings` ask for; without target backends, every backend this
+  machine can run (the others are logged as skipped; `probe=False` skips finding out which)."""
+  run_in_worker = settings.run_in_worker
+  reference_name = settings.reference_backend
+  reference = BackendInfo(reference_name, f"{reference_name}_ref", run_in_worker)
+  names = settings.target_backends
+  if names is not None:
+    return BackendPlan(reference, tuple(target_infos(names, run_in_worker)), requested=True)
+  if not probe:
+    return BackendPlan(reference, (), requested=False)
+  targets = []
+  for info in BackendInfo.get_all_backends(run_in_worker):
+    available, reason = info.available()
+    if available:
+      targets.append(info)
+    else:
+      logging.warning("Skipping backend '%s': %s", info.name, reason)
+  return BackendPlan(reference, tuple(targets), requested=False)
+
+
+def claim_artifacts_dir(module_class, settings: RunSettings) -> str:
+  """<artifacts_dir>/<Module>, or <Module>__<hash> when another module already has the name."""
+  root = settings.artifacts_dir or artifacts.default_root()
+  return artifacts.claim_module_dir(root, tf_utils.module_name_of(module_class),
+                                    tf_utils.module_identity(module_class))
+
+
+@dataclasses.dataclass(frozen=True)
+class ImportResult:
+  """The one import of the module for every IREE backend: its input text, or why it failed
+  (`method_imports`: the whole module did not import, the text holds the functions that did)."""
+  iree_input: Optional[str] = None
+  error: Optional[str] = None
+  method_imports: Optional[MethodImports] = None
+
+
+def pre_import(module_class, exported_names: Sequence[str], artifacts_dir: str,
+               plan: BackendPlan) -> ImportResult:
+  """Imports the module once, before the concurrent compiles (nothing when no backend is IREE)."""
+  if not any(info.is_iree for info in (plan.reference,) + plan.targets):
+    return ImportResult()
+  try:
+    imported = tf_utils.import_module_class(module_class, exported_names, artifacts_dir,
+                                            each_function_on_failure=True)
+  except Exception as e:  # pylint: disable=broad-except
+    return ImportResult(error=f"{type(e).__name__}: {e}")
+  return ImportResult(iree_input=imported.iree_input, method_imports=imported.method_imports)
+
+
+@dataclasses.dataclass(frozen=True)
+class _CompileJob:
+  module_class: object
+  exported_names: Tuple[str, ...]
+  artifacts_dir: str
+  import_error: Optional[str]
+  compile_cache: Optional[CompileCache]
+
+  def run(self, info: BackendInfo) -> BackendSetup:
+    available, reason = info.available()
+    if not available:
+      return BackendSetup(info, status=Status.SKIPPED, detail=reason)
+    if info.is_iree and self.import_error:
+      return BackendSetup(info, status=Status.IMPORT_ERROR, detail=self.import_error)
+    try:
+      return BackendSetup(info, info.compile(self.module_class, self.exported_names,
+                                             self.artifacts_dir, self.compile_cache,
+                                             each_method_on_failure=True))
+    except Exception as e:  # pylint: disable=broad-except
+      return BackendSetup(info, status=Status.COMPILE_ERROR, detail=f"{type(e).__name__}: {e}",
+                          error=e)
+
+
+def compile_backends(job: _CompileJob, plan: BackendPlan,
+                     compile_jobs: Optional[int] = None) -> Tuple[BackendSetup, ...]:
+  """The reference's setup first, then one per target, in the plan's order.
+
+  IREE backends compile in a thread pool while TensorFlow builds its modules on this thread.
+  """
+  infos = (plan.reference,) + plan.targets
+  iree = [i for i, info in enumerate(infos) if info.is_iree]
+  jobs = max(1, min(len(iree) or 1, compile_jobs or os.cpu_count() or 1))
+  with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+    pending = {i: pool.submit(job.run, infos[i]) for i in iree}
+    done: Dict[int, BackendSetup] = {i: job.run(info)
+                                     for i, info in enumerate(infos) if i not in pending}
+    done.update({i: future.result() for i, future in pending.items()})
+  return tuple(done[i] for i in range(len(infos)))
+
+
+def set_up_class(module_class, exported_names: Sequence[str], settings: RunSettings,
+                 only_targets: Optional[Sequence[str]] = None) -> ClassSetup:
+  """Runs the steps; raises if the reference cannot be used (nothing could be compared).
+
+  `only_targets`: names of the planned targets to set up (the pytest plugin passes the backends
+  of the selected items); None sets up every planned target.
+  """
+  module_name = tf_utils.module_name_of(module_class)
+  artifacts_dir = claim_artifacts_dir(module_class, settings)
+  logging.info("Artifacts of %s are saved in %s", module_name, artifacts_dir)
+  plan = plan_backends(settings)
+  if only_targets is not None:
+    plan = dataclasses.replace(plan, targets=tuple(t for t in plan.targets if t.name in only_targets))
+  imported = pre_import(module_class, exported_names, artifacts_dir, plan)
+  cache = None if settings.compile_cache_dir is None else CompileCache(settings.compile_cache_dir)
+  job = _CompileJob(module_class, tuple(exported_names), artifacts_dir, imported.error, cache)
+  reference, *targets = compile_backends(job, plan, settings.compile_jobs)
+  if reference.module is None:
+    raise RuntimeError(f"The reference backend '{plan.reference.name}' could not be used for "
+                       f"module '{module_name}': {reference.detail}") from reference.error
+  return ClassSetup(module_name, artifacts_dir, reference.module, tuple(targets), plan.requested,
+                    imported.iree_input, imported.method_imports)
+
+
+def expected_to_fail(info: BackendInfo, settings: RunSettings) -> bool:
+  """Whether --xfail_backends names this backend (by artifact, typed or canonical name)."""
+  return settings.listed_xfail(info.names())
+
+
+def expected_phase(info: BackendInfo, settings: RunSettings) -> Optional[phases.Phase]:
+  """The phase --xfail_backends gives this backend (None: not listed, or any phase)."""
+  return settings.xfail_phase(info.names())
+
+
+def expected_failure_checks(setup: ClassSetup, outcomes: Sequence[Outcome],
+                            settings: RunSettings) -> List[verdicts.ExpectedFailureCheck]:
+  """One check per target listed by --xfail_backends that failed something in `outcomes`."""
+  listed = {s.info.name: expected_phase(s.info, settings)
+            for s in setup.targets if expected_to_fail(s.info, settings)}
+  checks = [verdicts.check_expected_failure(name, phase, outcomes)
+            for name, phase in listed.items()]
+  return [c for c in checks if c.observed is not None]
+
+
+def unexpected_passes(setup: ClassSetup, outcomes: Sequence[Outcome],
+                      settings: RunSettings) -> List[str]:
+  """Backends listed as expected to fail that compiled and failed none of `outcomes` (XPASS).
+
+  `outcomes` are every compared trace's outcomes as evaluated, before XFAIL was applied.
+  """
+  failed = {o.backend for o in outcomes if o.status.failed}
+  return [s.info.name for s in setup.targets
+          if expected_to_fail(s.info, settings) and s.status is Status.PASS
+          and s.info.name not in failed]
+
+
+class TraceNames:
+  """Names the artifacts of each compared trace so that different tests never share them.
+
+  The first test to compare a trace function keeps the 2020 name (`<function>`); another test
+  comparing a function of the same name gets `<function>.<test method>`, and a test comparing
+  two functions of the same name numbers the second (`<function>.<test method>.2`).
+  """
+
+  def __init__(self):
+    self._owners: Dict[str, Tuple[str, int]] = {}
+    self._uses: Dict[Tuple[str, str], int] = {}
+
+  def claim(self, function_name: str, test_name: str) -> str:
+    use = self._uses.get((function_name, test_name), 0) + 1
+    self._uses[(function_name, test_name)] = use
+    candidates = [function_name, f"{function_name}.{test_name}",
+                  f"{function_name}.{test_name}.{use}"]
+    for candidate in candidates if use == 1 else candidates[2:]:
+      owner = self._owners.setdefault(candidate, (test_name, use))
+      if owner == (test_name, use):
+        return candidate
+    raise AssertionError(f"unreachable: no free name for trace '{function_name}'")

@@ -1,0 +1,365 @@
+"""TensorFlow -> MLIR: a tf.Module becomes TF-dialect text (tf_input), StableHLO text (iree_input)
+and the metadata of its exported functions.
+
+Over 300 lines because the checks of what TF's tools accept (exported names, signatures, Python
+defaults, namedtuples, ops left unconverted, text that does not parse back) share the one import
+they guard, whole-module or per function (`method_imports` decides which functions to keep).
+"""
+
+import dataclasses
+import inspect
+import re
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import tensorflow as tf
+from iree.compiler import ir
+
+from pyiree_tf_support.importing import import_pipeline
+from pyiree_tf_support.importing import method_imports
+from pyiree_tf_support.core import phases
+from pyiree_tf_support.importing import saved_models
+from pyiree_tf_support.core import structure
+from pyiree_tf_support.importing.method_imports import MethodImports
+from pyiree_tf_support.core.signatures import FunctionSignature, InputSpec
+
+
+class ModuleImportError(ValueError):
+  """The module cannot be turned into IREE input; the message says which module and why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ImportedModule:
+  """A module imported once per process and shared by every IREE backend.
+
+  With `method_imports` the whole module did not import, and the texts hold only the functions
+  that imported alone (`imported_names`); the others are still in `exported_names` and
+  `signatures`, so a call of one can say why it cannot run.
+  """
+  module_name: str
+  exported_names: Tuple[str, ...]
+  tf_input: str
+  iree_input: str
+  signatures: Dict[str, FunctionSignature]
+  problem: Optional[str] = None  # why the texts cannot be compiled, if they cannot
+  method_imports: Optional[MethodImports] = None
+
+  @property
+  def imported_names(self) -> Tuple[str, ...]:
+    """The exported functions the texts hold."""
+    if self.method_imports is None:
+      return self.exported_names
+    return self.method_imports.imported
+
+  def check(self, partial: bool = False) -> None:
+    """Raises the import problem, if any: call it after saving the texts for inspection.
+    `partial`: a module whose functions imported one by one is fine (else it raises the whole
+    module's error)."""
+    if self.problem:
+      raise ModuleImportError(self.problem)
+    if self.method_imports is not None and not partial:
+      raise ModuleImportError(f"{self.method_imports.module_error}\n"
+                              f"{self.method_imports.describe()}")
+
+
+def normalize_exported_names(exported_names: Union[str, Sequence[str], None]) -> Tuple[str, ...]:
+  """A tuple of names: a str is one name (2020 took a list; `"mul"` must not become m, u, l)."""
+  if exported_names is None:
+    return ()
+  if isinstance(exported_names, str):
+    return (exported_names,)
+  names = tuple(exported_names)
+  bad = [name for name in names if not isinstance(name, str)]
+  if bad:
+    raise TypeError(f"exported_names must be method names (str), got {bad[0]!r} in "
+                    f"{exported_names!r}; e.g. exported_names=['mul'].")
+  return names
+
+
+def not_exported_reason(module: tf.Module, name: str, exported_names: Sequence[str] = ()
+                        ) -> Optional[str]:
+  """Why `name`, an attribute of `module`, is not an exported function (None: no such tf.function)."""
+  if not _is_tf_function(getattr(module, name, None)):
+    return None
+  if getattr(module, name).input_signature is None:
+    return (f"'{name}' is a tf.function without an input_signature, so it cannot be exported "
+            "(use @tf.function(input_signature=[...]))")
+  if exported_names and name not in exported_names:
+    return f"'{name}' is not among the exported_names given to compile_module"
+  return None
+
+
+def _namedtuple_output(function) -> Optional[str]:
+  """The type name of a namedtuple in the function's results, which TF's importer cannot export."""
+  outputs = function.get_concrete_function().structured_outputs
+  pending = [outputs]
+  while pending:
+    value = pending.pop()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+      return type(value).__name__
+    if isinstance(value, (list, tuple)):
+      pending.extend(value)
+    elif isinstance(value, dict):
+      pending.extend(value.values())
+  return None
+
+
+def _is_tf_function(value) -> bool:
+  return isinstance(value, tf.types.experimental.PolymorphicFunction)
+
+
+def exported_function_names(module: tf.Module, module_name: str,
+                            exported_names: Sequence[str] = ()) -> Tuple[str, ...]:
+  """The names to export: as given (validated) or every tf.function with an input_signature."""
+  exported_names = normalize_exported_names(exported_names)
+  candidates = sorted(name for name in dir(module)
+                      if not name.startswith("__") and _is_tf_function(getattr(module, name, None)))
+  with_signature = [name for name in candidates if getattr(module, name).input_signature is not None]
+  if not exported_names:
+    if not with_signature:
+      raise ModuleImportError(
+          f"Module '{module_name}' has no tf.function with an input_signature to export"
+          + (f" (tf.functions without one: {', '.join(candidates)})." if candidates else "."))
+    return tuple(with_signature)
+  for name in exported_names:
+    if name not in candidates:
+      raise ModuleImportError(
+          f"Module '{module_name}' has no tf.function named '{name}'; "
+          f"exportable functions are: {', '.join(with_signature) or 'none'}.")
+    if getattr(module, name).input_signature is None:
+      raise ModuleImportError(
+          f"Function '{name}' of module '{module_name}' has no input_signature; "
+          "exported functions need one (tf.function(input_signature=[...])).")
+  return tuple(exported_names)
+
+
+def _arg_names(function) -> Tuple[str, ...]:
+  """Names of the arguments the input_signature covers: Python defaults after them (a Keras
+  `call(inputs, training=None, mask=None)`) are traced in as constants, not exported."""
+  parameters = list(inspect.signature(function.python_function).parameters.values())
+  if parameters and parameters[0].name == "self" and len(parameters) > len(function.input_signature):
+    parameters = parameters[1:]
+  return tuple(p.name for p in parameters[:len(function.input_signature)])
+
+
+def _output_is_value(value) -> bool:
+  return value is not None
+
+
+def function_signatures(module: tf.Module,
+                        names: Sequence[str]) -> Dict[str, FunctionSignature]:
+  """Plain-data metadata for each exported function, from its concrete function."""
+  signatures = {}
+  for name in names:
+    function = getattr(module, name)
+    concrete = function.get_concrete_function()
+    # Arguments past the input_signature are Python defaults (None, False, ...), not tensors.
+    args_spec = tuple(concrete.structured_input_signature[0])[:len(function.input_signature)]
+    flat_specs = tf.nest.flatten(args_spec)
+    inputs = tuple(
+        InputSpec(None if spec.shape.rank is None else tuple(spec.shape.as_list()),
+                  _numpy_name(spec.dtype))
+        for spec in flat_specs)
+    signatures[name] = FunctionSignature(
+        name=name,
+        arg_names=_arg_names(function),
+        inputs=inputs,
+        input_structure=structure.spec_of(args_spec),
+        output_structure=structure.spec_of(concrete.structured_outputs, _output_is_value))
+  return signatures
+
+
+def _unimportable_defaults(module: tf.Module, name: str) -> List[str]:
+  """`arg=value` for each Python default past the input_signature that the SavedModel importer
+  rejects ("Unhandled structured value kind"): it takes None only."""
+  function = getattr(module, name)
+  count = len(function.input_signature)
+  parameters = [p for p in inspect.signature(function.python_function).parameters.values()
+                if p.name != "self"]
+  return [f"{p.name}={p.default!r}" for p in parameters[count:]
+          if p.default is not inspect.Parameter.empty and p.default is not None]
+
+
+def _numpy_name(dtype: tf.dtypes.DType) -> str:
+  if dtype == tf.string:
+    return "object"
+  return np.dtype(dtype.as_numpy_dtype).name
+
+
+_FUNC_RE = re.compile(r'func\.func @(\S+?)\(.*tf_saved_model\.exported_names = \["([^"]+)"\]')
+_TF_OP_RE = re.compile(r'"(tf(?:_executor|_device)?\.\w+)"\(')
+
+
+def rename_exported_functions(tf_input: str) -> str:
+  """Gives each exported function the name users call it by (`__inference_f_12` -> `f`)."""
+  renames = dict(_FUNC_RE.findall(tf_input))
+  for old, new in renames.items():
+    tf_input = re.sub("@" + re.escape(old) + r"(?=[(\s,\]}>])", "@" + new, tf_input)
+  return tf_input
+
+
+# Constants over this many bytes are elided from texts saved for people (MLIR's printer flag
+# --mlir-elide-elementsattrs-if-larger has no equivalent in TF's Python API, so this rewrites the
+# printed form; the printer writes every large dense constant as one hex string).
+ELIDE_CONSTANT_BYTES = 1024
+_LARGE_HEX_CONSTANT = re.compile(r'dense<"0x[0-9A-Fa-f]{%d,}">' % (2 * ELIDE_CONSTANT_BYTES + 1))
+ELIDED_CONSTANT = "dense_resource<__elided__>"
+
+
+def elide_large_constants(mlir_text: str) -> str:
+  """The text with every dense constant over ELIDE_CONSTANT_BYTES printed as MLIR's elided form:
+  readable, no longer loadable."""
+  return _LARGE_HEX_CONSTANT.sub(ELIDED_CONSTANT, mlir_text)
+
+
+def unconverted_tf_ops(iree_input: str) -> List[str]:
+  """TF ops the lowering left behind, which would make iree-compile crash."""
+  return sorted(set(_TF_OP_RE.findall(iree_input)))
+
+
+LOWERING_PIPELINE = import_pipeline.LOWERING_PIPELINE
+
+
+def _convert(saved_model_dir: str, names: Sequence[str]) -> str:
+  raw = tf.mlir.experimental.convert_saved_model(
+      saved_model_dir, exported_names=",".join(names), show_debug_info=False)
+  return rename_exported_functions(raw)
+
+
+def import_tf_dialect(module: tf.Module, names: Sequence[str],
+                      keep_saved_model_at: Optional[Sequence[str]] = None) -> str:
+  """SavedModel -> TF-dialect text (tf_input.mlir), exported functions named as users call them."""
+  with saved_models.temporary(module, keep_saved_model_at) as saved_model_dir:
+    return _convert(saved_model_dir, names)
+
+
+# A tf.Variable the module never assigns becomes an immutable *public* global, and IREE keeps its
+# value for the exported `global$<name>$get` accessor besides the compile-time folded copy the
+# computation uses (BatchNorm folded into conv kernels): a Keras ResNet50's vmfb was 1.8x its
+# weights, 1.0x with them private (and compiled in 9 s instead of 37 s). Nothing calls an
+# immutable global's accessor (idle release carries mutable ones, which have get and set).
+_PUBLIC_IMMUTABLE_GLOBAL = re.compile(r"\bml_program\.global public @")
+
+
+def privatize_immutable_globals(iree_input: str) -> str:
+  """The text with every immutable public ml_program.global private (mutable ones untouched)."""
+  return _PUBLIC_IMMUTABLE_GLOBAL.sub("ml_program.global private @", iree_input)
+
+
+def lower_to_iree_input(tf_input: str) -> str:
+  """TF-dialect text -> StableHLO + ml_program text by the plain lowering alone (the 2020
+  driver's lowering step; import_module picks a pipeline per module)."""
+  return tf.mlir.experimental.run_pass_pipeline(tf_input, LOWERING_PIPELINE)
+
+
+def import_module(module: tf.Module, module_name: str,
+                  exported_names: Sequence[str] = (),
+                  keep_saved_model_at: Optional[Sequence[str]] = None,
+                  each_function_on_failure: bool = False) -> ImportedModule:
+  """SavedModel -> tf_input -> iree_input, with the errors the tools themselves don't give.
+
+  `each_function_on_failure`: when the whole module does not import (TF's importer or lowering
+  raises, or leaves TF ops or functions out), import each function alone and keep those that
+  import (`ImportedModule.method_imports` says which). When none does, the whole module's error
+  stands (raised, or as `problem` with each function's error after it).
+  """
+  names = exported_function_names(module, module_name, exported_names)
+  for name in names:
+    namedtuple = _namedtuple_output(getattr(module, name))
+    if namedtuple:
+      raise ModuleImportError(
+          f"Function '{name}' of module '{module_name}' returns a namedtuple ({namedtuple}), "
+          "which TensorFlow's SavedModel importer cannot export to MLIR; return a tuple or a "
+          f"dict instead (e.g. tuple(...) around the {namedtuple}).")
+  signatures = function_signatures(module, names)
+  for name in names:
+    defaults = _unimportable_defaults(module, name)
+    if defaults:
+      raise ModuleImportError(
+          f"Function '{name}' of module '{module_name}' has Python defaults past its "
+          f"input_signature that IREE's SavedModel import cannot take: {', '.join(defaults)} "
+          "(only None is accepted); wrap it without them, e.g. "
+          "tf.function(input_signature=[...])(lambda x: f(x, training=False)).")
+  subject = f"Module '{module_name}'"
+  with saved_models.temporary(module, keep_saved_model_at) as saved_model_dir:
+    try:
+      tf_input, iree_input = _import_names(saved_model_dir, names)
+    except Exception as e:  # pylint: disable=broad-except
+      if not each_function_on_failure or len(names) < 2:
+        raise
+      whole, error, module_error = None, e, f"{type(e).__name__}: {e}"
+    else:
+      # The hints name the files where this text is saved, which it is unless functions import.
+      whole = ImportedModule(module_name, tuple(names), tf_input, iree_input, signatures,
+                             _problem(subject, names, iree_input, with_file_hints=True))
+      module_error = _problem(subject, names, iree_input)
+      if module_error is None or not each_function_on_failure or len(names) < 2:
+        return whole
+      error = None
+    partial, record = method_imports.import_each_function(
+        module_name, names, module_error,
+        lambda some: _import_or_raise(saved_model_dir, some, module_name))
+  if partial is not None:
+    not_imported = "".join(
+        f"{import_pipeline.HEADER_PREFIX}function '{failure.function}' not imported: "
+        f"{phases.first_error_line(failure.reason, diagnostics=True)}\n" for failure in record.failed)
+    return ImportedModule(module_name, tuple(names), partial[0], not_imported + partial[1],
+                          signatures, method_imports=record)
+  if error is not None:
+    raise error
+  return dataclasses.replace(
+      whole, problem=f"{whole.problem}\n{record.describe(with_module_error=False)}")
+
+
+def _import_names(saved_model_dir: str, names: Sequence[str]) -> Tuple[str, str]:
+  """tf_input and iree_input of `names`; the errors of TF's importer and lowering propagate."""
+  tf_input = _convert(saved_model_dir, names)
+  lowered = import_pipeline.lower(tf_input, names)
+  return tf_input, lowered.header() + privatize_immutable_globals(lowered.text)
+
+
+def _problem(subject: str, names: Sequence[str], iree_input: str,
+             with_file_hints: bool = False) -> Optional[str]:
+  """Why `iree_input` cannot be compiled (None: it can)."""
+  missing = [name for name in names if f"func.func @{name}(" not in iree_input]
+  if missing:
+    return (f"{subject} imported without the functions {', '.join(missing)}: "
+            "the SavedModel importer produced no code for them"
+            + (" (see tf_input.mlir)." if with_file_hints else "."))
+  leftover = unconverted_tf_ops(iree_input)
+  if leftover:
+    return (f"{subject} uses TensorFlow ops IREE cannot compile: {', '.join(leftover)} "
+            "(left unconverted by the TF->StableHLO lowering"
+            + ("; see iree_input.mlir)." if with_file_hints else ")."))
+  return None
+
+
+def _import_or_raise(saved_model_dir: str, names: Sequence[str], module_name: str
+                     ) -> Tuple[str, str]:
+  """tf_input and iree_input of `names`, which the per-function fallback imports; raises why not
+  (a single function's error names it)."""
+  tf_input, iree_input = _import_names(saved_model_dir, names)
+  subject = (f"Function '{names[0]}' of module '{module_name}'" if len(names) == 1
+             else f"Module '{module_name}' (functions {', '.join(names)})")
+  problem = _problem(subject, names, iree_input) or _reparse_problem(subject, iree_input)
+  if problem:
+    raise ModuleImportError(problem)
+  return tf_input, iree_input
+
+
+def _reparse_problem(subject: str, iree_input: str) -> Optional[str]:
+  """Why MLIR's parser (IREE's, which knows every dialect the import steps emit) rejects the
+  text the import printed (None: it does not).
+
+  The fallback checks this because one function whose text does not parse back (a while loop
+  whose carried tensor grows from a non-empty start is printed with its initial static type) would
+  make iree-compile reject the text of every function imported with it. It is one parse (a few ms
+  for a small module); whole-module imports skip it and leave the error to iree-compile, as before.
+  """
+  with ir.Context():
+    try:
+      ir.Module.parse(import_pipeline.strip_header(iree_input))
+    except ir.MLIRError as e:
+      message = " ".join(str(e).split())
+      return f"{subject} was lowered by TF to text that does not parse back: {message}"
+  return None

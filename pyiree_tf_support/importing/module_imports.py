@@ -1,0 +1,150 @@
+"""A module class imported once per process: the cache every backend of a test class shares.
+
+`import_module_class` builds the user's module (seeded, as 2020 did), imports it (with the
+per-function fallback of `method_imports` when the whole module does not import), saves the
+import's artifacts once per artifacts dir, and hands the same `ImportedModule` to every later
+caller; the TF reference reuses its traced signatures (`known_signatures`), and the first
+reference instance explains names that are not exported (`not_exported_reason`).
+"""
+
+import inspect
+import os
+import random
+import threading
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+
+from absl import logging
+import numpy as np
+from pyiree_tf_support.core import verbosity
+verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
+import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
+
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core.signatures import FunctionSignature, signatures_to_json
+from pyiree_tf_support.importing import importer
+from pyiree_tf_support.importing import saved_models
+
+ModuleClass = Union[type, Callable[[], tf.Module]]
+
+
+def set_random_seed(seed: int = 0) -> None:
+  """Sets the seed of TensorFlow, numpy and random, so every backend sees the same inputs."""
+  tf.random.set_seed(seed)
+  np.random.seed(seed)
+  random.seed(seed)
+
+
+class ModuleConstructionError(RuntimeError):
+  """The user's module class (or factory) raised; the cause keeps its traceback."""
+
+
+def instantiate(module_class: ModuleClass) -> tf.Module:
+  """Builds the user's module with the seed set first, as 2020 did, so that weights drawn from
+  tf.random or np.random in __init__ are the same on every backend (and in the import)."""
+  set_random_seed()
+  try:
+    return module_class()
+  except Exception as e:
+    raise ModuleConstructionError(
+        f"Constructing module '{module_name_of(module_class)}' raised {type(e).__name__}: {e}"
+    ) from e
+
+
+def module_name_of(module_class: ModuleClass) -> str:
+  """The name of a module class or factory function, safe as a directory name."""
+  return artifacts.safe_name(getattr(module_class, "__name__", type(module_class).__name__))
+
+
+def module_identity(module_class: ModuleClass) -> str:
+  """Tells apart two module classes with the same name: defining file's path and qualified name."""
+  try:
+    source = inspect.getsourcefile(module_class) or ""
+    source = os.path.abspath(source) if source else ""
+  except TypeError:
+    source = ""
+  return f"{source}:{getattr(module_class, '__qualname__', module_name_of(module_class))}"
+
+
+_lock = threading.Lock()
+_imports: Dict[Tuple[Any, Tuple[str, ...]], importer.ImportedModule] = {}
+_saved_import_dirs: Dict[Tuple[Any, Tuple[str, ...]], set] = {}
+# One instance per module class built for TF, to explain names that are not exported.
+_reference_instances: Dict[Any, tf.Module] = {}
+
+
+def save_import_artifacts(imported: importer.ImportedModule, artifacts_dir: Optional[str]) -> None:
+  """tf_input.mlir (for people: weights elided), iree_input.mlir (whole: replay, repro and the
+  compile cache load it) and signatures.json in `artifacts_dir`."""
+  if artifacts_dir is not None:
+    artifacts.write_text(os.path.join(artifacts_dir, "tf_input.mlir"),
+                         importer.elide_large_constants(imported.tf_input))
+    artifacts.write_text(os.path.join(artifacts_dir, "iree_input.mlir"), imported.iree_input)
+    artifacts.write_text(artifacts.signatures_path(artifacts_dir),
+                         signatures_to_json(imported.signatures))
+
+
+def import_instance(module: tf.Module, module_name: str, exported_names: Sequence[str],
+                    artifacts_dir: Optional[str],
+                    keep_saved_model_at: Sequence[str] = ()) -> importer.ImportedModule:
+  """Imports a module instance (not cached: the instance is the caller's)."""
+  imported = importer.import_module(module, module_name, exported_names, keep_saved_model_at)
+  save_import_artifacts(imported, artifacts_dir)
+  imported.check()
+  return imported
+
+
+def import_module_class(module_class: ModuleClass, exported_names: Sequence[str] = (),
+                        artifacts_dir: Optional[str] = None,
+                        keep_saved_model_at: Sequence[str] = (),
+                        each_function_on_failure: bool = False) -> importer.ImportedModule:
+  """Imports a module class once per process and exported names; later calls reuse the result.
+
+  `each_function_on_failure`: a module whose whole import failed but some of whose functions
+  import alone is returned holding those (else its import error is raised, as in 2020). The
+  per-function import is done (and cached) either way, so both kinds of caller share it.
+  """
+  exported_names = importer.normalize_exported_names(exported_names)
+  key = (module_class, exported_names)
+  with _lock:
+    imported = _imports.get(key)
+    if imported is None:
+      imported = importer.import_module(instantiate(module_class), module_name_of(module_class),
+                                        exported_names, keep_saved_model_at,
+                                        each_function_on_failure=True)
+      if imported.method_imports is not None:
+        logging.warning("%s", imported.method_imports.describe())
+      _imports[key] = imported
+      _saved_import_dirs[key] = set()
+    if artifacts_dir is not None and artifacts_dir not in _saved_import_dirs[key]:
+      save_import_artifacts(imported, artifacts_dir)
+      _saved_import_dirs[key].add(artifacts_dir)
+    for path in keep_saved_model_at:  # the import ran earlier, for another backend.
+      if not os.path.exists(path):
+        saved_models.save(instantiate(module_class), path)
+  imported.check(partial=each_function_on_failure)
+  return imported
+
+
+def known_signatures(module_class: ModuleClass,
+                     exported_names: Sequence[str]) -> Optional[Dict[str, FunctionSignature]]:
+  """The signatures this process's import already traced, so TF need not trace them twice."""
+  with _lock:
+    imported = _imports.get((module_class, tuple(exported_names)))
+  return None if imported is None else imported.signatures
+
+
+def register_reference_instance(module_class: ModuleClass, instance: tf.Module) -> None:
+  """Remembers the first instance built for TF, to explain names that are not exported."""
+  with _lock:
+    _reference_instances.setdefault(module_class, instance)
+
+
+def not_exported_reason(module_class: ModuleClass, name: str,
+                        exported_names: Sequence[str]) -> Optional[str]:
+  """Why the module's attribute `name` is not exported (None: it is no tf.function, or no
+  reference instance was built in this process)."""
+  with _lock:
+    instance = _reference_instances.get(module_class)
+  if instance is None:
+    return None
+  return importer.not_exported_reason(instance, name, exported_names)

@@ -1,0 +1,170 @@
+"""What replay reads from disk, checked before anything runs: a reference trace and its module.
+
+A replay is only worth its verdict if the files belong together. A target's own trace replayed
+against its backend compares the backend with itself (a false pass); a trace beside an
+iree_input.mlir imported later (an edited module, a run killed half-way) compares two different
+programs (a false mismatch). Both are refused, as is any file that is unreadable, truncated,
+incomplete or of another format version, each with one line naming the file and what is wrong.
+Arrays are read with allow_pickle=False: a saved trace never runs code.
+"""
+
+import dataclasses
+import glob
+import io
+import json
+import os
+import zipfile
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.core.signatures import FunctionSignature, signatures_from_json
+from pyiree_tf_support.comparing.traces import Trace
+
+_TRACE_KEYS = ("format", "module_name", "backend", "function_name", "calls")
+_CALL_KEYS = ("method", "inputs", "kwargs", "outputs", "rtol", "atol")
+_PROVENANCE_KEYS = ("reference", "iree_input_sha256", "arrays_sha256")
+
+
+class ReplayError(ValueError):
+  """Input replay does not trust: the one-line message names the file and what is wrong."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplayInput:
+  """A reference trace and the module files it was recorded with, checked to belong together."""
+  trace_dir: str
+  reference: Trace
+  iree_input: str
+  signatures: Dict[str, FunctionSignature]
+
+
+def _read_bytes(path: str, what: str) -> bytes:
+  try:
+    with open(path, "rb") as f:
+      return f.read()
+  except OSError as e:
+    raise ReplayError(f"Cannot read {what} {path}: {e.strerror}.") from None
+
+
+def _read_document(path: str) -> Dict[str, Any]:
+  try:
+    document = json.loads(_read_bytes(path, "the saved trace"))
+  except (json.JSONDecodeError, UnicodeDecodeError) as e:
+    raise ReplayError(f"{path} is not valid JSON ({e}).") from None
+  if not isinstance(document, dict):
+    raise ReplayError(f"{path} holds a JSON {type(document).__name__}, not a saved trace object.")
+  if document.get("format") != trace_io.FORMAT_VERSION:
+    raise ReplayError(f"{path} has format {document.get('format')!r}; this pyiree_tf_support "
+                      f"reads format {trace_io.FORMAT_VERSION}.")
+  missing = [key for key in _TRACE_KEYS if key not in document]
+  if missing:
+    raise ReplayError(f"{path} lacks the key(s) {', '.join(missing)}: not a complete saved trace.")
+  if not isinstance(document["calls"], list):
+    raise ReplayError(f"{path}: 'calls' is a {type(document['calls']).__name__}, not a list.")
+  for i, call in enumerate(document["calls"]):
+    missing = [key for key in _CALL_KEYS if not isinstance(call, dict) or key not in call]
+    if missing:
+      raise ReplayError(f"{path}: call {i} lacks the key(s) {', '.join(missing)}.")
+  if any(key not in document for key in _PROVENANCE_KEYS):
+    raise ReplayError(f"{path} does not record whether it is a reference trace nor which "
+                      "iree_input.mlir it was recorded with (saved by an older pyiree_tf_support); "
+                      "re-run the test to save it again.")
+  return document
+
+
+def _check_arrays(path: str, trace_json: str, recorded_sha256: Optional[str]) -> None:
+  """Every array in arrays.npz loads without pickle, and the file is the one trace.json names."""
+  data = _read_bytes(path, "the saved trace's arrays")
+  unreadable = (zipfile.BadZipFile, EOFError, OSError, ValueError)
+  try:
+    npz = np.load(io.BytesIO(data), allow_pickle=False)
+  except unreadable as e:
+    raise ReplayError(f"{path} is not a readable .npz archive, truncated or corrupt "
+                      f"({type(e).__name__}: {e}).") from None
+  with npz:
+    for key in npz.files:
+      try:
+        npz[key]  # reads and checks the member: its header, size and CRC.
+      except unreadable as e:
+        what = ("an object array, which replay never unpickles" if "pickle" in str(e)
+                else f"unreadable ({type(e).__name__}: {e})")
+        raise ReplayError(f"{path}: array '{key}' is {what}.") from None
+  if trace_io.content_sha256(data) != recorded_sha256:
+    raise ReplayError(f"{path} is not the arrays file {trace_json} was saved with (its sha256 "
+                      "differs): the two were written by different runs; re-run the test.")
+
+
+def _reference_sibling(trace_dir: str, function_name: str) -> Optional[str]:
+  """The saved reference trace of the same trace function, next to `trace_dir`, if there is one."""
+  pattern = os.path.join(os.path.dirname(trace_dir), artifacts.safe_name(function_name) + "__*")
+  for candidate in sorted(glob.glob(os.path.join(pattern, "trace.json"))):
+    try:
+      with open(candidate) as f:
+        if json.load(f).get("reference") is True:
+          return os.path.dirname(candidate)
+    except (OSError, ValueError, AttributeError):
+      continue
+  return None
+
+
+def _check_reference(trace_dir: str, trace_json: str, document: Dict[str, Any]) -> None:
+  if document["reference"] is True:
+    return
+  sibling = _reference_sibling(trace_dir, str(document["function_name"]))
+  hint = f"replay {sibling} instead" if sibling else "replay the reference backend's trace dir"
+  raise ReplayError(f"{trace_json} is the trace of target backend '{document['backend']}', not "
+                    f"of the reference: replaying it would compare that backend with itself; "
+                    f"{hint}.")
+
+
+def _check_iree_input(path: str, trace_json: str, recorded_sha256: Optional[str]) -> str:
+  data = _read_bytes(path, "the module's")
+  if recorded_sha256 is None:
+    raise ReplayError(f"{trace_json} records no iree_input.mlir (the run that saved it compiled "
+                      f"no IREE backend), so {path} cannot be trusted to be its module.")
+  if trace_io.content_sha256(data) != recorded_sha256:
+    raise ReplayError(f"{path} is not the module {trace_json} was recorded with (its sha256 "
+                      "differs): the module was imported again after the trace was saved; "
+                      "re-run the test to save matching artifacts.")
+  try:
+    return data.decode("utf-8")
+  except UnicodeDecodeError as e:
+    raise ReplayError(f"{path} is not UTF-8 text ({e}).") from None
+
+
+def _load_signatures(path: str) -> Dict[str, FunctionSignature]:
+  data = _read_bytes(path, "the module's signatures")
+  try:
+    return signatures_from_json(data.decode("utf-8"))
+  except (ValueError, KeyError, TypeError, AttributeError) as e:
+    raise ReplayError(f"{path} is not a valid signatures file ({type(e).__name__}: {e}).") from None
+
+
+def load(trace_dir: str) -> ReplayInput:
+  """The reference trace saved in `trace_dir` and its module; ReplayError if any is untrustworthy."""
+  trace_dir = os.path.abspath(trace_dir)
+  trace_json = os.path.join(trace_dir, "trace.json")
+  if not os.path.isfile(trace_json):
+    raise ReplayError(f"No saved trace in {trace_dir}: expected trace.json and arrays.npz "
+                      "(a directory <artifacts_dir>/<Module>/traces/<trace>__<reference>_ref).")
+  document = _read_document(trace_json)
+  _check_reference(trace_dir, trace_json, document)
+  _check_arrays(os.path.join(trace_dir, "arrays.npz"), trace_json, document["arrays_sha256"])
+  module_dir = os.path.dirname(os.path.dirname(trace_dir))
+  iree_input = _check_iree_input(os.path.join(module_dir, "iree_input.mlir"), trace_json,
+                                 document["iree_input_sha256"])
+  signatures_path = artifacts.signatures_path(module_dir)
+  signatures = _load_signatures(signatures_path)
+  unknown = sorted({str(c["method"]) for c in document["calls"]} - set(signatures))
+  if unknown:
+    raise ReplayError(f"{signatures_path} has no function {', '.join(unknown)} that {trace_json} "
+                      f"calls; its functions are: {', '.join(signatures) or 'none'}.")
+  try:
+    reference = trace_io.load_trace(trace_dir)
+  except (KeyError, TypeError, ValueError, AttributeError) as e:
+    raise ReplayError(f"{trace_json} does not decode against its arrays.npz "
+                      f"({type(e).__name__}: {e}).") from None
+  return ReplayInput(trace_dir, reference, iree_input, signatures)

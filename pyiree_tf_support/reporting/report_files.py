@@ -1,0 +1,165 @@
+"""<Module>/report.json and report.txt: every compared trace's outcomes, on disk after every run.
+
+report.json holds one entry per test (keyed by its unittest id; "file": the test file's
+basename), each with its traces and, per target backend, the outcome, the phase and first error
+line of the raw outcome (also when shown as XFAIL), the first failing call, its worst element, the
+artifact paths and the commands that reproduce it. report.txt is the same reports as text. Tests and processes sharing a
+module directory merge their entries under a lock; each file is replaced atomically.
+"""
+
+import contextlib
+import fcntl
+import json
+import math
+import os
+from typing import Any, Dict, Iterator, Optional, Sequence
+
+from absl import logging
+
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.comparing import comparison
+from pyiree_tf_support.core import structure
+from pyiree_tf_support.reporting.verdicts import Outcome, Status
+
+FORMAT = "pyiree_tf_support.report/1"
+JSON_NAME = "report.json"
+TEXT_NAME = "report.txt"
+
+# What each kind of mismatch record calls its worst element, and its difference there.
+_WORST = {
+    comparison.NumericMismatch: ("numeric", "greatest_abs", "abs_diff"),
+    comparison.NonFiniteMismatch: ("nan_inf_placement", "first", None),
+    comparison.ExactMismatch: ("exact", "greatest", "greatest_diff"),
+}
+
+
+def json_path(module_dir: str) -> str:
+  return os.path.join(module_dir, JSON_NAME)
+
+
+def text_path(module_dir: str) -> str:
+  return os.path.join(module_dir, TEXT_NAME)
+
+
+def _value(value: Any) -> Any:
+  """A JSON value for an array element: numbers stay numbers; NaN, infinities and complex
+  numbers become their numpy text."""
+  item = value.item() if hasattr(value, "item") else value
+  if isinstance(item, bool) or isinstance(item, int):
+    return item
+  if isinstance(item, float) and math.isfinite(item):
+    return item
+  return str(value)
+
+
+def worst_element(mismatches: Sequence[comparison.Mismatch]) -> Optional[Dict[str, Any]]:
+  """The element a user looks at first: of the first numeric, NaN/Inf or exact mismatch; for
+  structure, shape or dtype mismatches what was expected and got instead."""
+  for mismatch in mismatches:
+    kind = _WORST.get(type(mismatch))
+    if kind is None:
+      continue
+    name, element_field, diff_field = kind
+    element = getattr(mismatch, element_field) or mismatch.first
+    record = {"kind": name, "path": structure.format_path(mismatch.path[0], mismatch.path[1:]),
+              "index": list(element.index), "expected": _value(element.expected),
+              "got": _value(element.got)}
+    if diff_field is not None:
+      record["difference"] = _value(getattr(mismatch, diff_field))
+    if isinstance(mismatch, comparison.NumericMismatch):
+      record["ulps"] = mismatch.ulps
+    return record
+  if mismatches:
+    first = mismatches[0]
+    return {"kind": type(first).__name__, "path": structure.format_path(first.path[0],
+                                                                        first.path[1:]),
+            "index": None, "expected": str(first.expected), "got": str(first.got)}
+  return None
+
+
+def backend_record(outcome: Outcome, paths: Dict[str, Optional[str]],
+                   commands: Dict[str, Optional[str]],
+                   raw: Optional[Outcome] = None) -> Dict[str, Any]:
+  """One target backend's entry: what happened, where, and how to reproduce it.
+
+  `raw`: the outcome before an expected failure turned it into XFAIL (default: `outcome`); its
+  phase and first error are recorded, so a listed failure still says where it failed.
+  """
+  raw = raw or outcome
+  call = None
+  if outcome.call_index is not None:
+    call = {"index": outcome.call_index, "method": outcome.call_method}
+  return {
+      "backend": outcome.backend,
+      "outcome": outcome.status.value,
+      "phase": raw.phase.value if raw.phase else None,
+      "first_error": raw.first_error,
+      "detail": outcome.detail,
+      "call": call,
+      "worst": worst_element(outcome.mismatches),
+      "paths": {name: path for name, path in paths.items() if path},
+      "commands": {name: command for name, command in commands.items() if command},
+  }
+
+
+def trace_record(trace_name: str, reference: str, report: str,
+                 backends: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
+  failed = any(Status(b["outcome"]).failed for b in backends)
+  return {"trace": trace_name, "reference": reference, "passed": not failed,
+          "report": report, "backends": list(backends)}
+
+
+@contextlib.contextmanager
+def _locked(module_dir: str) -> Iterator[None]:
+  fd = os.open(os.path.join(module_dir, ".report.lock"), os.O_RDWR | os.O_CREAT, 0o666)
+  try:
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    yield
+  finally:
+    os.close(fd)  # releases the lock.
+
+
+def load(module_dir: str) -> Dict[str, Any]:
+  """The module's report.json, or an empty one when it is missing or not ours."""
+  empty = {"format": FORMAT, "tests": {}}
+  try:
+    with open(json_path(module_dir)) as f:
+      document = json.load(f)
+  except FileNotFoundError:
+    return empty
+  except (OSError, ValueError) as e:
+    logging.warning("Replacing unreadable %s: %s", json_path(module_dir), e)
+    return empty
+  if not isinstance(document, dict) or document.get("format") != FORMAT:
+    return empty
+  return document
+
+
+def render_text(document: Dict[str, Any]) -> str:
+  """report.txt: each test's reports, in test order."""
+  blocks = []
+  for test_id in sorted(document["tests"]):
+    for trace in document["tests"][test_id]["traces"]:
+      blocks.append(f"== {test_id}\n{trace['report']}\n")
+  return "\n".join(blocks)
+
+
+def record(module_dir: str, test_id: str, trace: Dict[str, Any], first_of_test: bool,
+           test_file: Optional[str] = None) -> None:
+  """Adds `trace` to test `test_id` in report.json and rewrites report.txt.
+
+  `test_file`: the path of the file defining the test class (its basename is recorded).
+
+  `first_of_test`: this is the test's first compared trace in this run, so entries an earlier run
+  left for the test are dropped; later traces of the same test are appended (a trace of the same
+  name replaced).
+  """
+  with _locked(module_dir):
+    document = load(module_dir)
+    entry = document["tests"].get(test_id) if not first_of_test else None
+    traces = [t for t in (entry or {}).get("traces", []) if t["trace"] != trace["trace"]]
+    document["tests"][test_id] = {"passed": all(t["passed"] for t in traces + [trace]),
+                                  "file": test_file and os.path.basename(test_file),
+                                  "traces": traces + [trace]}
+    artifacts.write_text(json_path(module_dir), json.dumps(document, indent=1, sort_keys=True))
+    artifacts.write_text(text_path(module_dir), render_text(document))

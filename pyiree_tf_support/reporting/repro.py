@@ -1,0 +1,236 @@
+"""What a failing IREE call offers to reproduce it: a replay command, and iree-run-module files.
+
+Two commands, each printed only where it reproduces the failure it is printed for:
+- replaying the *reference* trace (`python -m pyiree_tf_support.replay`) makes every call again, in
+  order, on a freshly compiled module, so a call sees the state the earlier calls left;
+- `iree-run-module --flagfile=flagfile` runs one call alone from the module's initial state, which
+  is faithful only for the first call or for a module that keeps no state. Other calls get no
+  flagfile, and the report says why.
+Both name their programs by absolute path (the project's interpreter and its iree-run-module), so
+they run copy-pasted from any directory, without the venv on PATH.
+"""
+
+import collections.abc
+import dataclasses
+import importlib.util
+import io
+import os
+import re
+import shlex
+import sys
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import structure
+from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.core.signatures import FunctionSignature, numpy_dtype
+from pyiree_tf_support.comparing.traces import Trace
+
+# iree-run-module's per-type absolute thresholds, by numpy dtype name.
+_THRESHOLD_FLAGS = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
+# A store to a global is what lets one call change what the next one computes.
+_STATE_WRITE = re.compile(r"\b(ml_program\.global_store|util\.global\.store)\b")
+
+
+@dataclasses.dataclass(frozen=True)
+class CallRepro:
+  """The commands that reproduce one call of a target trace, or why iree-run-module cannot."""
+  index: int
+  method: str
+  replay_command: str
+  run_module_command: Optional[str] = None
+  no_run_module_reason: str = ""
+
+  def describe(self) -> str:
+    """The lines a report prints under a mismatch of this call."""
+    lines = [f"replay every call in order: {self.replay_command}"]
+    if self.run_module_command:
+      lines.append(f"re-run call {self.index} alone: {self.run_module_command}")
+    else:
+      lines.append(f"no iree-run-module command for call {self.index}: {self.no_run_module_reason}")
+    return "\n".join(lines)
+
+
+def has_state(iree_input: str) -> bool:
+  """Whether the module's functions store to globals (tf.Variables), so calls depend on earlier ones."""
+  return bool(_STATE_WRITE.search(iree_input))
+
+
+def iree_run_module_binary() -> Optional[str]:
+  """The iree-run-module of this interpreter's IREE runtime: the venv's bin, else the package's."""
+  candidates = [os.path.join(os.path.dirname(sys.executable), "iree-run-module")]
+  spec = importlib.util.find_spec("iree._runtime_libs")
+  if spec is not None and spec.submodule_search_locations:
+    candidates += [os.path.join(p, "iree-run-module") for p in spec.submodule_search_locations]
+  return next((os.path.abspath(c) for c in candidates if os.access(c, os.X_OK)), None)
+
+
+def _replay_backend_name(trace: Trace) -> str:
+  """The name --target_backends accepts for the trace's backend (artifact names may be indexed)."""
+  return next((n for n in trace.backend_names if backends.find(n)), trace.backend)
+
+
+def replay_command(module_dir: str, ref_trace: Trace, tar_trace: Trace,
+                   extra_arguments: Sequence[str] = ()) -> str:
+  """The shell command that replays the saved reference trace on the target's backend;
+  `extra_arguments` are flags of the run that the replay must repeat (e.g. --tolerances=...)."""
+  ref_dir = os.path.abspath(
+      artifacts.trace_path(module_dir, ref_trace.function_name, ref_trace.backend, suffix=""))
+  arguments = [f"--target_backends={_replay_backend_name(tar_trace)}", *extra_arguments]
+  program = f"{shlex.quote(sys.executable)} -m pyiree_tf_support.replay"
+  if artifacts.display_path(ref_dir) != ref_dir:  # under Bazel: the trace is in outputs.zip.
+    return f"{artifacts.shell_cd(ref_dir)} && {program} . {' '.join(map(shlex.quote, arguments))}"
+  return " ".join([program, shlex.quote(ref_dir)] + [shlex.quote(a) for a in arguments])
+
+
+def _mlir_element_type(dtype: np.dtype) -> str:
+  if dtype == np.bool_:
+    return "i1"
+  return f"{'f' if dtype.kind == 'f' else 'i'}{dtype.itemsize * 8}"
+
+
+def _save_value(call_dir: str, stem: str, array: np.ndarray) -> str:
+  """Saves one value; returns the flag value iree-run-module reads it from.
+
+  Floats go to .npy. iree-run-module reads numpy's integers as signed (si32) while compiled
+  functions use signless integers (i32), so integers and bools go to raw .bin files with an
+  explicit signless type.
+  """
+  array = np.asarray(array)  # np.ascontiguousarray would turn a 0-d array into shape [1].
+  if array.dtype.kind == "f":
+    name = stem + ".npy"
+    with io.BytesIO() as buffer:
+      np.save(buffer, array, allow_pickle=False)
+      artifacts.write_bytes(os.path.join(call_dir, name), buffer.getvalue())
+    return "@" + name
+  name = stem + ".bin"
+  artifacts.write_bytes(os.path.join(call_dir, name), array.tobytes())
+  shape = "x".join(str(d) for d in array.shape)
+  return f"{shape + 'x' if shape else ''}{_mlir_element_type(array.dtype)}=@{name}"
+
+
+def _unfaithful_reason(index: int, iree_input: Optional[str]) -> str:
+  """Why running call `index` alone would not reproduce it; "" when it would."""
+  if index == 0:
+    return ""
+  if iree_input is None:
+    return ("it is not the first call and whether the module keeps state is unknown (no "
+            "iree_input.mlir); the replay command makes the earlier calls first.")
+  if has_state(iree_input):
+    earlier = "call 0" if index == 1 else f"calls 0-{index - 1}"
+    return (f"the module keeps state (its functions store to globals, e.g. tf.Variables) and "
+            f"iree-run-module starts from the initial state, not from the one {earlier} left; "
+            "the replay command makes the earlier calls first.")
+  return ""
+
+
+class CallRepros(collections.abc.Sequence):
+  """`describe()` of each call's repro, written only when that call is asked for.
+
+  A passing trace must not cost files per call (3000 calls once wrote 24,024 files): the report
+  asks only for the first mismatching call, so only a failing call's directory is written. The
+  replay command needs nothing per call (it replays the saved reference trace). Directories of
+  earlier runs are removed, so `repro/<trace>__<backend>/` holds only this run's failing calls.
+  """
+
+  def __init__(self, module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_path: str,
+               driver: str, signatures: Dict[str, FunctionSignature],
+               iree_input: Optional[str] = None,
+               policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
+               replay_arguments: Sequence[str] = ()):
+    self._args = (tar_trace, ref_trace, vmfb_path, driver, signatures, iree_input, policy)
+    self._root = artifacts.repro_dir(module_dir, tar_trace.function_name, tar_trace.backend)
+    self._replay = replay_command(module_dir, ref_trace, tar_trace, replay_arguments)
+    self._count = min(len(tar_trace.calls), len(ref_trace.calls))
+    self._written: Dict[int, CallRepro] = {}
+    artifacts.remove_other_entries(self._root, set())
+
+  def __len__(self) -> int:
+    return self._count
+
+  def __getitem__(self, index):
+    if isinstance(index, slice):
+      return [self[i] for i in range(*index.indices(len(self)))]
+    return self.call(index).describe()
+
+  def call(self, index: int) -> CallRepro:
+    """Call `index`'s record, writing its iree-run-module directory when it has one."""
+    if not 0 <= index < self._count:
+      raise IndexError(index)
+    if index not in self._written:
+      self._written[index] = _write_call(self._root, self._replay, index, *self._args)
+    return self._written[index]
+
+
+def _write_call(root: str, replay: str, index: int, tar_trace: Trace, ref_trace: Trace,
+                vmfb_path: str, driver: str, signatures: Dict[str, FunctionSignature],
+                iree_input: Optional[str], policy: tolerances.TolerancePolicy) -> CallRepro:
+  tar_call, ref_call = tar_trace.calls[index], ref_trace.calls[index]
+  binary = iree_run_module_binary()
+  reason = _unfaithful_reason(index, iree_input)
+  signature = signatures.get(tar_call.method)
+  if not reason and binary is None:
+    reason = (f"iree-run-module is neither next to {sys.executable} nor in the iree runtime "
+              "package.")
+  if not reason and signature is None:
+    reason = f"the compiled module exports no function '{tar_call.method}'."
+  if not reason:
+    try:
+      inputs = signature.flatten_inputs(tar_trace.module_name, tar_call.inputs, tar_call.kwargs)
+    except (TypeError, ValueError) as e:
+      reason = f"its inputs do not fit the function's signature ({e})."
+  if reason:
+    return CallRepro(index, tar_call.method, replay, no_run_module_reason=reason)
+  call_dir = os.path.join(root, _call_dir_name(index, tar_call.method))
+  try:
+    _write_flagfile(call_dir, tar_trace, tar_call, ref_call, index, inputs, vmfb_path, driver,
+                    signature, policy)
+  except Exception as e:  # named with its call, then the target's outcome.
+    raise RuntimeError(f"call {index} ({tar_call.method}): {type(e).__name__}: {e}") from e
+  command = f"{artifacts.shell_cd(call_dir)} && {shlex.quote(binary)} --flagfile=flagfile"
+  return CallRepro(index, tar_call.method, replay, run_module_command=command)
+
+
+def _call_dir_name(index: int, method: str) -> str:
+  return f"call_{index}_{artifacts.safe_name(method)}"
+
+
+def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, ref_call, index: int,
+                    inputs: Sequence[np.ndarray], vmfb_path: str, driver: str,
+                    signature: FunctionSignature,
+                    policy: tolerances.TolerancePolicy) -> None:
+  os.makedirs(call_dir, exist_ok=True)
+  lines = [
+      f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
+      f"backend '{tar_trace.backend}' alone, from the module's initial state.",
+      "# From this directory: iree-run-module --flagfile=flagfile",
+      "--module=" + os.path.relpath(vmfb_path, call_dir),
+      f"--device={driver}",
+      f"--function={signature.name}",
+  ]
+  for i, value in enumerate(inputs):
+    lines.append("--input=" + _save_value(call_dir, f"input_{i}", value))
+  expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs, drop_none=True)]
+  for i, value in enumerate(expected):
+    lines.append("--expected_output=" + _save_value(call_dir, f"expected_output_{i}", value))
+  lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.given_rtol,
+                            tar_call.given_atol, policy)
+  artifacts.write_text(os.path.join(call_dir, "flagfile"), "\n".join(lines) + "\n")
+
+
+def _tolerance_flags(expected: Sequence[np.ndarray], backend_names: Sequence[str],
+                     rtol: Optional[float], atol: Optional[float],
+                     policy: tolerances.TolerancePolicy) -> List[str]:
+  flags = []
+  rtols = []
+  for dtype_name in sorted({value.dtype.name for value in expected}):
+    if dtype_name in _THRESHOLD_FLAGS:
+      tolerance = policy.for_dtype(numpy_dtype(dtype_name), backend_names, rtol, atol)
+      flags.append(f"--expected_{_THRESHOLD_FLAGS[dtype_name]}_threshold={tolerance.atol:g}")
+      rtols.append(tolerance.rtol)
+  if rtols:
+    flags.append(f"--expected_rtol={max(rtols):g}")
+  return flags

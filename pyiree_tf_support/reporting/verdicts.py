@@ -1,0 +1,181 @@
+"""Per-backend outcomes of one compared trace, and the one report format built from them.
+
+PASS, MISMATCH, IMPORT ERROR, COMPILE ERROR, RUNTIME ERROR and SKIPPED describe what happened; each
+failure has its phase (`phases.Phase`) and a one-line first error. A backend listed as expected to
+fail turns a failure into XFAIL (the test passes) and is held to it: a backend expected to fail that
+fails nothing is an XPASS, and one failing in another phase than listed a wrong-phase error, both
+reported as errors so the list stays honest.
+"""
+
+import dataclasses
+import enum
+from typing import Optional, Sequence
+
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.comparing import comparison
+from pyiree_tf_support.core import phases
+from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.comparing import traces
+
+
+class Status(enum.Enum):
+  PASS = "PASS"
+  MISMATCH = "MISMATCH"
+  IMPORT_ERROR = "IMPORT ERROR"
+  COMPILE_ERROR = "COMPILE ERROR"
+  RUNTIME_ERROR = "RUNTIME ERROR"
+  SKIPPED = "SKIPPED"
+  XFAIL = "XFAIL"
+
+  @property
+  def failed(self) -> bool:
+    return self in _PHASE_OF
+
+  @property
+  def phase(self) -> Optional[phases.Phase]:
+    """The phase a failure happened in; None for PASS, SKIPPED and XFAIL."""
+    return _PHASE_OF.get(self)
+
+
+_PHASE_OF = {
+    Status.IMPORT_ERROR: phases.Phase.IMPORT,
+    Status.COMPILE_ERROR: phases.Phase.COMPILE,
+    Status.RUNTIME_ERROR: phases.Phase.RUNTIME,
+    Status.MISMATCH: phases.Phase.MISMATCH,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+  """What happened to one target backend in one compared trace."""
+  backend: str
+  status: Status
+  detail: str = ""
+  trace_path: Optional[str] = None
+  repro_command: Optional[str] = None  # lines that reproduce the first mismatching call
+  call_index: Optional[int] = None  # the first mismatching call, and its method and records.
+  call_method: Optional[str] = None
+  mismatches: Sequence[comparison.Mismatch] = ()
+
+  @property
+  def phase(self) -> Optional[phases.Phase]:
+    return self.status.phase
+
+  @property
+  def first_error(self) -> Optional[str]:
+    """One line saying what failed (None unless failed): the first `error: ...` diagnostic of an
+    import or compile error, else the first line of the detail."""
+    if not self.status.failed:
+      return None
+    return phases.first_error_line(
+        self.detail, diagnostics=self.phase in (phases.Phase.IMPORT, phases.Phase.COMPILE))
+
+  def expecting_failure(self) -> "Outcome":
+    """This outcome for a backend listed as expected to fail."""
+    if not self.status.failed:
+      return self
+    return dataclasses.replace(self, status=Status.XFAIL,
+                               detail=f"expected failure: {self.status.value}\n{self.detail}")
+
+
+def evaluate(ref_trace: traces.Trace, tar_trace: traces.Trace, error: Optional[str],
+             trace_path: Optional[str] = None,
+             repro_commands: Sequence[Optional[str]] = (),
+             tolerance_policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY) -> Outcome:
+  """The outcome of a target trace: its runtime error, or its mismatches against the reference
+  under `tolerance_policy` (the --tolerances overrides)."""
+  if error:
+    return Outcome(tar_trace.backend, Status.RUNTIME_ERROR, error, trace_path)
+  call_mismatches = traces.compare_calls(ref_trace, tar_trace, tolerance_policy)
+  if not call_mismatches:
+    return Outcome(tar_trace.backend, Status.PASS, "", trace_path)
+  detail = "\n".join(m.describe() for m in call_mismatches)
+  first = call_mismatches[0]
+  command = repro_commands[first.index] if first.index < len(repro_commands) else None
+  return Outcome(tar_trace.backend, Status.MISMATCH, detail, trace_path, command, first.index,
+                 first.method, tuple(first.mismatches))
+
+
+def _indent(text: str, prefix: str = "  ") -> str:
+  return "\n".join(prefix + line for line in text.splitlines())
+
+
+def earliest_failure(outcomes: Sequence[Outcome]) -> Optional[Outcome]:
+  """The failed outcome of the earliest phase (the first of them in `outcomes`); None if none."""
+  failed = [o for o in outcomes if o.status.failed]
+  return min(failed, key=lambda o: o.phase.rank) if failed else None
+
+
+def format_outcome(outcome: Outcome) -> str:
+  line = f"{outcome.backend}: {outcome.status.value}"
+  if outcome.detail:
+    line += "\n" + _indent(outcome.detail)
+  if outcome.trace_path and outcome.status in (Status.MISMATCH, Status.RUNTIME_ERROR, Status.XFAIL):
+    line += "\n" + _indent(f"trace: {artifacts.display_path(outcome.trace_path)}")
+  if outcome.repro_command:
+    line += "\n" + _indent(outcome.repro_command)
+  return line
+
+
+def format_report(function_name: str, reference: str, outcomes: Sequence[Outcome]) -> str:
+  """The whole report of one compared trace; the headline names every failing backend."""
+  failed = [o for o in outcomes if o.status.failed]
+  if failed:
+    headline = (f"Trace '{function_name}' failed on {len(failed)} of {len(outcomes)} target "
+                f"backend(s) compared with the reference '{reference}': "
+                + ", ".join(f"{o.backend} ({o.status.value.lower()})" for o in failed) + ".")
+  else:
+    by_status = {status: [o.backend for o in outcomes if o.status is status] for status in Status}
+    parts = [f"{len(names)} {status.value.lower()} ({', '.join(names)})"
+             for status, names in by_status.items() if names]
+    headline = (f"Trace '{function_name}' compared with the reference '{reference}': "
+                + ", ".join(parts or ["no target backends"]) + ".")
+  return headline + "\n" + "\n".join(format_outcome(o) for o in outcomes)
+
+
+def xpass_message(test_class: str, backends: Sequence[str]) -> str:
+  return (f"XPASS: {test_class} passed every trace on {', '.join(backends)}, which "
+          f"{'is' if len(backends) == 1 else 'are'} listed as expected to fail; remove "
+          f"{'it' if len(backends) == 1 else 'them'} from the failing list (--xfail_backends).")
+
+
+def wrong_phase_message(test_class: str, backend: str, listed: phases.Phase,
+                        observed: Outcome) -> str:
+  return (f"WRONG PHASE: {test_class} on {backend} is listed as expected to fail in phase "
+          f"'{listed.value}' but failed first in phase '{observed.phase.value}': "
+          f"{observed.first_error}; update its expected-failure phase (FAILING in BUILD.bazel, "
+          f"or --xfail_backends={backend}:{observed.phase.value}).")
+
+
+def xfail_line(backend: str, observed: Outcome) -> str:
+  """The one line logged per class for a backend that failed as listed."""
+  return f"XFAIL {backend} ({observed.phase.value}): {observed.first_error}"
+
+
+@dataclasses.dataclass(frozen=True)
+class ExpectedFailureCheck:
+  """One listed backend's verdict over a whole class: `observed` is its earliest-phase failure
+  (None: it failed nothing, an XPASS); `wrong_phase` whether that phase is not the listed one."""
+  backend: str
+  listed: Optional[phases.Phase]
+  observed: Optional[Outcome]
+
+  @property
+  def wrong_phase(self) -> bool:
+    return (self.listed is not None and self.observed is not None
+            and self.observed.phase is not self.listed)
+
+  def message(self, test_class: str) -> str:
+    """The line to fail (wrong phase) or to log (failed as listed) with; "" for an XPASS."""
+    if self.observed is None:
+      return ""
+    if self.wrong_phase:
+      return wrong_phase_message(test_class, self.backend, self.listed, self.observed)
+    return xfail_line(self.backend, self.observed)
+
+
+def check_expected_failure(backend: str, listed: Optional[phases.Phase],
+                           outcomes: Sequence[Outcome]) -> ExpectedFailureCheck:
+  """Decides once, from every raw outcome of `backend` in a class, how its listing held."""
+  return ExpectedFailureCheck(backend, listed, earliest_failure(
+      [o for o in outcomes if o.backend == backend]))

@@ -1,0 +1,70 @@
+"""Running compiled modules: a small host interface with an in-process and an isolated host.
+
+TensorFlow-free. The in-process host suits CPU drivers; the isolated host (a worker process that
+never imports TensorFlow, see worker_client) is required for Vulkan and contains runtime crashes.
+"""
+
+from typing import Any, List, Mapping, Protocol, Sequence, Tuple
+
+import numpy as np
+
+from pyiree_tf_support.runtime import worker_client
+from pyiree_tf_support.runtime.drivers import driver_available  # pylint: disable=unused-import
+from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError, WorkerCrashedError  # pylint: disable=unused-import
+from pyiree_tf_support.runtime.runtime_host import InProcessHost
+from pyiree_tf_support.core.signatures import FunctionSignature
+
+
+class LoadedModule(Protocol):
+  """A compiled module ready to call; what the rest of the library needs from a runtime host."""
+  function_names: Tuple[str, ...]
+
+  def call(self, function_name: str, flat_inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
+    ...
+
+  def reset(self) -> None:
+    ...
+
+  def close(self) -> None:
+    ...
+
+
+class InProcessModule:
+  """A module in a SystemContext of this process; runtime failures become BackendRuntimeError."""
+
+  def __init__(self, vmfb: bytes, driver: str):
+    self.driver = driver
+    self._host = InProcessHost(vmfb, driver)
+    self.function_names: Tuple[str, ...] = self._host.function_names
+
+  def call(self, function_name: str, flat_inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
+    try:
+      return self._host.call(function_name, flat_inputs)
+    except Exception as e:  # the runtime raises ValueError/RuntimeError with its own message.
+      raise BackendRuntimeError(
+          f"IREE driver '{self.driver}': call to '{function_name}' failed: "
+          f"{type(e).__name__}: {e}") from e
+
+  def reset(self) -> None:
+    self._host.reset()
+
+  def close(self) -> None:
+    self._host.close()
+
+
+def call_function(loaded: LoadedModule, signature: FunctionSignature, module_name: str,
+                  args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+  """Calls one function: inputs cast and flattened by its signature, results re-packed."""
+  flat = signature.flatten_inputs(module_name, args, kwargs)
+  return signature.pack_outputs(loaded.call(signature.name, flat))
+
+
+def load_module(vmfb: bytes, driver: str, *, isolated: bool = False) -> LoadedModule:
+  """Loads `vmfb` (a module imported from TensorFlow) for `driver`, here or in a TF-free worker.
+
+  A worker releases an idle Vulkan device (TF modules keep all their state in variables, which
+  the worker carries over; see runtime_host).
+  """
+  if isolated:
+    return worker_client.WorkerModule(vmfb, driver, release_when_idle=True)
+  return InProcessModule(vmfb, driver)
