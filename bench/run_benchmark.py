@@ -308,8 +308,8 @@ def print_memory(label: str, runs: Sequence[Run]) -> None:
 
 def vulkan_available(timeout: float) -> Tuple[bool, str]:
   """Asks the library (in a child, TF-free) whether the Vulkan driver can run here."""
-  code = ("from pyiree_tf_support import runtime\n"
-          "ok, why = runtime.driver_available('vulkan')\n"
+  code = ("from pyiree_tf_support.runtime import loading\n"
+          "ok, why = loading.driver_available('vulkan')\n"
           "print('AVAILABLE' if ok else 'UNAVAILABLE', why)\n")
   try:
     done = subprocess.run([PYTHON, "-c", code], cwd=REPO, env=child_env(), capture_output=True,

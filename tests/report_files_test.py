@@ -146,7 +146,7 @@ class ConcurrentWritersTest(absltest.TestCase):
   def test_processes_writing_different_tests_keep_every_entry(self):
     module_dir = tempfile.mkdtemp()
     code = ("import sys\n"
-            "from pyiree_tf_support import report_files\n"
+            "from pyiree_tf_support.reporting import report_files\n"
             "for i in range(10):\n"
             "  report_files.record(sys.argv[1], f'{sys.argv[2]}.test_{i}', report_files.trace_record("
             "'t', 'tf_ref', 'report', []), first_of_test=True)\n")

@@ -524,37 +524,6 @@ class ImportHygieneTest(absltest.TestCase):
     self.assertFalse(available)
     self.assertIn("tensorflow was imported", reason)
 
-  # Each runtime module and the package modules it may import: arrows only point down this list.
-  _ALLOWED_IMPORTS = {
-      "structure": set(),
-      "exit_status": set(),
-      "runtime_errors": set(),
-      "worker_protocol": set(),
-      "worker_client": {"exit_status", "runtime_errors", "worker_protocol"},
-      "drivers": {"exit_status", "worker_client"},
-      "readback": {"drivers", "structure"},
-      "runtime_host": {"readback"},
-      "runtime_worker": {"drivers", "runtime_host", "worker_protocol"},
-      "runtime": {"drivers", "runtime_errors", "runtime_host", "signatures", "worker_client"},
-  }
-
-  def test_runtime_modules_import_only_downward(self):
-    for module, allowed in self._ALLOWED_IMPORTS.items():
-      with self.subTest(module=module):
-        path = os.path.join(_REPO_ROOT, "pyiree_tf_support", module + ".py")
-        with open(path) as f:
-          tree = ast.parse(f.read())
-        imported = set()
-        for node in ast.walk(tree):
-          if isinstance(node, ast.ImportFrom) and node.module == "pyiree_tf_support":
-            imported.update(alias.name for alias in node.names)
-          elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pyiree_tf_support."):
-            imported.add(node.module.split(".")[1])
-          elif isinstance(node, ast.Import):
-            imported.update(alias.name.split(".")[1] for alias in node.names
-                            if alias.name.startswith("pyiree_tf_support."))
-        self.assertLessEqual(imported, allowed)
-
   def test_in_process_module_does_not_subclass_the_worker_host(self):
     self.assertEqual(loading.InProcessModule.__mro__, (loading.InProcessModule, object))
 
