@@ -159,13 +159,15 @@ def display_path(path: str) -> str:
 
 
 def shell_cd(directory: str) -> str:
-  """A shell prefix that enters `directory`, unzipping Bazel's outputs.zip first if needed."""
+  """A shell prefix that enters `directory`, unzipping Bazel's outputs.zip first if needed.
+  Every path is shell-quoted: a target name is text, never a command."""
   located = _bazel_outputs(directory)
   if located is None:
     return f"cd {shlex.quote(os.path.abspath(directory))}"
   relative, zip_path = located
   # Run from the workspace root: $OLDPWD is where the command started.
-  return f"cd \"$(mktemp -d)\" && unzip -q \"$OLDPWD/{zip_path}\" && cd {shlex.quote(relative)}"
+  return (f"cd \"$(mktemp -d)\" && unzip -q \"$OLDPWD\"/{shlex.quote(zip_path)} && "
+          f"cd {shlex.quote(relative)}")
 
 
 def _write(path: str, data: Union[str, bytes]) -> None:
