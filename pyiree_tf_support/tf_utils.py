@@ -264,8 +264,8 @@ def import_module_class(module_class: ModuleClass, exported_names: Sequence[str]
       _save_import_artifacts(imported, artifacts_dir)
       _saved_import_dirs[key].add(artifacts_dir)
     for path in keep_saved_model_at:  # the import ran earlier, for another backend.
-      if not os.path.exists(path):
-        saved_models.save(_instantiate(module_class), path)
+      if not artifacts.is_directory(path):
+        saved_models.keep(_instantiate(module_class), path)
   imported.check(partial=each_function_on_failure)
   return imported
 
