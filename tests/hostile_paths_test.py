@@ -6,11 +6,15 @@ Everything is real: TensorFlow, IREE's compiler and runtime, the symlinks, and a
 (`nobody`, via a child process that drops to its uid) planting directories as an attacker would.
 """
 
+import contextlib
+import hashlib
 import io
+import json
 import os
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 import unittest
 import unittest.mock
@@ -24,7 +28,9 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import artifacts
+from pyiree_tf_support import bundle
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support import replay
 from pyiree_tf_support import test_setup
 from pyiree_tf_support import tf_test_utils
 
@@ -290,6 +296,119 @@ class DefaultRootTest(absltest.TestCase):
       root = self.default_root()
     self.assertEqual(root, os.path.join(private, "modules"))
     self.assertEqual(stat.S_IMODE(os.stat(private).st_mode), 0o700)
+
+
+def sha256(path: str) -> str:
+  with open(path, "rb") as f:
+    return hashlib.sha256(f.read()).hexdigest()
+
+
+class DamagedBundleTest(parameterized.TestCase):
+  """Guarantee: replaying a damaged bundle is exit 2 with one line, or that backend's RUNTIME
+  ERROR with the others replayed; a bundle's paths never leave its directory."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.recorded, cls.bundles = tempfile.mkdtemp(), tempfile.mkdtemp()
+    result = run_case(make_case(passing), cls.recorded)
+    assert result.wasSuccessful(), messages(result)
+    cls.made = bundle.write(os.path.join(cls.recorded, "Hostile"), cls.bundles,
+                            ["iree_vmla", "iree_llvmjit"])
+
+  def setUp(self):
+    super().setUp()
+    self.module = os.path.join(tempfile.mkdtemp(), "Hostile")
+    shutil.copytree(self.made, self.module)
+    self.trace = os.path.join(self.module, "traces", "trace__tf_ref")
+    self.vmfb = os.path.join(self.module, "compiled__iree_vmla.vmfb")
+    self.elsewhere = os.path.join(tempfile.mkdtemp(), "elsewhere.vmfb")
+    shutil.copy(self.vmfb, self.elsewhere)
+
+  def manifest(self, change) -> None:
+    path = os.path.join(self.module, "manifest.json")
+    with open(path) as f:
+      document = json.load(f)
+    document = change(document)
+    with open(path, "w") as f:
+      f.write(document if isinstance(document, str) else json.dumps(document))
+
+  def replay(self, backends=("iree_vmla",)):
+    stderr, stdout = io.StringIO(), io.StringIO()
+    with flagsaver.flagsaver(target_backends=list(backends)), \
+        contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stdout):
+      code = replay.main(["replay", self.trace])
+    return code, stdout.getvalue(), stderr.getvalue()
+
+  def assert_refused(self, expected: str) -> None:
+    code, stdout, stderr = self.replay()
+    self.assertEqual((code, stdout), (2, ""), stderr)
+    self.assertLen(stderr.splitlines(), 1, stderr)
+    self.assertIn(expected, stderr)
+
+  def test_the_sound_bundle_replays(self):
+    code, stdout, stderr = self.replay(("iree_vmla", "iree_llvmjit"))
+    self.assertEqual(code, 0, stderr)
+    self.assertIn("iree_vmla: PASS", stdout)
+
+  def test_an_unloadable_vmfb_whose_hash_matches_is_that_backends_runtime_error(self):
+    with open(self.vmfb, "wb") as f:
+      f.write(b"not a vmfb " * 10)
+    self.manifest(lambda m: {**m, "files": {**m["files"],
+                                            "compiled__iree_vmla.vmfb": sha256(self.vmfb)}})
+    code, stdout, stderr = self.replay(("iree_vmla", "iree_llvmjit"))
+    self.assertEqual(code, 1, stderr)
+    self.assertIn("iree_vmla: RUNTIME ERROR", stdout)
+    self.assertIn("loading the compiled module raised", stdout)
+    self.assertIn("iree_llvmjit: PASS", stdout)
+
+  def test_a_missing_vmfb(self):
+    os.remove(self.vmfb)
+    self.assert_refused(f"{self.vmfb} (the bundle's compiled 'iree_vmla') is missing.")
+
+  @parameterized.named_parameters(
+      ("not_json", lambda m: "{", "not JSON"),
+      ("a_list", lambda m: [m], "it holds a JSON list, not an object"),
+      ("no_files", lambda m: {k: v for k, v in m.items() if k != "files"},
+       "'backends' and 'files' must be objects"),
+      ("entry_not_an_object", lambda m: {**m, "backends": {"iree_vmla": "x.vmfb"}},
+       "backend 'iree_vmla' names no file"),
+      ("file_not_a_string", lambda m: {**m, "backends": {"iree_vmla": {"file": 3}}},
+       "backend 'iree_vmla' names no file"),
+      ("no_hash", lambda m: {**m, "files": {k: v for k, v in m["files"].items()
+                                           if k != "compiled__iree_vmla.vmfb"}},
+       "'files' records no SHA-256 of compiled__iree_vmla.vmfb"),
+      ("other_format", lambda m: {**m, "format": "x/2"}, "its format is 'x/2'"),
+  )
+  def test_a_malformed_manifest(self, change, expected):
+    self.manifest(change)
+    self.assert_refused(expected)
+
+  @parameterized.named_parameters(("parent", "../{name}"), ("absolute", "{path}"))
+  def test_a_vmfb_path_outside_the_bundle_is_refused(self, file):
+    # The vmfb elsewhere is sound and its hash recorded: followed, it would replay and pass.
+    file = file.format(name=os.path.relpath(self.elsewhere, os.path.dirname(self.module)),
+                       path=self.elsewhere)
+    self.manifest(lambda m: {**m, "backends": {"iree_vmla": {"file": file}},
+                             "files": {**m["files"], file: sha256(self.elsewhere)}})
+    self.assert_refused(f"backend 'iree_vmla' names the file {file!r}, outside the bundle's "
+                        "directory")
+
+  @parameterized.named_parameters(
+      ("vmfb", "compiled__iree_vmla.vmfb"),
+      ("trace", "traces/trace__tf_ref/trace.json"),
+      ("iree_input", "iree_input.mlir"),
+      ("traces_dir", "traces"),
+  )
+  def test_a_symlink_in_the_bundle_is_refused(self, relative):
+    path = os.path.join(self.module, relative)
+    moved = os.path.join(tempfile.mkdtemp(), "moved")
+    shutil.move(path, moved)  # the same content, reached through a link.
+    os.symlink(moved, path)
+    code, stdout, stderr = self.replay()
+    self.assertEqual((code, stdout), (2, ""), stderr)
+    self.assertLen(stderr.splitlines(), 1, stderr)
+    self.assertIn("is a symlink; refusing to follow it", stderr)
 
 
 class BazelCommandQuotingTest(absltest.TestCase):
