@@ -18,9 +18,8 @@ import glob
 import hashlib
 import json
 import os
-import shutil
 import sys
-from typing import Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
@@ -34,19 +33,32 @@ class BundleError(ValueError):
   """A bundle (or the module directory it is made from) that cannot be used; says which file."""
 
 
-def _sha256(path: str) -> str:
-  with open(path, "rb") as f:
-    return hashlib.sha256(f.read()).hexdigest()
+def _sha256(data: bytes) -> str:
+  return hashlib.sha256(data).hexdigest()
 
 
 def vmfb_name(backend_name: str) -> str:
   return f"compiled__{backend_name}.vmfb"
 
 
+def _read(directory: str, relative: str, what: str) -> bytes:
+  """A file below `directory`, never read through a symlink; BundleError naming it."""
+  path = os.path.join(directory, relative)
+  try:
+    return artifacts.read_bytes(path, root=directory)
+  except FileNotFoundError:
+    raise BundleError(f"{path} ({what}) is missing.") from None
+  except artifacts.ArtifactsDirError as e:  # a link on the way, not a regular file: says which.
+    raise BundleError(str(e)) from None
+  except OSError as e:
+    raise BundleError(f"Cannot read {what} {path}: {e.strerror}.") from None
+
+
 def write(module_dir: str, bundle_dir: str, target_backends: Sequence[str], cache=None) -> str:
   """Writes the bundle of `module_dir` for `target_backends` into `bundle_dir`; its module dir.
 
   Compiles every backend here (through `cache`); BundleError names what the module dir lacks.
+  Nothing is read or written through a symlink below either directory.
   """
   from pyiree_tf_support.compiling import compiler  # pylint: disable=import-outside-toplevel
   module_dir = os.path.abspath(module_dir)
@@ -57,31 +69,28 @@ def write(module_dir: str, bundle_dir: str, target_backends: Sequence[str], cach
   if missing:
     raise BundleError(f"{module_dir} is not a module directory a test run left: missing "
                       f"{', '.join(missing)}.")
-  out = os.path.join(os.path.abspath(bundle_dir), os.path.basename(module_dir))
-  os.makedirs(out, exist_ok=True)
-  files = [os.path.relpath(p, module_dir) for p in needed]
+  relatives = [os.path.relpath(p, module_dir) for p in needed]
   for trace_json in traces:
-    trace_dir = os.path.dirname(trace_json)
-    relative = os.path.relpath(trace_dir, module_dir)
-    shutil.copytree(trace_dir, os.path.join(out, relative), dirs_exist_ok=True)
-    files += [os.path.join(relative, name) for name in ("trace.json", "arrays.npz")]
-  for relative in files[:2]:
-    shutil.copy(os.path.join(module_dir, relative), os.path.join(out, relative))
-  with open(os.path.join(module_dir, "iree_input.mlir")) as f:
-    iree_input = f.read()
+    relative = os.path.relpath(os.path.dirname(trace_json), module_dir)
+    relatives += [os.path.join(relative, name) for name in ("trace.json", "arrays.npz")]
+  contents = {relative: _read(module_dir, relative, "a file of the module directory")
+              for relative in relatives}
+  iree_input = contents["iree_input.mlir"].decode("utf-8")
+  out = os.path.join(artifacts.open_root(bundle_dir, "The bundle dir"),
+                     os.path.basename(module_dir))
   compiled = {}
   for name in target_backends:
     spec = backends.lookup(name)
     request = compiler.CompileRequest(iree_input, spec.compiler_targets, spec.compiler_flags)
-    vmfb = compiler.compile_request(request, f"module '{os.path.basename(module_dir)}' for {name}",
-                                    cache=cache)
-    artifacts.write_bytes(os.path.join(out, vmfb_name(name)), vmfb)
+    contents[vmfb_name(name)] = compiler.compile_request(
+        request, f"module '{os.path.basename(module_dir)}' for {name}", cache=cache)
     compiled[name] = {"file": vmfb_name(name), "targets": list(spec.compiler_targets),
                       "flags": list(spec.compiler_flags)}
+  for relative, data in contents.items():
+    artifacts.write_bytes(os.path.join(out, relative), data)
   manifest = {"format": FORMAT, "module": os.path.basename(module_dir),
               "iree_compiler": _compiler_version(), "backends": compiled,
-              "files": {p: _sha256(os.path.join(out, p))
-                        for p in files + [c["file"] for c in compiled.values()]}}
+              "files": {p: _sha256(data) for p, data in contents.items()}}
   artifacts.write_text(os.path.join(out, MANIFEST), json.dumps(manifest, indent=1, sort_keys=True))
   return out
 
@@ -91,26 +100,64 @@ def _compiler_version() -> str:
   return version.VERSION
 
 
+def _plain_name(name: str) -> bool:
+  """A file name in the bundle's own directory: no directory part, '..', absolute path or NUL."""
+  return name == os.path.basename(name) and name not in ("", ".", "..") and "\0" not in name
+
+
+def _manifest_problem(manifest: Any) -> str:
+  """What makes `manifest` unusable ("" when nothing does)."""
+  if not isinstance(manifest, dict):
+    return f"it holds a JSON {type(manifest).__name__}, not an object"
+  if manifest.get("format") != FORMAT:
+    return f"its format is {manifest.get('format')!r}"
+  compiled, files = manifest.get("backends"), manifest.get("files")
+  if not isinstance(compiled, dict) or not isinstance(files, dict):
+    return "'backends' and 'files' must be objects"
+  for name, entry in compiled.items():
+    file = entry.get("file") if isinstance(entry, dict) else None
+    if not isinstance(file, str):
+      return f"backend '{name}' names no file"
+    if not _plain_name(file):
+      return (f"backend '{name}' names the file {file!r}, outside the bundle's directory (a "
+              "bundle's vmfbs are plain file names beside manifest.json)")
+    if not isinstance(files.get(file), str):
+      return f"'files' records no SHA-256 of {file}"
+  return ""
+
+
+def _manifest(module_dir: str) -> Optional[Dict[str, Any]]:
+  """The checked manifest of the bundle `module_dir`; None if it is not a bundle."""
+  path = os.path.join(module_dir, MANIFEST)
+  if not os.path.lexists(path):
+    return None
+  data = _read(module_dir, MANIFEST, "the bundle's manifest")
+  try:
+    manifest = json.loads(data)
+  except ValueError as e:
+    raise BundleError(f"{path} is not a {FORMAT} manifest: not JSON ({e}).") from None
+  problem = _manifest_problem(manifest)
+  if problem:
+    raise BundleError(f"{path} is not a usable {FORMAT} manifest: {problem}.")
+  return manifest
+
+
 def compiled_vmfb(module_dir: str, backend_name: str) -> Optional[bytes]:
   """The bundled vmfb of `backend_name`, checked against the manifest; None if `module_dir` is
-  not a bundle. BundleError when it is one without that backend or with a changed file."""
-  path = os.path.join(module_dir, MANIFEST)
-  if not os.path.isfile(path):
+  not a bundle. BundleError when it is one without that backend, with a missing or changed file,
+  a file outside its directory or a symlink."""
+  manifest = _manifest(module_dir)
+  if manifest is None:
     return None
-  try:
-    with open(path) as f:
-      manifest = json.load(f)
-    entry = manifest["backends"].get(backend_name) if manifest.get("format") == FORMAT else None
-  except (OSError, ValueError, KeyError, AttributeError) as e:
-    raise BundleError(f"{path} is not a {FORMAT} manifest ({e}).") from None
+  path = os.path.join(module_dir, MANIFEST)
+  entry = manifest["backends"].get(backend_name)
   if entry is None:
     raise BundleError(f"{path} has no compiled '{backend_name}'; bundled: "
                       f"{', '.join(sorted(manifest['backends'])) or 'none'} (or pass --recompile).")
-  vmfb_path = os.path.join(module_dir, entry["file"])
-  with open(vmfb_path, "rb") as f:
-    vmfb = f.read()
-  if hashlib.sha256(vmfb).hexdigest() != manifest["files"].get(entry["file"]):
-    raise BundleError(f"{vmfb_path} does not match the SHA-256 in {path}.")
+  vmfb = _read(module_dir, entry["file"], f"the bundle's compiled '{backend_name}'")
+  if _sha256(vmfb) != manifest["files"][entry["file"]]:
+    raise BundleError(f"{os.path.join(module_dir, entry['file'])} does not match the SHA-256 in "
+                      f"{path}.")
   return vmfb
 
 
@@ -122,7 +169,7 @@ def main(argv: Sequence[str]) -> int:
     return 2
   try:
     out = write(argv[1], argv[2], targets, cli_flags.compile_cache_from_flags())
-  except (BundleError, KeyError) as e:
+  except (BundleError, KeyError, artifacts.ArtifactsDirError) as e:
     print("bundle: " + str(e.args[0] if isinstance(e, KeyError) else e), file=sys.stderr)
     return 2
   print(out)

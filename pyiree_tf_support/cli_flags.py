@@ -24,7 +24,8 @@ flags.DEFINE_string("target_backends", None,
                     "Default: every backend this machine can run.")
 flags.DEFINE_string("artifacts_dir", None,
                     "Where to save MLIR, .vmfb files, traces and reproducers. Default: "
-                    "$TEST_UNDECLARED_OUTPUTS_DIR under Bazel, else <tmp>/iree/modules.")
+                    "$TEST_UNDECLARED_OUTPUTS_DIR under Bazel, else a directory private to "
+                    "you: ~/.cache/pyiree_tf_support/modules ($XDG_CACHE_HOME if set).")
 flags.DEFINE_bool("summarize", True,
                   "Summarize large arrays in logged traces (trace files are always complete).")
 flags.DEFINE_bool("verbose", False,

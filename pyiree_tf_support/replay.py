@@ -103,7 +103,12 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
     vmfb, failure = _compile(ref_trace, spec, name, iree_input, cache)
     if failure is not None:
       return failure
-  loaded = loading.load_module(vmfb, spec.driver, isolated=spec.isolated)
+  try:
+    loaded = loading.load_module(vmfb, spec.driver, isolated=spec.isolated)
+  except Exception as e:  # pylint: disable=broad-except
+    # The vmfb is the one compiled or bundled for this backend: its runtime's verdict.
+    return verdicts.Outcome(name, verdicts.Status.RUNTIME_ERROR,
+                             f"loading the compiled module raised {type(e).__name__}: {e}")
   try:
     module = ReplayModule(loaded, signatures, ref_trace.module_name, name,
                           backend_names + (spec.name,))

@@ -85,8 +85,8 @@ class BazelLocationTest(absltest.TestCase):
                        "M/traces/f__b.txt in bazel-testlogs/e2e/t__x__y/test.outputs/outputs.zip")
       self.assertEqual(
           artifacts.shell_cd("/sandbox/out/M/repro/f__b/call_0_f"),
-          'cd "$(mktemp -d)" && unzip -q "$OLDPWD/bazel-testlogs/e2e/t__x__y/test.outputs/'
-          'outputs.zip" && cd M/repro/f__b/call_0_f')
+          'cd "$(mktemp -d)" && unzip -q "$OLDPWD"/bazel-testlogs/e2e/t__x__y/test.outputs/'
+          'outputs.zip && cd M/repro/f__b/call_0_f')
       self.assertEqual(artifacts.display_path("/elsewhere/x"), "/elsewhere/x")
 
   def test_outside_bazel_paths_are_absolute(self):

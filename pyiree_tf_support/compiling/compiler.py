@@ -4,8 +4,8 @@ import dataclasses
 import hashlib
 import logging
 import os
+import secrets
 import shlex
-import tempfile
 from typing import Optional, Sequence, Tuple
 
 import iree.compiler
@@ -133,11 +133,10 @@ def compile_request(request: CompileRequest, description: str,
     logging.debug("Compile cache miss for %s (%s); compiling.", description, key[:12])
   crash_path = None
   if reproducer_path:
-    os.makedirs(os.path.dirname(reproducer_path) or ".", exist_ok=True)
-    fd, crash_path = tempfile.mkstemp(dir=os.path.dirname(reproducer_path) or ".",
-                                      prefix=".tmp-reproducer-", suffix=".mlir")
-    os.close(fd)
-    os.remove(crash_path)
+    # iree-compile writes it by name: a fresh name in the (checked) module dir.
+    artifacts.make_dirs(os.path.dirname(reproducer_path) or ".")
+    crash_path = os.path.join(os.path.dirname(reproducer_path) or ".",
+                              f".tmp-reproducer-{secrets.token_hex(8)}.mlir")
   try:
     vmfb = iree.compiler.compile_str(
         request.iree_input, target_backends=list(request.targets), input_type=INPUT_TYPE,
@@ -147,7 +146,7 @@ def compile_request(request: CompileRequest, description: str,
     message = f"Compiling {description} failed{_in_methods(methods)}: {reason}"
     if reproducer_path:
       if crash_path and os.path.exists(crash_path):
-        os.replace(crash_path, reproducer_path)
+        artifacts.rename(crash_path, reproducer_path)
       else:
         artifacts.write_text(reproducer_path, _input_reproducer(request, reproducer_path, str(e)))
       message += f" Reproducer: {artifacts.display_path(reproducer_path)}"

@@ -1,4 +1,5 @@
-"""Where artifacts go and what they are called; every write is atomic (temp file + rename).
+"""Where artifacts go and what they are called; every write is atomic (temp file + rename) and
+none follows a symlink below the artifacts root.
 
 Layout under the artifacts root:
   <Module>/tf_input.mlir, iree_input.mlir       the module before and after the TF->IREE import
@@ -10,16 +11,35 @@ Layout under the artifacts root:
   <Module>/traces/<trace function>__<backend>/  the same trace, loadable (trace.json + arrays.npz)
   <Module>/repro/<trace function>__<backend>/call_<i>_<method>/
                                                 inputs, expected outputs and an iree-run-module flagfile
+
+Why no symlink is followed: a link where a directory of the layout belongs would turn "empty this
+repro directory" into "empty the directory the link names", and a write into one into a write
+elsewhere; another local user who planted one would have a victim's run delete the victim's files.
+So every write, removal, lock and read below a root walks there one directory at a time from the
+root's descriptor (O_DIRECTORY | O_NOFOLLOW per component; creates, renames and unlinks relative
+to the directory's descriptor; `shutil.rmtree(dir_fd=...)`, which never follows links): a link
+where a directory belongs is removed (its target untouched) and a real directory made, a link
+where a file is written is replaced by the rename, and reads refuse links. The root itself (the
+`--artifacts_dir` a user names) may be a link; it and every module directory must belong to the
+current user and not be writable by every user. The default root is private to the user.
 """
 
+import contextlib
+import errno
+import fcntl
 import hashlib
 import os
+import pwd
 import re
 import secrets
 import shlex
 import shutil
+import stat
 import tempfile
-from typing import Iterable, Optional, Set, Tuple, Union
+import threading
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, List, Optional, Set, Tuple
+
+from absl import logging
 
 _UNSAFE = re.compile(r"[^0-9a-zA-Z_.-]")
 
@@ -42,57 +62,312 @@ class ArtifactsDirError(OSError):
   """The artifacts directory cannot be used; the message names the path and why."""
 
 
-def create_temp_file(directory: str, prefix: str) -> Tuple[int, str]:
-  """A new file in `directory`, open for writing: (fd, path).
+# --- Roots and the walk below them ------------------------------------------------------------
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+_FILE_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK  # a FIFO planted as a file never blocks.
+_ATTEMPTS = 5  # a link removed and planted again this often: someone is racing us; give up.
+_roots: Set[str] = set()
+_roots_lock = threading.Lock()
+
+
+def _user(uid: int) -> str:
+  try:
+    return f"user '{pwd.getpwuid(uid).pw_name}' (uid {uid})"
+  except KeyError:
+    return f"uid {uid}"
+
+
+def _check_ours(path: str, status: os.stat_result, what: str) -> None:
+  """Refuses a directory another user owns or every user may write: either could plant links
+  or swap entries under our writes and removals."""
+  uid = os.geteuid()
+  if status.st_uid != uid:
+    raise ArtifactsDirError(
+        f"{what} '{path}' belongs to {_user(status.st_uid)}, not to you ({_user(uid)}); refusing "
+        "to write or delete there (remove it or choose another directory).")
+  if status.st_mode & stat.S_IWOTH:
+    raise ArtifactsDirError(
+        f"{what} '{path}' is writable by every user (mode {stat.S_IMODE(status.st_mode):04o}); "
+        "refusing to write or delete there (chmod o-w it or choose another directory).")
+
+
+def open_root(root: str, what: str = "The artifacts dir") -> str:
+  """Creates `root` if needed and checks that it is a writable directory of this user that not
+  every user can write; walks to paths below it start there. Its absolute path.
+
+  The root may be a symlink (the user named it); nothing below it is followed.
+  """
+  root = os.path.abspath(root)
+  try:
+    os.makedirs(root, exist_ok=True)
+  except FileExistsError:
+    pass  # a file: said below.
+  except OSError as e:
+    raise ArtifactsDirError(f"{what} '{root}' cannot be created: {e.strerror} "
+                            "(pass a writable directory as --artifacts_dir).") from None
+  status = os.stat(root)
+  if not stat.S_ISDIR(status.st_mode):
+    raise ArtifactsDirError(f"{what} '{root}' is a file, not a directory (pass a directory as "
+                            "--artifacts_dir).")
+  _check_ours(root, status, what)
+  if not os.access(root, os.W_OK | os.X_OK):
+    raise ArtifactsDirError(f"{what} '{root}' is not writable (pass a writable directory as "
+                            "--artifacts_dir).")
+  with _roots_lock:
+    _roots.add(root)
+  return root
+
+
+def _anchor(path: str, root: Optional[str], outside: str) -> Tuple[str, List[str]]:
+  """Where a walk to the directory `path` starts, and the components below it: `root` if given,
+  else the deepest root `open_root` checked that holds `path`, else `outside` (a directory a
+  caller named outside any root, followed as named)."""
+  path = os.path.abspath(path)
+  if root is None:
+    with _roots_lock:
+      holding = [r for r in _roots if path == r or path.startswith(r.rstrip(os.sep) + os.sep)]
+    root = max(holding, key=len, default=outside)
+  root = os.path.abspath(root)
+  relative = os.path.relpath(path, root)
+  parts = [] if relative == "." else relative.split(os.sep)
+  if ".." in parts:
+    raise ArtifactsDirError(f"'{path}' is not below '{root}'.")
+  return root, parts
+
+
+def _is_link(directory: int, name: str) -> bool:
+  try:
+    return stat.S_ISLNK(os.stat(name, dir_fd=directory, follow_symlinks=False).st_mode)
+  except FileNotFoundError:
+    return False
+
+
+def _remove_link(directory: int, name: str, path: str) -> None:
+  """Removes the symlink `name` (never its target), saying so."""
+  try:
+    target = os.readlink(name, dir_fd=directory)
+    os.unlink(name, dir_fd=directory)
+  except FileNotFoundError:
+    return
+  logging.warning("Removed the symlink %s (-> %s): artifacts are never written through links; "
+                  "its target is untouched.", path, target)
+
+
+def _refuse_link(path: str) -> ArtifactsDirError:
+  return ArtifactsDirError(f"'{path}' is a symlink; refusing to follow it out of its directory "
+                           "(remove it).")
+
+
+def _open_child(parent: int, name: str, path: str, create: bool, replace_links: bool) -> int:
+  """The directory `name` in `parent`, opened without following a link there."""
+  for _ in range(_ATTEMPTS):
+    if create:
+      try:
+        os.mkdir(name, 0o777, dir_fd=parent)
+      except FileExistsError:
+        pass
+    try:
+      return os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=parent)
+    except OSError as e:
+      if e.errno not in (errno.ELOOP, errno.ENOTDIR):
+        raise
+    if not _is_link(parent, name):
+      raise ArtifactsDirError(f"'{path}' is a file where the artifacts need a directory "
+                              "(remove it).")
+    if not replace_links:
+      raise _refuse_link(path)
+    _remove_link(parent, name, path)
+  raise _refuse_link(path)
+
+
+@contextlib.contextmanager
+def _directory(path: str, *, create: bool, replace_links: bool, root: Optional[str] = None,
+               follow_unrooted: bool = True) -> Iterator[int]:
+  """A descriptor of the directory `path`, reached from its root one component at a time.
+
+  `create`: make missing directories; `replace_links`: a link on the way is removed (and, with
+  `create`, replaced by a directory), else refused. FileNotFoundError when it does not exist.
+  A `path` outside every root starts the walk at itself, or with `follow_unrooted=False` at its
+  parent (a directory about to be emptied is never entered through a link).
+  """
+  absolute = os.path.abspath(path)
+  anchor, parts = _anchor(absolute, root,
+                          absolute if follow_unrooted else os.path.dirname(absolute))
+  if create:
+    try:
+      os.makedirs(anchor, exist_ok=True)
+    except FileExistsError:
+      pass  # a file: os.open says so.
+  descriptor = os.open(anchor, _DIR_FLAGS)
+  try:
+    for i, name in enumerate(parts):
+      child = _open_child(descriptor, name, os.path.join(anchor, *parts[:i + 1]), create,
+                          replace_links)
+      os.close(descriptor)
+      descriptor = child
+    yield descriptor
+  finally:
+    os.close(descriptor)
+
+
+def _open_file(directory: int, name: str, path: str, flags: int, replace_links: bool) -> int:
+  """The regular file `name` in `directory`, opened with `flags`, never through a link."""
+  for _ in range(_ATTEMPTS):
+    try:
+      descriptor = os.open(name, flags | _FILE_FLAGS, 0o666, dir_fd=directory)
+    except OSError as e:
+      if e.errno != errno.ELOOP:
+        raise
+      if not replace_links:
+        raise _refuse_link(path) from None
+      _remove_link(directory, name, path)
+      continue
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+      os.close(descriptor)
+      raise ArtifactsDirError(f"'{path}' is not a regular file (remove it).")
+    return descriptor
+  raise _refuse_link(path)
+
+
+def _create_temp(directory: int, prefix: str) -> Tuple[int, str]:
+  """A new file in `directory`, open for writing: (fd, name).
 
   Unlike tempfile.mkstemp (always 0600), the file gets 0666 less the umask, as any file the user
   creates would, so the artifacts it becomes after a rename are readable by CI uploaders and
   colleagues when the umask allows it.
   """
   while True:
-    path = os.path.join(directory, f"{prefix}{secrets.token_hex(6)}")
+    name = f"{prefix}{secrets.token_hex(6)}"
     try:
-      return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
-                     0o666), path
+      return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FILE_FLAGS, 0o666,
+                     dir_fd=directory), name
     except FileExistsError:
       continue
 
 
-def _make_dir(path: str, what: str, follow_symlink: bool = False) -> None:
-  """Creates `path`, refusing a symlink there (it would send writes outside the artifacts dir)
-  unless `follow_symlink` (the root the user chose may be one)."""
-  if os.path.islink(path) and not follow_symlink:
-    raise ArtifactsDirError(f"{what} '{path}' is a symlink; refusing to follow it out of the "
-                            "artifacts dir (remove it or choose another --artifacts_dir).")
-  if os.path.exists(path) and not os.path.isdir(path):
-    raise ArtifactsDirError(f"{what} '{path}' is a file, not a directory (pass a directory as "
-                            "--artifacts_dir).")
+def _remove_entry(directory: int, name: str) -> None:
+  """Removes `name` from `directory`: a directory with everything below it, anything else
+  (a link too, never its target) unlinked. Tolerates others removing it concurrently."""
   try:
-    os.makedirs(path, exist_ok=True)
-  except OSError as e:
-    raise ArtifactsDirError(f"{what} '{path}' cannot be created: {e.strerror} "
-                            "(pass a writable directory as --artifacts_dir).") from None
-  if not os.access(path, os.W_OK | os.X_OK):
-    raise ArtifactsDirError(f"{what} '{path}' is not writable (pass a writable directory as "
-                            "--artifacts_dir).")
+    if stat.S_ISDIR(os.stat(name, dir_fd=directory, follow_symlinks=False).st_mode):
+      shutil.rmtree(name, ignore_errors=True, dir_fd=directory)  # never follows links below.
+    else:
+      os.unlink(name, dir_fd=directory)
+  except FileNotFoundError:
+    pass
+
+
+def make_dirs(path: str) -> None:
+  """Creates the directory `path` and its parents below their root (links replaced)."""
+  with _directory(path, create=True, replace_links=True):
+    pass
 
 
 def remove_other_entries(directory: str, keep: Set[str]) -> None:
   """Removes what `directory` holds besides `keep` (left by earlier runs). Tolerates processes
-  doing the same concurrently; never follows symlinks."""
+  doing the same concurrently; never follows symlinks (a link at `directory` is removed)."""
   try:
-    names = os.listdir(directory)
+    with _directory(directory, create=False, replace_links=True,
+                    follow_unrooted=False) as descriptor:
+      for name in set(os.listdir(descriptor)) - set(keep):
+        _remove_entry(descriptor, name)
   except FileNotFoundError:
     return
-  for name in set(names) - set(keep):
-    path = os.path.join(directory, name)
-    if os.path.isdir(path) and not os.path.islink(path):
-      shutil.rmtree(path, ignore_errors=True)
-    else:
-      try:
-        os.remove(path)
-      except FileNotFoundError:
-        pass
+
+
+def remove_tree(path: str) -> None:
+  """Removes `path` (a directory with its contents, a file or a link, never a link's target)."""
+  try:
+    with _directory(os.path.dirname(path), create=False, replace_links=True) as descriptor:
+      _remove_entry(descriptor, os.path.basename(path))
+  except FileNotFoundError:
+    return
+
+
+def is_directory(path: str) -> bool:
+  """Whether `path` is a directory reached without following links below its root."""
+  try:
+    with _directory(path, create=False, replace_links=False):
+      return True
+  except (FileNotFoundError, ArtifactsDirError):
+    return False
+
+
+def read_bytes(path: str, root: Optional[str] = None) -> bytes:
+  """The regular file `path`, reached from `root` (by default the root holding it) without
+  following a link. FileNotFoundError when missing; ArtifactsDirError naming a link on the way."""
+  with _directory(os.path.dirname(path), create=False, replace_links=False,
+                  root=root) as directory:
+    descriptor = _open_file(directory, os.path.basename(path), path, os.O_RDONLY,
+                            replace_links=False)
+  with os.fdopen(descriptor, "rb") as f:
+    return f.read()
+
+
+@contextlib.contextmanager
+def locked(path: str) -> Iterator[None]:
+  """Holds an exclusive lock on the file `path` (created if missing; a link there replaced)."""
+  with _directory(os.path.dirname(path), create=True, replace_links=True) as directory:
+    descriptor = _open_file(directory, os.path.basename(path), path, os.O_RDWR | os.O_CREAT,
+                            replace_links=True)
+  try:
+    fcntl.flock(descriptor, fcntl.LOCK_EX)
+    yield
+  finally:
+    os.close(descriptor)  # releases the lock.
+
+
+def _write(path: str, fill: Callable[[BinaryIO], Any]) -> None:
+  """Writes `path` atomically: a temp file beside it, filled by `fill`, renamed over it (a link
+  there replaced, never followed)."""
+  with _directory(os.path.dirname(path), create=True, replace_links=True) as directory:
+    name = os.path.basename(path)
+    descriptor, temp = _create_temp(directory, f".tmp-{name}-")
+    try:
+      with os.fdopen(descriptor, "wb") as f:
+        fill(f)
+      os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+    except BaseException:
+      with contextlib.suppress(FileNotFoundError):
+        os.unlink(temp, dir_fd=directory)
+      raise
+
+
+def write_text(path: str, text: str) -> None:
+  """Writes `text` so that readers see the old file or the whole new one, never a mix."""
+  _write(path, lambda f: f.write(text.encode("utf-8")))
+
+
+def write_bytes(path: str, data: bytes) -> None:
+  _write(path, lambda f: f.write(data))
+
+
+def rename(source: str, destination: str) -> None:
+  """Moves the file `source` to `destination` (a link at either is moved or replaced, not
+  followed)."""
+  with _directory(os.path.dirname(source), create=False, replace_links=False) as source_dir, \
+      _directory(os.path.dirname(destination), create=True, replace_links=True) as target_dir:
+    os.replace(os.path.basename(source), os.path.basename(destination), src_dir_fd=source_dir,
+               dst_dir_fd=target_dir)
+
+
+def copy_tree(source: str, destination: str) -> None:
+  """Replaces `destination` with a copy of the directory `source` (one of this process's own,
+  e.g. a temporary SavedModel); whatever was at `destination`, a link too, is removed, never its
+  target."""
+  remove_tree(destination)
+  make_dirs(destination)
+  for directory, _, files in os.walk(source):  # os.walk follows no links.
+    relative = os.path.relpath(directory, source)
+    target = destination if relative == "." else os.path.join(destination, relative)
+    make_dirs(target)
+    for name in files:
+      with open(os.path.join(directory, name), "rb") as f:
+        _write(os.path.join(target, name), lambda out, f=f: shutil.copyfileobj(f, out))
+
+
+# --- Module directories -----------------------------------------------------------------------
 
 
 def backends_to_str(names: Iterable[str]) -> str:
@@ -100,10 +375,105 @@ def backends_to_str(names: Iterable[str]) -> str:
   return "__".join(re.sub(r"[^0-9a-zA-Z_]+", "_", name).strip("_") for name in names)
 
 
+def _private_dir(path: str) -> None:
+  """Creates `path` 0700, or checks the existing one is a real directory only this user can
+  enter: in a shared temp dir another user may have made it first, or planted a link."""
+  try:
+    os.mkdir(path, 0o700)
+  except FileExistsError:
+    pass
+  status = os.lstat(path)
+  if stat.S_ISLNK(status.st_mode) or not stat.S_ISDIR(status.st_mode):
+    raise ArtifactsDirError(f"The default artifacts dir's parent '{path}' is not a directory "
+                            "(a link or a file); refusing it (remove it or pass "
+                            "--artifacts_dir).")
+  _check_ours(path, status, "The default artifacts dir's parent")
+  if status.st_mode & 0o077:
+    raise ArtifactsDirError(f"The default artifacts dir's parent '{path}' is open to other users "
+                            f"(mode {stat.S_IMODE(status.st_mode):04o}, expected 0700); refusing "
+                            "it (chmod 700 it or pass --artifacts_dir).")
+
+
 def default_root() -> str:
-  """$TEST_UNDECLARED_OUTPUTS_DIR under Bazel, else <tmp>/iree/modules."""
-  return os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.path.join(
-      tempfile.gettempdir(), "iree", "modules")
+  """$TEST_UNDECLARED_OUTPUTS_DIR under Bazel, else a directory private to the user (created
+  0700): $XDG_CACHE_HOME/pyiree_tf_support/modules (~/.cache/... without it), or with no home
+  <tmp>/pyiree_tf_support-<uid>/modules (refused unless a real 0700 directory of the user).
+  Never a name another user could plant first in a shared temp dir."""
+  outputs = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
+  if outputs:
+    return outputs
+  base = os.environ.get("XDG_CACHE_HOME")
+  if not base and os.environ.get("HOME"):
+    base = os.path.join(os.environ["HOME"], ".cache")
+  parent = base and os.path.join(base, "pyiree_tf_support")
+  try:
+    if parent:
+      os.makedirs(parent, exist_ok=True)
+  except OSError:  # a home that cannot be written (e.g. /nonexistent of a service user).
+    parent = None
+  if not parent:
+    parent = os.path.join(tempfile.gettempdir(), f"pyiree_tf_support-{os.geteuid()}")
+    _private_dir(parent)
+  root = os.path.join(parent, "modules")
+  try:
+    os.mkdir(root, 0o700)
+  except FileExistsError:
+    pass
+  return root
+
+
+def _open_module_dir(root: str, name: str, path: str) -> int:
+  """`<root>/<name>` created if missing and opened: a real directory of this user."""
+  root_descriptor = os.open(root, _DIR_FLAGS)
+  try:
+    try:
+      os.mkdir(name, 0o777, dir_fd=root_descriptor)
+    except FileExistsError:
+      pass
+    except OSError as e:
+      raise ArtifactsDirError(
+          f"The module's artifacts dir '{path}' cannot be created: {e.strerror} (pass a writable "
+          "directory as --artifacts_dir).") from None
+    try:
+      descriptor = os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=root_descriptor)
+    except OSError as e:
+      if e.errno == errno.ELOOP or _is_link(root_descriptor, name):
+        raise ArtifactsDirError(f"The module's artifacts dir '{path}' is a symlink; refusing to "
+                                "follow it out of the artifacts dir (remove it or choose another "
+                                "--artifacts_dir).") from None
+      raise ArtifactsDirError(f"The module's artifacts dir '{path}' is a file, not a directory "
+                              "(remove it or choose another --artifacts_dir).") from None
+  finally:
+    os.close(root_descriptor)
+  try:
+    _check_ours(path, os.fstat(descriptor), "The module's artifacts dir")
+    if not os.access(path, os.W_OK | os.X_OK):
+      raise ArtifactsDirError(f"The module's artifacts dir '{path}' is not writable (pass a "
+                              "writable directory as --artifacts_dir).")
+  except BaseException:
+    os.close(descriptor)
+    raise
+  return descriptor
+
+
+def _owner(directory: int, path: str, identity: str) -> str:
+  """The identity recorded in the module dir's `.owner`, recording `identity` if none is."""
+  owner = os.path.join(path, ".owner")
+  try:
+    descriptor = _open_file(directory, ".owner", owner, os.O_RDONLY, replace_links=False)
+  except FileNotFoundError:
+    temp_descriptor, temp = _create_temp(directory, ".tmp-owner-")
+    with os.fdopen(temp_descriptor, "w") as f:
+      f.write(identity)
+    try:  # atomic, and fails if another process claimed it first.
+      os.link(temp, ".owner", src_dir_fd=directory, dst_dir_fd=directory, follow_symlinks=False)
+    except FileExistsError:
+      pass
+    finally:
+      os.unlink(temp, dir_fd=directory)
+    descriptor = _open_file(directory, ".owner", owner, os.O_RDONLY, replace_links=False)
+  with os.fdopen(descriptor) as f:
+    return f.read()
 
 
 def claim_module_dir(root: str, module_name: str, identity: str) -> str:
@@ -113,27 +483,20 @@ def claim_module_dir(root: str, module_name: str, identity: str) -> str:
   file's absolute path and the class's qualified name, is recorded in `.owner`); a different
   module that happens to have the same name gets
   `<root>/<module_name>__<8 hex digits of its identity>`, so the two never overwrite each other.
+  The root and the module directory must be this user's and not writable by every user, and the
+  module directory not a symlink (ArtifactsDirError, one line naming the path).
   """
-  _make_dir(root, "The artifacts dir", follow_symlink=True)
+  root = open_root(root)
   path = os.path.join(root, module_name)
-  _make_dir(path, "The module's artifacts dir")
-  owner = os.path.join(path, ".owner")
-  if not os.path.exists(owner):
-    fd, tmp = create_temp_file(path, ".tmp-owner-")
-    with os.fdopen(fd, "w") as f:
-      f.write(identity)
-    try:
-      os.link(tmp, owner)  # atomic, and fails if another process claimed it first.
-    except FileExistsError:
-      pass
-    finally:
-      os.remove(tmp)
-  with open(owner) as f:
-    if f.read() == identity:
+  descriptor = _open_module_dir(root, module_name, path)
+  try:
+    if _owner(descriptor, path, identity) == identity:
       return path
+  finally:
+    os.close(descriptor)
   digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:8]
   path = os.path.join(root, f"{module_name}__{digest}")
-  _make_dir(path, "The module's artifacts dir")
+  os.close(_open_module_dir(root, f"{module_name}__{digest}", path))
   return path
 
 
@@ -159,36 +522,15 @@ def display_path(path: str) -> str:
 
 
 def shell_cd(directory: str) -> str:
-  """A shell prefix that enters `directory`, unzipping Bazel's outputs.zip first if needed."""
+  """A shell prefix that enters `directory`, unzipping Bazel's outputs.zip first if needed.
+  Every path is shell-quoted: a target name is text, never a command."""
   located = _bazel_outputs(directory)
   if located is None:
     return f"cd {shlex.quote(os.path.abspath(directory))}"
   relative, zip_path = located
   # Run from the workspace root: $OLDPWD is where the command started.
-  return f"cd \"$(mktemp -d)\" && unzip -q \"$OLDPWD/{zip_path}\" && cd {shlex.quote(relative)}"
-
-
-def _write(path: str, data: Union[str, bytes]) -> None:
-  directory = os.path.dirname(path) or "."
-  os.makedirs(directory, exist_ok=True)
-  fd, tmp = create_temp_file(directory, ".tmp-" + os.path.basename(path) + "-")
-  try:
-    with os.fdopen(fd, "wb") as f:
-      f.write(data.encode("utf-8") if isinstance(data, str) else data)
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.remove(tmp)
-    raise
-
-
-def write_text(path: str, text: str) -> None:
-  """Writes `text` so that readers see the old file or the whole new one, never a mix."""
-  _write(path, text)
-
-
-def write_bytes(path: str, data: bytes) -> None:
-  _write(path, data)
+  return (f"cd \"$(mktemp -d)\" && unzip -q \"$OLDPWD\"/{shlex.quote(zip_path)} && "
+          f"cd {shlex.quote(relative)}")
 
 
 def compiled_path(artifacts_dir: str, backends: str) -> str:

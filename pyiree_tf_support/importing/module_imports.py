@@ -119,8 +119,8 @@ def import_module_class(module_class: ModuleClass, exported_names: Sequence[str]
       save_import_artifacts(imported, artifacts_dir)
       _saved_import_dirs[key].add(artifacts_dir)
     for path in keep_saved_model_at:  # the import ran earlier, for another backend.
-      if not os.path.exists(path):
-        saved_models.save(instantiate(module_class), path)
+      if not artifacts.is_directory(path):
+        saved_models.keep(instantiate(module_class), path)
   imported.check(partial=each_function_on_failure)
   return imported
 

@@ -10,6 +10,8 @@ from typing import Iterator, Optional, Sequence
 
 import tensorflow as tf
 
+from pyiree_tf_support.core import artifacts
+
 
 def save(module: tf.Module, directory: str) -> None:
   """Saves `module` as the SavedModel the importer reads."""
@@ -42,9 +44,14 @@ def temporary(module: tf.Module, keep_saved_model_at: Optional[Sequence[str]]) -
   try:
     save(module, saved_model_dir)
     for destination in keep_saved_model_at or ():
-      if os.path.exists(destination):
-        shutil.rmtree(destination)
-      shutil.copytree(saved_model_dir, destination)
+      artifacts.copy_tree(saved_model_dir, destination)  # a link there is replaced, not followed.
     yield saved_model_dir
   finally:
     shutil.rmtree(saved_model_dir, ignore_errors=True)
+
+
+def keep(module: tf.Module, destination: str) -> None:
+  """Saves `module` as the SavedModel --keep_saved_model keeps at `destination` (replacing what is
+  there, a link too, never its target)."""
+  with temporary(module, [destination]):
+    pass

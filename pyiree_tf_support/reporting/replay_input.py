@@ -5,7 +5,8 @@ against its backend compares the backend with itself (a false pass); a trace bes
 iree_input.mlir imported later (an edited module, a run killed half-way) compares two different
 programs (a false mismatch). Both are refused, as is any file that is unreadable, truncated,
 incomplete or of another format version, each with one line naming the file and what is wrong.
-Arrays are read with allow_pickle=False: a saved trace never runs code.
+Arrays are read with allow_pickle=False: a saved trace never runs code. Nothing below the module
+directory is read through a symlink (a bundle's files are its own).
 """
 
 import dataclasses
@@ -41,17 +42,20 @@ class ReplayInput:
   signatures: Dict[str, FunctionSignature]
 
 
-def _read_bytes(path: str, what: str) -> bytes:
+def _read_bytes(path: str, what: str, module_dir: str) -> bytes:
+  """`path` below `module_dir`, never read through a symlink: a bundle's files are its own (a
+  link could make replay compare or run files from anywhere)."""
   try:
-    with open(path, "rb") as f:
-      return f.read()
+    return artifacts.read_bytes(path, root=module_dir)
+  except artifacts.ArtifactsDirError as e:  # a link on the way, not a regular file: says which.
+    raise ReplayError(str(e)) from None
   except OSError as e:
     raise ReplayError(f"Cannot read {what} {path}: {e.strerror}.") from None
 
 
-def _read_document(path: str) -> Dict[str, Any]:
+def _read_document(path: str, module_dir: str) -> Dict[str, Any]:
   try:
-    document = json.loads(_read_bytes(path, "the saved trace"))
+    document = json.loads(_read_bytes(path, "the saved trace", module_dir))
   except (json.JSONDecodeError, UnicodeDecodeError) as e:
     raise ReplayError(f"{path} is not valid JSON ({e}).") from None
   if not isinstance(document, dict):
@@ -75,9 +79,10 @@ def _read_document(path: str) -> Dict[str, Any]:
   return document
 
 
-def _check_arrays(path: str, trace_json: str, recorded_sha256: Optional[str]) -> None:
+def _check_arrays(path: str, trace_json: str, recorded_sha256: Optional[str],
+                  module_dir: str) -> None:
   """Every array in arrays.npz loads without pickle, and the file is the one trace.json names."""
-  data = _read_bytes(path, "the saved trace's arrays")
+  data = _read_bytes(path, "the saved trace's arrays", module_dir)
   unreadable = (zipfile.BadZipFile, EOFError, OSError, ValueError)
   try:
     npz = np.load(io.BytesIO(data), allow_pickle=False)
@@ -121,7 +126,7 @@ def _check_reference(trace_dir: str, trace_json: str, document: Dict[str, Any]) 
 
 
 def _check_iree_input(path: str, trace_json: str, recorded_sha256: Optional[str]) -> str:
-  data = _read_bytes(path, "the module's")
+  data = _read_bytes(path, "the module's", os.path.dirname(path))
   if recorded_sha256 is None:
     raise ReplayError(f"{trace_json} records no iree_input.mlir (the run that saved it compiled "
                       f"no IREE backend), so {path} cannot be trusted to be its module.")
@@ -136,7 +141,7 @@ def _check_iree_input(path: str, trace_json: str, recorded_sha256: Optional[str]
 
 
 def _load_signatures(path: str) -> Dict[str, FunctionSignature]:
-  data = _read_bytes(path, "the module's signatures")
+  data = _read_bytes(path, "the module's signatures", os.path.dirname(path))
   try:
     return signatures_from_json(data.decode("utf-8"))
   except (ValueError, KeyError, TypeError, AttributeError) as e:
@@ -150,10 +155,11 @@ def load(trace_dir: str) -> ReplayInput:
   if not os.path.isfile(trace_json):
     raise ReplayError(f"No saved trace in {trace_dir}: expected trace.json and arrays.npz "
                       "(a directory <artifacts_dir>/<Module>/traces/<trace>__<reference>_ref).")
-  document = _read_document(trace_json)
-  _check_reference(trace_dir, trace_json, document)
-  _check_arrays(os.path.join(trace_dir, "arrays.npz"), trace_json, document["arrays_sha256"])
   module_dir = os.path.dirname(os.path.dirname(trace_dir))
+  document = _read_document(trace_json, module_dir)
+  _check_reference(trace_dir, trace_json, document)
+  _check_arrays(os.path.join(trace_dir, "arrays.npz"), trace_json, document["arrays_sha256"],
+                module_dir)
   iree_input = _check_iree_input(os.path.join(module_dir, "iree_input.mlir"), trace_json,
                                  document["iree_input_sha256"])
   signatures_path = artifacts.signatures_path(module_dir)

@@ -7,12 +7,10 @@ artifact paths and the commands that reproduce it. report.txt is the same report
 module directory merge their entries under a lock; each file is replaced atomically.
 """
 
-import contextlib
-import fcntl
 import json
 import math
 import os
-from typing import Any, Dict, Iterator, Optional, Sequence
+from typing import Any, ContextManager, Dict, Optional, Sequence
 
 from absl import logging
 
@@ -109,22 +107,15 @@ def trace_record(trace_name: str, reference: str, report: str,
           "report": report, "backends": list(backends)}
 
 
-@contextlib.contextmanager
-def _locked(module_dir: str) -> Iterator[None]:
-  fd = os.open(os.path.join(module_dir, ".report.lock"), os.O_RDWR | os.O_CREAT, 0o666)
-  try:
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    yield
-  finally:
-    os.close(fd)  # releases the lock.
+def _locked(module_dir: str) -> ContextManager[None]:
+  return artifacts.locked(os.path.join(module_dir, ".report.lock"))
 
 
 def load(module_dir: str) -> Dict[str, Any]:
   """The module's report.json, or an empty one when it is missing or not ours."""
   empty = {"format": FORMAT, "tests": {}}
   try:
-    with open(json_path(module_dir)) as f:
-      document = json.load(f)
+    document = json.loads(artifacts.read_bytes(json_path(module_dir)))
   except FileNotFoundError:
     return empty
   except (OSError, ValueError) as e:

@@ -202,7 +202,7 @@ def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, ref_call, index: 
                     inputs: Sequence[np.ndarray], vmfb_path: str, driver: str,
                     signature: FunctionSignature,
                     policy: tolerances.TolerancePolicy) -> None:
-  os.makedirs(call_dir, exist_ok=True)
+  artifacts.make_dirs(call_dir)
   lines = [
       f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
       f"backend '{tar_trace.backend}' alone, from the module's initial state.",
