@@ -31,6 +31,7 @@ from pyiree_tf_support.core import artifacts
 from pyiree_tf_support import bundle
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import replay
+from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.harness import test_setup
 from pyiree_tf_support import tf_test_utils
 
@@ -160,8 +161,7 @@ class PlantedLinksTest(parameterized.TestCase):
   def test_the_link_target_is_untouched_and_the_link_replaced(self, relative, target, trace,
                                                                flag_values):
     victim, root = Victim(), tempfile.mkdtemp()
-    with flagsaver.flagsaver(artifacts_dir=root):
-      module_dir = test_setup.claim_artifacts_dir(Hostile)
+    module_dir = test_setup.claim_artifacts_dir(Hostile, RunSettings(artifacts_dir=root))
     link = os.path.join(module_dir, relative)
     os.makedirs(os.path.dirname(link), exist_ok=True)
     os.symlink(getattr(victim, target), link)
@@ -203,8 +203,7 @@ class ForeignDirsTest(absltest.TestCase):
   refused with one line before anything is written or removed."""
 
   def claim(self, root: str) -> str:
-    with flagsaver.flagsaver(artifacts_dir=root):
-      return test_setup.claim_artifacts_dir(Hostile)
+    return test_setup.claim_artifacts_dir(Hostile, RunSettings(artifacts_dir=root))
 
   def assert_one_line_refusal(self, root: str, expected: str) -> None:
     with self.assertRaises(artifacts.ArtifactsDirError) as raised:
