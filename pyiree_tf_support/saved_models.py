@@ -1,6 +1,10 @@
-"""Temporary SavedModels of a tf.Module for TF's MLIR importer (named with the process id, so
-ones left by killed processes are removed), and the SavedModel users keep with
---keep_saved_model."""
+"""Temporary SavedModels of a tf.Module for TF's MLIR importer, and the SavedModel users keep with
+--keep_saved_model.
+
+A temporary SavedModel lives in `$TMPDIR/pyiree_tf_support_saved_model_locked_*/saved_model`,
+locked by its process for its life (`locked_dirs`): ones left by killed processes are removed by
+the next import, in whatever PID namespace it runs, and live ones never are.
+"""
 
 import contextlib
 import os
@@ -10,41 +14,34 @@ from typing import Iterator, Optional, Sequence
 
 import tensorflow as tf
 
+from pyiree_tf_support import locked_dirs
+
+_PREFIX = "pyiree_tf_support_saved_model_"
+# Not a pid after the prefix: earlier versions' cleaners judge such names by pid liveness.
+_LOCKED_PREFIX = _PREFIX + "locked_"
+
 
 def save(module: tf.Module, directory: str) -> None:
   """Saves `module` as the SavedModel the importer reads."""
   tf.saved_model.save(module, directory, options=tf.saved_model.SaveOptions(save_debug_info=False))
 
 
-_SAVED_MODEL_PREFIX = "pyiree_tf_support_saved_model_"
-
-
-def _remove_stale_saved_models() -> None:
-  """Removes temporary SavedModels left by killed processes (their pid is in the name)."""
-  root = tempfile.gettempdir()
-  for name in os.listdir(root):
-    pid = name[len(_SAVED_MODEL_PREFIX):].split("_")[0]
-    if not name.startswith(_SAVED_MODEL_PREFIX) or not pid.isdigit():
-      continue
-    try:
-      os.kill(int(pid), 0)
-    except ProcessLookupError:
-      shutil.rmtree(os.path.join(root, name), ignore_errors=True)
-    except PermissionError:  # alive, another user's.
-      pass
+def remove_stale() -> None:
+  """Removes temporary SavedModels whose process is gone (killed during an import)."""
+  locked_dirs.remove_stale(tempfile.gettempdir(), _PREFIX)
 
 
 @contextlib.contextmanager
-def temporary(module: tf.Module, keep_saved_model_at: Optional[Sequence[str]]) -> Iterator[str]:
-  """A temporary SavedModel of `module` (copied to each of `keep_saved_model_at`)."""
-  _remove_stale_saved_models()
-  saved_model_dir = tempfile.mkdtemp(prefix=f"{_SAVED_MODEL_PREFIX}{os.getpid()}_")
-  try:
+def temporary(module: tf.Module,
+              keep_saved_model_at: Optional[Sequence[str]] = None) -> Iterator[str]:
+  """A temporary SavedModel of `module` (copied to each of `keep_saved_model_at`), removed when
+  the `with` block ends."""
+  remove_stale()
+  with locked_dirs.owned(tempfile.gettempdir(), _LOCKED_PREFIX) as directory:
+    saved_model_dir = os.path.join(directory, "saved_model")
     save(module, saved_model_dir)
     for destination in keep_saved_model_at or ():
       if os.path.exists(destination):
         shutil.rmtree(destination)
       shutil.copytree(saved_model_dir, destination)
     yield saved_model_dir
-  finally:
-    shutil.rmtree(saved_model_dir, ignore_errors=True)
