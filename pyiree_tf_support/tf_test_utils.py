@@ -9,7 +9,7 @@ import dataclasses
 import sys
 import time
 import unittest
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from absl import logging
 from pyiree_tf_support.core import verbosity
@@ -128,8 +128,16 @@ class TracedModuleTestCase(tf.test.TestCase):
     # Fresh state for every test, without recompiling or restarting worker processes.
     self._ref_module = self._setup.reference
     self._tar_modules = [s.module for s in self._setup.targets]
-    for module in [self._ref_module] + [m for m in self._tar_modules if m is not None]:
-      module.reinitialize()
+    self._ref_module.reinitialize()  # without a reference nothing can be compared.
+    # A target that cannot be reset (its worker died while idle) fails in this test alone, as
+    # its own RUNTIME ERROR; the next test's reset starts a fresh worker.
+    self._reset_errors: Dict[int, str] = {}
+    for index, module in enumerate(self._tar_modules):
+      if module is not None:
+        try:
+          module.reinitialize()
+        except Exception as e:  # pylint: disable=broad-except
+          self._reset_errors[index] = f"{type(e).__name__}: {e}"
 
   @classmethod
   def tearDownClass(cls):
@@ -199,14 +207,17 @@ class TracedModuleTestCase(tf.test.TestCase):
     return report_files.backend_record(outcome, paths, commands, raw)
 
   def _target_outcome(self, setup: test_setup.BackendSetup, module, ref_trace: Trace,
-                      trace_function, trace_name: str
+                      trace_function, trace_name: str, reset_error: Optional[str] = None
                       ) -> Tuple[Outcome, Optional[repro.CallRepros]]:
-    """The outcome of one target and its repro records; any exception while running, saving or
-    comparing it becomes that target's RUNTIME ERROR, so the other targets still run and write
-    their traces."""
+    """The outcome of one target and its repro records; any exception while resetting, running,
+    saving or comparing it becomes that target's RUNTIME ERROR, so the other targets still run
+    and write their traces."""
     repros: Optional[repro.CallRepros] = None
     if module is None:
       return Outcome(setup.info.name, setup.status, setup.detail), repros
+    if reset_error is not None:
+      return Outcome(setup.info.name, Status.RUNTIME_ERROR,
+                     f"resetting the module before the test raised {reset_error}"), repros
     trace, error = run_trace(module, trace_function, tf_utils.set_random_seed, trace_name)
     path = None
     step = "saving the trace"
@@ -255,8 +266,9 @@ class TracedModuleTestCase(tf.test.TestCase):
                 "module it is given.")
 
     targets = list(zip(self._setup.targets, self._tar_modules))
-    results = [self._target_outcome(setup, module, ref_trace, trace_function, trace_name)
-               for setup, module in targets]
+    results = [self._target_outcome(setup, module, ref_trace, trace_function, trace_name,
+                                    self._reset_errors.get(index))
+               for index, (setup, module) in enumerate(targets)]
     outcomes = [outcome for outcome, _ in results]
     self._outcome_log.extend(outcomes)
     shown = [o.expecting_failure() if test_setup.expected_to_fail(s.info, self._settings) else o

@@ -4,12 +4,16 @@ compiles each distinct request once."""
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
+import textwrap
 import threading
+import time
 
 from absl.testing import absltest
+from absl.testing import parameterized
 
 from pyiree_tf_support.compiling import compile_cache
 from pyiree_tf_support.compiling import compile_key
@@ -96,6 +100,68 @@ class CompileCacheTest(absltest.TestCase):
     with absltest.mock.patch.dict(os.environ, {"HOME": "/home/u"}, clear=True):
       self.assertEqual(compile_cache.default_cache_dir(),
                        "/home/u/.cache/pyiree_tf_support/compile_cache")
+
+
+# Compiles for real, then writes the entry with at most 4 KiB per file allowed (RLIMIT_FSIZE:
+# Python ignores SIGXFSZ, so the write raises EFBIG), as a full disk or quota would fail it.
+_FAILED_WRITE = textwrap.dedent("""
+    import resource, sys
+    from pyiree_tf_support.compiling import compile_cache
+    from pyiree_tf_support.compiling import compiler
+    request = compiler.CompileRequest(sys.argv[2], ("vmvx",))
+    vmfb = compiler.compile_request(request, "double")
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    compile_cache.CompileCache(sys.argv[1]).put(request.key(), vmfb)
+    print(len(vmfb))
+    """)
+
+
+class SharedStorageTest(parameterized.TestCase):
+  """A cache on shared storage: entries others can read, no temp file left for ever."""
+
+  def setUp(self):
+    super().setUp()
+    self.cache = compile_cache.CompileCache(os.path.join(tempfile.mkdtemp(), "cache"))
+    self.request = compiler.CompileRequest(MLIR, ("vmvx",))
+
+  def entry_path(self):
+    return self.cache._path(self.request.key())  # pylint: disable=protected-access
+
+  @parameterized.parameters((0o022, 0o644, 0o755), (0o002, 0o664, 0o775), (0o077, 0o600, 0o700))
+  def test_entries_and_dirs_follow_the_umask_like_other_artifacts(self, umask, file_mode,
+                                                                  dir_mode):
+    old = os.umask(umask)
+    try:
+      compiler.compile_request(self.request, "double", cache=self.cache)
+    finally:
+      os.umask(old)
+    mode = lambda path: oct(stat.S_IMODE(os.stat(path).st_mode))
+    self.assertEqual(mode(self.entry_path()), oct(file_mode))
+    self.assertEqual(mode(os.path.dirname(self.entry_path())), oct(dir_mode))
+    self.assertEqual(mode(self.cache.directory), oct(dir_mode))
+
+  def test_a_failed_write_removes_its_temporary_file(self):
+    process = subprocess.run([sys.executable, "-c", _FAILED_WRITE, self.cache.directory, MLIR],
+                             capture_output=True, text=True, timeout=300, check=False,
+                             env=dict(os.environ, PYTHONPATH=ROOT))
+    self.assertEqual(process.returncode, 0, process.stderr[-3000:])
+    self.assertGreater(int(process.stdout), 4096)  # the entry could not fit.
+    self.assertIn("Could not write compile cache entry", process.stderr)
+    self.assertEqual(os.listdir(os.path.dirname(self.entry_path())), [])
+
+  def test_eviction_removes_temporary_files_older_than_an_hour(self):
+    shard = os.path.join(self.cache.directory, "ab")
+    os.makedirs(shard)
+    stale, fresh = os.path.join(shard, ".tmp-stale"), os.path.join(shard, ".tmp-fresh")
+    for path in (stale, fresh):
+      with open(path, "wb") as f:
+        f.write(b"half an entry")
+    two_hours_ago = time.time() - 7200
+    os.utime(stale, (two_hours_ago, two_hours_ago))
+    compiler.compile_request(self.request, "double", cache=self.cache)  # a put evicts.
+    self.assertFalse(os.path.exists(stale))
+    self.assertTrue(os.path.exists(fresh))  # may be another process's write in progress.
+    self.assertTrue(os.path.exists(self.entry_path()))
 
 
 HOST = ("--iree-llvmcpu-target-cpu=host",)

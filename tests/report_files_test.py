@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import textwrap
 import unittest
 
 from absl import logging
@@ -165,6 +166,85 @@ class ConcurrentWritersTest(absltest.TestCase):
     record("b", False)
     self.assertEqual([t["trace"] for t in report_files.load(module_dir)["tests"]["T.test"]["traces"]],
                      ["a", "b"])
+
+  def test_a_test_s_backends_from_another_process_are_kept(self):
+    module_dir = tempfile.mkdtemp()
+
+    def record(backends, first=True, trace="t", outcome="PASS"):
+      records = [{"backend": b, "outcome": outcome} for b in backends]
+      report_files.record(module_dir, "T.test", report_files.trace_record(
+          trace, "tf_ref", f"{trace} on {', '.join(backends)}: {outcome}", records), first)
+      return report_files.load(module_dir)["tests"]["T.test"]
+
+    record(["iree_vmvx"])
+    record(["iree_vmvx"], first=False, trace="u")
+    entry = record(["iree_llvmcpu"], outcome="MISMATCH")  # another process, another backend.
+    self.assertEqual([(t["trace"], [b["backend"] for b in t["backends"]]) for t in entry["traces"]],
+                     [("t", ["iree_vmvx"]), ("u", ["iree_vmvx"]), ("t", ["iree_llvmcpu"])])
+    self.assertFalse(entry["passed"])
+    entry = record(["iree_llvmcpu"])  # its rerun replaces only its own records.
+    self.assertTrue(entry["passed"])
+    self.assertLen(entry["traces"], 3)
+    entry = record(["iree_vmvx", "iree_llvmcpu"])  # a run of both replaces all of them...
+    self.assertEqual([t["report"] for t in entry["traces"]], ["t on iree_vmvx, iree_llvmcpu: PASS"])
+    entry = record(["iree_vmvx"], outcome="MISMATCH")  # ...and a record it shares is split.
+    self.assertEqual([(t["trace"], [b["backend"] for b in t["backends"]], t["passed"])
+                      for t in entry["traces"]],
+                     [("t", ["iree_llvmcpu"], True), ("t", ["iree_vmvx"], False)])
+    self.assertIn("iree_vmvx: replaced by a later report", entry["traces"][0]["report"])
+
+
+# One small file, run by two processes on one backend each (per-backend CI jobs).
+_TEST_FILE = textwrap.dedent("""
+    import numpy as np
+    from pyiree_tf_support import tf_test_utils
+    import tensorflow as tf
+
+    class Double(tf.Module):
+
+      @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+      def double(self, x):
+        return 2.0 * x
+
+    def double(module):
+      module.double(np.ones([2], np.float32))
+
+    @tf_test_utils.compile_module(Double)
+    class DoubleTest(tf_test_utils.TracedModuleTestCase):
+
+      def test_double(self):
+        self.compare_backends(double)
+
+    if __name__ == "__main__":
+      tf.test.main()
+    """)
+
+
+class PerBackendProcessesTest(absltest.TestCase):
+
+  def test_two_processes_on_different_backends_keep_both_in_report_json(self):
+    root = tempfile.mkdtemp()
+    test_file = os.path.join(tempfile.mkdtemp(), "double_test.py")
+    with open(test_file, "w") as f:
+      f.write(_TEST_FILE)
+    environment = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+    environment.pop("PYIREE_TF_SUPPORT_FLAGS", None)
+    processes = [subprocess.Popen([sys.executable, test_file, f"--target_backends={backend}",
+                                   f"--artifacts_dir={root}"], env=environment,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                 for backend in ("iree_vmvx", "iree_llvmcpu")]
+    for process in processes:
+      output = process.communicate(timeout=300)[0]
+      self.assertEqual(process.returncode, 0, output[-3000:])
+    module_dir = os.path.join(root, "Double")
+    entry = report_files.load(module_dir)["tests"]["__main__.DoubleTest.test_double"]
+    self.assertTrue(entry["passed"])
+    self.assertEqual(sorted(b["backend"] for t in entry["traces"] for b in t["backends"]),
+                     ["iree_llvmcpu", "iree_vmvx"])
+    with open(report_files.text_path(module_dir)) as f:
+      text = f.read()
+    for backend in ("iree_vmvx", "iree_llvmcpu"):
+      self.assertIn(f"compared with the reference 'tf_ref': 1 pass ({backend}).", text)
 
 
 if __name__ == "__main__":

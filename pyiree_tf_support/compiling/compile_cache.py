@@ -1,17 +1,26 @@
 """A content-addressed, size-bounded, multi-process-safe cache of compiled .vmfb files.
 
 Entries are written atomically (temp file + rename) and carry a digest of their payload that is
-checked on every read, so a torn or corrupted entry is a miss, never a wrong module.
+checked on every read, so a torn or corrupted entry is a miss, never a wrong module. Made to be
+shared (a directory on shared storage): entries are 0666 and directories 0777 less the umask, as
+any file of the user's, and a write that fails removes its temp file; eviction also removes temp
+files older than an hour (left by killed processes).
 """
 
 import hashlib
 import logging
 import os
 import tempfile
+import time
 from typing import Optional
+
+from pyiree_tf_support.core import artifacts
 
 _DIGEST_BYTES = 32
 _MAGIC = b"PYIREE-TF-CACHE-1\n"
+_TEMP_PREFIX = ".tmp-"
+# A temp file this old is no write in progress (writing an entry takes well under a second).
+STALE_TEMP_SECONDS = 3600.0
 
 
 def default_cache_dir() -> Optional[str]:
@@ -68,27 +77,39 @@ class CompileCache:
 
   def put(self, key: str, payload: bytes) -> None:
     path = self._path(key)
+    tmp = None
     try:
       os.makedirs(os.path.dirname(path), exist_ok=True)
-      fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+      fd, tmp = artifacts.create_temp_file(os.path.dirname(path), _TEMP_PREFIX)
       with os.fdopen(fd, "wb") as f:
         f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
       os.replace(tmp, path)
-    except OSError as e:  # a cache that cannot be written only costs time.
+    except BaseException as e:
+      if tmp is not None:
+        _remove_quietly(tmp)
+      if not isinstance(e, OSError):
+        raise
+      # A cache that cannot be written only costs time.
       logging.warning("Could not write compile cache entry %s: %s", path, e)
       return
     self.evict()
 
   def evict(self) -> None:
-    """Deletes least recently used entries until the cache fits in max_bytes."""
+    """Deletes least recently used entries until the cache fits in max_bytes, and temp files of
+    writes that cannot be in progress any more."""
     entries = []
+    stale_before = time.time() - STALE_TEMP_SECONDS
     for root, _, files in os.walk(self.directory):
       for name in files:
-        if name.endswith(".vmfb"):
-          path = os.path.join(root, name)
+        path = os.path.join(root, name)
+        if name.endswith(".vmfb") or name.startswith(_TEMP_PREFIX):
           try:
             stat = os.stat(path)
           except OSError:
+            continue
+          if name.startswith(_TEMP_PREFIX):
+            if stat.st_mtime < stale_before:
+              _remove_quietly(path)
             continue
           entries.append((stat.st_mtime, stat.st_size, path))
     total = sum(size for _, size, _ in entries)

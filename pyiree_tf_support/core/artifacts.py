@@ -25,6 +25,7 @@ current user and not be writable by every user. The default root is private to t
 """
 
 import contextlib
+import ctypes
 import errno
 import fcntl
 import hashlib
@@ -332,6 +333,54 @@ def _write(path: str, fill: Callable[[BinaryIO], Any]) -> None:
       with contextlib.suppress(FileNotFoundError):
         os.unlink(temp, dir_fd=directory)
       raise
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(first: str, second: str) -> bool:
+  """Swaps two paths in one step (Linux renameat2); False where the system cannot."""
+  try:
+    renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+  except (AttributeError, OSError):
+    return False
+  renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+  if renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second),
+               _RENAME_EXCHANGE) == 0:
+    return True
+  error = ctypes.get_errno()
+  if error in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+    return False
+  raise OSError(error, os.strerror(error), second)
+
+
+def replace_dir(new: str, destination: str) -> None:
+  """Moves directory `new` (beside `destination`) to `destination`, replacing what is there.
+
+  Readers see the old directory or the new one whole, never a mix: a rename when `destination`
+  is free, else an atomic exchange (where the file system has none, two renames: for a moment
+  nothing is there). A symlink at `destination` is replaced, never followed.
+  """
+  if os.path.islink(destination) or os.path.isfile(destination):
+    os.remove(destination)
+  for _ in range(10):  # other processes may be replacing it at the same time.
+    try:
+      os.rename(new, destination)
+      return
+    except OSError as e:
+      if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+        raise
+    if _exchange(new, destination):
+      shutil.rmtree(new)  # now the old one.
+      return
+    old = f"{new}.old"
+    try:
+      os.rename(destination, old)
+    except FileNotFoundError:
+      continue
+    shutil.rmtree(old)
+  raise OSError(errno.EBUSY, "kept being replaced by other processes", destination)
 
 
 def write_text(path: str, text: str) -> None:

@@ -7,6 +7,7 @@ they guard, whole-module or per function (`method_imports` decides which functio
 """
 
 import dataclasses
+import hashlib
 import inspect
 import re
 from typing import Dict, List, Optional, Sequence, Tuple, Union
@@ -43,6 +44,14 @@ class ImportedModule:
   signatures: Dict[str, FunctionSignature]
   problem: Optional[str] = None  # why the texts cannot be compiled, if they cannot
   method_imports: Optional[MethodImports] = None
+
+  @property
+  def identity(self) -> Optional[str]:
+    """What names this module for a kept SavedModel: the SHA-256 of iree_input when the whole
+    module imported (None otherwise: a function that did not import leaves no trace in it)."""
+    if self.problem or self.method_imports is not None:
+      return None
+    return hashlib.sha256(self.iree_input.encode("utf-8")).hexdigest()
 
   @property
   def imported_names(self) -> Tuple[str, ...]:
@@ -229,7 +238,9 @@ def _convert(saved_model_dir: str, names: Sequence[str]) -> str:
 def import_tf_dialect(module: tf.Module, names: Sequence[str],
                       keep_saved_model_at: Optional[Sequence[str]] = None) -> str:
   """SavedModel -> TF-dialect text (tf_input.mlir), exported functions named as users call them."""
-  with saved_models.temporary(module, keep_saved_model_at) as saved_model_dir:
+  with saved_models.temporary(module) as saved_model_dir:
+    for destination in keep_saved_model_at or ():
+      saved_models.keep(destination, None, saved_models.copy_of(saved_model_dir))
     return _convert(saved_model_dir, names)
 
 
@@ -280,25 +291,40 @@ def import_module(module: tf.Module, module_name: str,
           f"input_signature that IREE's SavedModel import cannot take: {', '.join(defaults)} "
           "(only None is accepted); wrap it without them, e.g. "
           "tf.function(input_signature=[...])(lambda x: f(x, training=False)).")
-  subject = f"Module '{module_name}'"
-  with saved_models.temporary(module, keep_saved_model_at) as saved_model_dir:
+  with saved_models.temporary(module) as saved_model_dir:
+    imported = None
     try:
-      tf_input, iree_input = _import_names(saved_model_dir, names)
-    except Exception as e:  # pylint: disable=broad-except
-      if not each_function_on_failure or len(names) < 2:
-        raise
-      whole, error, module_error = None, e, f"{type(e).__name__}: {e}"
-    else:
-      # The hints name the files where this text is saved, which it is unless functions import.
-      whole = ImportedModule(module_name, tuple(names), tf_input, iree_input, signatures,
-                             _problem(subject, names, iree_input, with_file_hints=True))
-      module_error = _problem(subject, names, iree_input)
-      if module_error is None or not each_function_on_failure or len(names) < 2:
-        return whole
-      error = None
-    partial, record = method_imports.import_each_function(
-        module_name, names, module_error,
-        lambda some: _import_or_raise(saved_model_dir, some, module_name))
+      imported = _import_saved_model(saved_model_dir, module_name, names, signatures,
+                                     each_function_on_failure)
+    finally:  # kept also when the import failed: that is when it is looked at.
+      for destination in keep_saved_model_at or ():
+        saved_models.keep(destination, imported and imported.identity,
+                          saved_models.copy_of(saved_model_dir))
+  return imported
+
+
+def _import_saved_model(saved_model_dir: str, module_name: str, names: Sequence[str],
+                        signatures: Dict[str, FunctionSignature],
+                        each_function_on_failure: bool) -> ImportedModule:
+  """import_module's steps after the SavedModel is written."""
+  subject = f"Module '{module_name}'"
+  try:
+    tf_input, iree_input = _import_names(saved_model_dir, names)
+  except Exception as e:  # pylint: disable=broad-except
+    if not each_function_on_failure or len(names) < 2:
+      raise
+    whole, error, module_error = None, e, f"{type(e).__name__}: {e}"
+  else:
+    # The hints name the files where this text is saved, which it is unless functions import.
+    whole = ImportedModule(module_name, tuple(names), tf_input, iree_input, signatures,
+                           _problem(subject, names, iree_input, with_file_hints=True))
+    module_error = _problem(subject, names, iree_input)
+    if module_error is None or not each_function_on_failure or len(names) < 2:
+      return whole
+    error = None
+  partial, record = method_imports.import_each_function(
+      module_name, names, module_error,
+      lambda some: _import_or_raise(saved_model_dir, some, module_name))
   if partial is not None:
     not_imported = "".join(
         f"{import_pipeline.HEADER_PREFIX}function '{failure.function}' not imported: "

@@ -68,6 +68,8 @@ def module_identity(module_class: ModuleClass) -> str:
 _lock = threading.Lock()
 _imports: Dict[Tuple[Any, Tuple[str, ...]], importer.ImportedModule] = {}
 _saved_import_dirs: Dict[Tuple[Any, Tuple[str, ...]], set] = {}
+# The --keep_saved_model paths this process made current, per import.
+_kept_saved_models: Dict[Tuple[Any, Tuple[str, ...]], set] = {}
 # One instance per module class built for TF, to explain names that are not exported.
 _reference_instances: Dict[Any, tf.Module] = {}
 
@@ -118,9 +120,12 @@ def import_module_class(module_class: ModuleClass, exported_names: Sequence[str]
     if artifacts_dir is not None and artifacts_dir not in _saved_import_dirs[key]:
       save_import_artifacts(imported, artifacts_dir)
       _saved_import_dirs[key].add(artifacts_dir)
+      _kept_saved_models[key] = set(keep_saved_model_at)  # kept by the import itself.
     for path in keep_saved_model_at:  # the import ran earlier, for another backend.
-      if not artifacts.is_directory(path):
-        saved_models.keep(instantiate(module_class), path)
+      if path not in _kept_saved_models.setdefault(key, set()):
+        saved_models.keep(path, imported.identity,
+                          saved_models.save_of(lambda: instantiate(module_class)))
+        _kept_saved_models[key].add(path)
   imported.check(partial=each_function_on_failure)
   return imported
 

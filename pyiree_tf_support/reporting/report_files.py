@@ -4,13 +4,14 @@ report.json holds one entry per test (keyed by its unittest id; "file": the test
 basename), each with its traces and, per target backend, the outcome, the phase and first error
 line of the raw outcome (also when shown as XFAIL), the first failing call, its worst element, the
 artifact paths and the commands that reproduce it. report.txt is the same reports as text. Tests and processes sharing a
-module directory merge their entries under a lock; each file is replaced atomically.
+module directory merge their entries per (test, backend) under a lock; each file is replaced
+atomically.
 """
 
 import json
 import math
 import os
-from typing import Any, ContextManager, Dict, Optional, Sequence
+from typing import Any, ContextManager, Dict, Iterator, Optional, Sequence, Set
 
 from absl import logging
 
@@ -135,22 +136,44 @@ def render_text(document: Dict[str, Any]) -> str:
   return "\n".join(blocks)
 
 
+def _without(trace: Dict[str, Any], backends: Set[str]) -> Optional[Dict[str, Any]]:
+  """`trace` without the records of `backends` (None when nothing is left); a report it shares
+  with them says they were replaced."""
+  kept = [b for b in trace["backends"] if b["backend"] not in backends]
+  if len(kept) == len(trace["backends"]):
+    return trace if kept else None
+  if not kept:
+    return None
+  replaced = [b["backend"] for b in trace["backends"] if b["backend"] in backends]
+  note = f"({', '.join(replaced)}: replaced by a later report of this trace.)"
+  return trace_record(trace["trace"], trace["reference"], f"{trace['report']}\n{note}", kept)
+
+
 def record(module_dir: str, test_id: str, trace: Dict[str, Any], first_of_test: bool,
            test_file: Optional[str] = None) -> None:
   """Adds `trace` to test `test_id` in report.json and rewrites report.txt.
 
   `test_file`: the path of the file defining the test class (its basename is recorded).
 
-  `first_of_test`: this is the test's first compared trace in this run, so entries an earlier run
-  left for the test are dropped; later traces of the same test are appended (a trace of the same
-  name replaced).
+  Records are merged per (test, backend): `first_of_test` (the test's first compared trace in
+  this run) drops what an earlier run left for the test *on the backends `trace` holds*, and a
+  later trace drops the earlier trace of its name on them. Records of other backends stay, so
+  processes running one file on different backends (per-backend CI jobs) into one artifacts dir
+  each keep theirs.
   """
+  backends = {b["backend"] for b in trace["backends"]}
   with _locked(module_dir):
     document = load(module_dir)
-    entry = document["tests"].get(test_id) if not first_of_test else None
-    traces = [t for t in (entry or {}).get("traces", []) if t["trace"] != trace["trace"]]
-    document["tests"][test_id] = {"passed": all(t["passed"] for t in traces + [trace]),
-                                  "file": test_file and os.path.basename(test_file),
-                                  "traces": traces + [trace]}
+    entry = document["tests"].get(test_id) or {}
+    traces = []
+    for earlier in entry.get("traces", []):
+      if first_of_test or earlier["trace"] == trace["trace"]:
+        earlier = _without(earlier, backends)
+      if earlier is not None:
+        traces.append(earlier)
+    document["tests"][test_id] = {
+        "passed": all(t["passed"] for t in traces + [trace]),
+        "file": os.path.basename(test_file) if test_file else entry.get("file"),
+        "traces": traces + [trace]}
     artifacts.write_text(json_path(module_dir), json.dumps(document, indent=1, sort_keys=True))
     artifacts.write_text(text_path(module_dir), render_text(document))

@@ -8,8 +8,9 @@ imports TensorFlow). Requests and replies travel over two pipes passed to the ch
 when the worker crashes.
 
 Failure policy: a call that raises in the runtime becomes `BackendRuntimeError` and the worker stays
-usable. If the worker dies (signal, exit) or does not answer within `call_timeout`, the call raises
-`WorkerCrashedError` naming the driver, the function and the signal; the module is then dead and
+usable. If the worker dies (signal, exit; during the call, or while idle before it) or does not
+answer within `call_timeout`, the call raises `WorkerCrashedError` naming the driver, the function
+and the signal; the module is then dead and
 every later call raises `WorkerCrashedError` again, until `reset()` starts a fresh worker (a fresh
 worker is exactly what `reset()` promises: initial variable values). Workers are stopped by
 `close()`, by garbage collection of the module and at interpreter exit (the request pipe is closed,
@@ -131,6 +132,10 @@ class _WorkerProcess:
       except subprocess.TimeoutExpired:
         pass
       return None
+
+  def exit_status(self) -> Optional[int]:
+    """How the worker ended (Popen.returncode), or None while it runs."""
+    return self.popen.poll()
 
   def kill(self) -> None:
     if self.popen.poll() is None:
@@ -254,6 +259,10 @@ class WorkerModule:
     process = self._process
     assert process is not None
     deadline = None if timeout is None else time.monotonic() + timeout
+    if process.exit_status() is not None:  # it died between requests.
+      raise self._die(process, f"{self._label()}: worker process (pid {process.pid}) "
+                      f"{exit_status.describe_exit(process.exit_status())} while idle (found "
+                      f"before {what})")
     try:
       process.send(message)
       reply = process.receive(None if deadline is None else deadline - time.monotonic())
