@@ -247,6 +247,17 @@ def _create_temp(directory: int, prefix: str) -> Tuple[int, str]:
       continue
 
 
+def create_temp_file(directory: str, prefix: str) -> Tuple[int, str]:
+  """A new file in `directory` open for writing, (fd, path), with `_create_temp`'s mode: for
+  directories of our own outside the artifacts root (the compile cache)."""
+  descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+  try:
+    fd, name = _create_temp(descriptor, prefix)
+  finally:
+    os.close(descriptor)
+  return fd, os.path.join(directory, name)
+
+
 def _remove_entry(directory: int, name: str) -> None:
   """Removes `name` from `directory`: a directory with everything below it, anything else
   (a link too, never its target) unlinked. Tolerates others removing it concurrently."""
