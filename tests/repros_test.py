@@ -13,15 +13,13 @@ import unittest
 from absl.testing import absltest
 from absl.testing import parameterized
 
+from pyiree_tf_support.runtime import drivers
+from pyiree_tf_support.tools import make_repros
+from pyiree_tf_support.tools import repro_values
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNDER_BAZEL = "TEST_SRCDIR" in os.environ
-sys.path.insert(0, os.path.join(REPO, "scripts"))
-if not UNDER_BAZEL:
-  import make_repros  # pylint: disable=g-import-not-at-top
-  import repro_values  # pylint: disable=g-import-not-at-top
-  from pyiree_tf_support.runtime import drivers  # pylint: disable=g-import-not-at-top
-
-NOT_IN_BAZEL = unittest.skipIf(UNDER_BAZEL, "scripts/ and e2e/repros/ are not in a Bazel test's runfiles")
+NOT_IN_BAZEL = unittest.skipIf(UNDER_BAZEL, "e2e/repros/ is not in a Bazel test's runfiles")
 
 
 def _all_repro_dirs():
@@ -62,12 +60,12 @@ class ReprosTest(parameterized.TestCase):
   def test_every_listed_iree_failure_has_a_repro_dir(self):
     missing = [f"{e.backend}/{e.file}" for e in make_repros.iree_failures()
                if not os.path.isfile(os.path.join(e.repro_dir, "repro.sh"))]
-    self.assertEqual(missing, [], "run scripts/make_repros.py --artifacts_dir=<a run's artifacts>")
+    self.assertEqual(missing, [], f"run {make_repros.TOOL} --artifacts_dir=<a run's artifacts>")
 
   def test_no_repro_dir_is_orphaned(self):
     wanted = {e.repro_dir for e in make_repros.iree_failures()}
     orphans = [os.path.relpath(d, REPO) for d in make_repros.repro_dirs() if d not in wanted]
-    self.assertEqual(orphans, [], "not listed as failing: remove them (make_repros.py does)")
+    self.assertEqual(orphans, [], "not listed as failing: remove them (make_repros does)")
 
   @parameterized.named_parameters(
       (os.path.relpath(d, os.path.join(REPO, "e2e", "repros")).replace(os.sep, "__"), d)

@@ -11,9 +11,9 @@ Cells the run does not hold stay as they are.
 import dataclasses
 from typing import Dict, List, Optional, Tuple
 
-import failing_lists
-from failing_lists import Expected
-import run_results
+from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.reporting import run_results
+from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
 
 ADDED, REMOVED, PHASE_CHANGED, PHASE_SET = "added", "removed", "phase changed", "phase set"
 
@@ -23,20 +23,21 @@ class Change:
   kind: str
   backend: str
   file: str
-  old: Optional[Expected]
-  new: Optional[Expected]
+  old: Optional[ExpectedFailure]
+  new: Optional[ExpectedFailure]
 
   def describe(self) -> str:
     if self.kind == ADDED:
-      return f"added   {self.file} on {self.backend}: {self.new.phase}: {self.new.reason}"
+      return f"added   {self.file} on {self.backend}: {self.new.phase.value}: {self.new.reason}"
     if self.kind == REMOVED:
       return f"removed {self.file} on {self.backend} (passed)"
-    return (f"{self.kind} {self.file} on {self.backend}: {self.old.phase or 'untyped'} -> "
-            f"{self.new.phase}" + (f": {self.new.reason}" if self.kind == PHASE_CHANGED else ""))
+    old = self.old.phase.value if self.old.phase else "untyped"
+    return (f"{self.kind} {self.file} on {self.backend}: {old} -> {self.new.phase.value}"
+            + (f": {self.new.reason}" if self.kind == PHASE_CHANGED else ""))
 
 
-def updated(lists: failing_lists.Lists, cells: Dict[Tuple[str, str], run_results.Cell]
-            ) -> Tuple[failing_lists.Lists, List[Change]]:
+def updated(lists: expected_failures.Lists, cells: Dict[Tuple[str, str], run_results.Cell]
+            ) -> Tuple[expected_failures.Lists, List[Change]]:
   """(new lists, changes) for one BUILD file's lists and the run's {(file, backend): cell}."""
   new = {backend: dict(files) for backend, files in lists.items()}
   changes: List[Change] = []
@@ -47,21 +48,21 @@ def updated(lists: failing_lists.Lists, cells: Dict[Tuple[str, str], run_results
         del new[backend][name]
         changes.append(Change(REMOVED, backend, name, old, None))
       continue
-    reason = failing_lists.one_line(cell.first_error or "")
+    reason = expected_failures.one_line(cell.first_error or "")
     if old is None:
-      entry, kind = Expected(cell.phase, reason), ADDED
-    elif old.phase == cell.phase:
+      entry, kind = ExpectedFailure(cell.phase, reason), ADDED
+    elif old.phase is cell.phase:
       continue
     elif old.phase is None:
-      entry, kind = Expected(cell.phase, old.reason), PHASE_SET
+      entry, kind = ExpectedFailure(cell.phase, old.reason), PHASE_SET
     else:
-      entry, kind = Expected(cell.phase, reason), PHASE_CHANGED
+      entry, kind = ExpectedFailure(cell.phase, reason), PHASE_CHANGED
     new.setdefault(backend, {})[name] = entry
     changes.append(Change(kind, backend, name, old, entry))
   return new, changes
 
 
-def not_in_run(lists: failing_lists.Lists, cells: Dict[Tuple[str, str], run_results.Cell]
+def not_in_run(lists: expected_failures.Lists, cells: Dict[Tuple[str, str], run_results.Cell]
                ) -> List[Tuple[str, str]]:
   """Listed (file, backend) cells the run did not hold: left as they are."""
   return sorted((name, backend) for backend, files in lists.items() for name in files

@@ -1,8 +1,8 @@
 """Writes e2e/repros/<backend>/<file stem>/: a standalone reproduction of every listed IREE failure.
 
-    .venv/bin/python -m pytest e2e/ --artifacts_dir=/tmp/art          # a real run (and e2e/keras)
-    .venv/bin/python scripts/make_repros.py --artifacts_dir=/tmp/art  # (re)writes e2e/repros/
-    .venv/bin/python scripts/make_repros.py --check                   # runs every repro
+    .venv/bin/python -m pytest e2e/ --artifacts_dir=/tmp/art     # a real run (and e2e/keras)
+    .venv/bin/python -m pyiree_tf_support.tools.make_repros --artifacts_dir=/tmp/art  # writes
+    .venv/bin/python -m pyiree_tf_support.tools.make_repros --check  # runs every repro
 
 For each (backend, file) of the `FAILING` lists of e2e/BUILD.bazel and e2e/keras/BUILD.bazel it
 finds the file's module in the artifacts (report.json), and writes what reproduces the failure
@@ -32,18 +32,16 @@ import subprocess
 import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # importer imports TensorFlow
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import repro_templates  # pylint: disable=wrong-import-position
-import repro_values  # pylint: disable=wrong-import-position
-from pyiree_tf_support.core import backends  # pylint: disable=wrong-import-position
-from pyiree_tf_support.compiling import mlir_functions  # pylint: disable=wrong-import-position
-from pyiree_tf_support.compiling import compiler  # pylint: disable=wrong-import-position
-from pyiree_tf_support.reporting import expected_failures  # pylint: disable=wrong-import-position
-from pyiree_tf_support.importing import importer  # pylint: disable=wrong-import-position
+from pyiree_tf_support.compiling import compiler
+from pyiree_tf_support.compiling import mlir_functions
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.tools import repro_templates
+from pyiree_tf_support.tools import repro_values
+from pyiree_tf_support.tools import source_tree
 
+TOOL = "python -m pyiree_tf_support.tools.make_repros"
+ROOT = source_tree.ROOT
 REPROS_DIR = os.path.join(ROOT, "e2e", "repros")
 SUITES = ("e2e", os.path.join("e2e", "keras"))  # directories whose BUILD.bazel lists failures
 FINDINGS = "findings"  # hand-reduced reproductions, not tied to one listed failure
@@ -172,10 +170,13 @@ def _title(entry: Listed, phase: str) -> str:
 
 def write_import(entry: Listed, found: Found, out: str) -> None:
   """The import happens before any backend: the files are the same in every backend's dir."""
+  os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+  # Only writing an import repro needs TensorFlow (for the pipeline the library runs).
+  from pyiree_tf_support.importing import import_pipeline  # pylint: disable=import-outside-toplevel
   module_class = os.path.basename(found.module_dir)
   keras = entry.suite.endswith("keras")
   title = f"{entry.suite}/{entry.file}: import failure (before any backend)"
-  script = repro_values.import_script(entry.source, module_class, importer.LOWERING_PIPELINE,
+  script = repro_values.import_script(entry.source, module_class, import_pipeline.LOWERING_PIPELINE,
                                       title, keras)
   _write(os.path.join(out, "repro.py"), script)
   env = "TF_USE_LEGACY_KERAS=1 " if keras else ""
@@ -315,12 +316,13 @@ def remove_stale(wanted: Sequence[str], repros_dir: str = REPROS_DIR) -> List[st
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser = argparse.ArgumentParser(prog=TOOL, description=__doc__.splitlines()[0])
   parser.add_argument("--artifacts_dir", action="append", default=[],
                       help="artifacts of a real run (repeatable: e2e/ and e2e/keras runs)")
   parser.add_argument("--only", default="", help="backend/file_test.py to (re)write alone")
   parser.add_argument("--check", action="store_true", help="run every repro and compare")
   args = parser.parse_args(argv)
+  source_tree.checkout_root(TOOL)
   if args.check:
     problems = [p for d in repro_dirs() + glob.glob(os.path.join(REPROS_DIR, FINDINGS, "*"))
                 for p in [check_repro(d)] if p]

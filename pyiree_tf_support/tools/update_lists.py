@@ -1,9 +1,9 @@
-"""`update_e2e_coverage.py --update_lists`: the FAILING lists of the e2e BUILD files rewritten from
-a real run, and a summary of what changed.
+"""`update_e2e_coverage --update_lists`: the FAILING lists of the e2e BUILD files rewritten from a
+real run, and a summary of what changed.
 
-The run (run_results) gives each (file, backend) it held; list_updates applies the rules; the BUILD
-files are rewritten in place (failing_lists). Bad input (no run, a report of another format, a
-BUILD file without FAILING) is one line on stderr and exit status 2.
+The run (`reporting.run_results`) gives each (file, backend) it held; `list_updates` applies the
+rules; the BUILD files are rewritten in place (`reporting.expected_failures`). Bad input (no run, a
+report of another format, a BUILD file without FAILING) is one line on stderr and exit status 2.
 """
 
 import os
@@ -11,9 +11,9 @@ import sys
 import time
 from typing import Dict, List, Optional, Sequence
 
-import failing_lists
-import list_updates
-import run_results
+from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.reporting import run_results
+from pyiree_tf_support.tools import list_updates
 
 
 def _read_run(testlogs: Optional[str], artifacts_dir: Optional[str],
@@ -57,9 +57,9 @@ def update(directories: Sequence[str], testlogs: Optional[str] = None,
   """Rewrites `directories`' BUILD.bazel FAILING from the run; prints the summary; exit status."""
   directories = [os.path.abspath(d) for d in directories]
   try:
-    files = [failing_lists.read(os.path.join(d, "BUILD.bazel")) for d in directories]
+    files = [expected_failures.read(os.path.join(d, "BUILD.bazel")) for d in directories]
     run = _read_run(testlogs, artifacts_dir, directories)
-  except (failing_lists.ListsError, run_results.RunError, SyntaxError) as e:
+  except (expected_failures.ListsError, run_results.RunError, SyntaxError) as e:
     print(f"ERROR: {e}", file=sys.stderr)
     return 2
   for directory, lists_file in zip(directories, files):
@@ -69,7 +69,7 @@ def update(directories: Sequence[str], testlogs: Optional[str] = None,
     if dry_run:
       written = " (dry run: nothing written)"
     else:
-      written = "" if failing_lists.write(lists_file, lists) else " (file unchanged)"
+      written = "" if expected_failures.write(lists_file, lists) else " (file unchanged)"
     print("\n".join(_summary(_shown(lists_file.path), changes,
                              list_updates.not_in_run(lists, cells), written)))
     print(f"  ({_when(cells)})")

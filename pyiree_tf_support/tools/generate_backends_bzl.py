@@ -1,24 +1,24 @@
-#!/usr/bin/env python3
-"""Writes build_tools/bazel/backends.bzl, Bazel's view of the backend table in pyiree_tf_support/core/backends.py.
+"""Writes build_tools/bazel/backends.bzl, Bazel's view of the backend table in
+pyiree_tf_support/core/backends.py.
 
-  .venv/bin/python scripts/generate_backends_bzl.py           # rewrite the file
-  .venv/bin/python scripts/generate_backends_bzl.py --check   # exit 1 if it is stale
+  .venv/bin/python -m pyiree_tf_support.tools.generate_backends_bzl           # rewrite the file
+  .venv/bin/python -m pyiree_tf_support.tools.generate_backends_bzl --check   # exit 1 if stale
 
 Starlark cannot import Python, so the table reaches Bazel as a generated file; tests/backends_test.py
-fails when the checked-in file differs from what this script writes, so the two cannot drift.
+fails when the checked-in file differs from what this tool writes, so the two cannot drift.
 """
 
 import argparse
 import json
 import os
 import sys
-from typing import Dict, Sequence
+from typing import Dict, Optional, Sequence
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-from pyiree_tf_support.core import backends  # pylint: disable=wrong-import-position
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.tools import source_tree
 
-BZL_PATH = os.path.join(ROOT, "build_tools", "bazel", "backends.bzl")
+TOOL = "python -m pyiree_tf_support.tools.generate_backends_bzl"
+BZL_PATH = os.path.join(source_tree.ROOT, "build_tools", "bazel", "backends.bzl")
 
 
 def _list(values: Sequence[str]) -> str:
@@ -35,8 +35,9 @@ def render(table: Sequence[backends.BackendSpec] = backends.BACKENDS) -> str:
   names: Dict[str, backends.BackendSpec] = {
       name: spec for spec in table for name in (spec.name,) + spec.aliases}
   return "\n".join([
-      "# GENERATED from pyiree_tf_support/core/backends.py by scripts/generate_backends_bzl.py: do not edit.",
-      "# Regenerate after changing the table; tests/backends_test.py fails while this file is stale.",
+      "# GENERATED from pyiree_tf_support/core/backends.py: do not edit. After changing the table,",
+      f"# regenerate with `{TOOL}`;",
+      "# tests/backends_test.py fails while this file is stale.",
       "",
       "# The name each backend's e2e tests use (the 2020 name where one exists), in table order.",
       f"E2E_BACKENDS = {_list(spec.e2e_name for spec in table)}",
@@ -51,22 +52,22 @@ def render(table: Sequence[backends.BackendSpec] = backends.BACKENDS) -> str:
   ])
 
 
-def main() -> int:
-  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Optional[Sequence[str]] = None) -> int:
+  parser = argparse.ArgumentParser(prog=TOOL, description=__doc__.split("\n\n")[0])
   parser.add_argument("--check", action="store_true", help="only report whether the file is current")
-  args = parser.parse_args()
+  args = parser.parse_args(argv)
+  root = source_tree.checkout_root(TOOL)
   text = render()
   current = open(BZL_PATH).read() if os.path.exists(BZL_PATH) else None
   if args.check:
     if current != text:
-      print(f"{os.path.relpath(BZL_PATH, ROOT)} is stale: run scripts/generate_backends_bzl.py",
-            file=sys.stderr)
+      print(f"{os.path.relpath(BZL_PATH, root)} is stale: run {TOOL}", file=sys.stderr)
       return 1
     return 0
   if current != text:
     with open(BZL_PATH, "w") as f:
       f.write(text)
-    print(f"wrote {os.path.relpath(BZL_PATH, ROOT)}")
+    print(f"wrote {os.path.relpath(BZL_PATH, root)}")
   return 0
 
 

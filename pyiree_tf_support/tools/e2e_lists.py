@@ -1,32 +1,33 @@
 """The e2e suites as data: backends, known failures, files and Bazel test names.
 
 The known failures are the `FAILING` dict literal of e2e/BUILD.bazel (the source of truth):
-`{backend: {"foo_test.py": ("<phase>", "reason")}}`, read by failing_lists.
-The backends are the backend table's (`pyiree_tf_support/core/backends.py`), by the name the e2e tests use.
+`{backend: {"foo_test.py": ("<phase>", "reason")}}`, read by `reporting.expected_failures`.
+The backends are the backend table's (`pyiree_tf_support/core/backends.py`), by the name the e2e
+tests use.
 """
 
 import glob
 import os
-import sys
 from typing import List, Tuple
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.tools import source_tree
+
+ROOT = source_tree.ROOT
 BUILD_FILE = os.path.join(ROOT, "e2e", "BUILD.bazel")
 REFERENCE_BACKEND = "tf"
 
-sys.path.insert(0, ROOT)
-import failing_lists  # pylint: disable=wrong-import-position
-from pyiree_tf_support.core import backends  # pylint: disable=wrong-import-position
-
 
 def e2e_backends() -> Tuple[str, ...]:
-  """The backend of every row of the table, as its e2e tests name it (2020 names where they exist)."""
+  """The backend of every row of the table, as its e2e tests name it (2020 names where they
+  exist)."""
   return tuple(spec.e2e_name for spec in backends.BACKENDS)
 
 
-def failing_by_backend(build_file: str = BUILD_FILE) -> failing_lists.Lists:
-  """{backend: {file: Expected(phase, reason)}} as e2e/BUILD.bazel declares it."""
-  return failing_lists.read(build_file).lists
+def failing_by_backend(build_file: str = BUILD_FILE) -> expected_failures.Lists:
+  """{backend: {file: ExpectedFailure(phase, reason)}} as e2e/BUILD.bazel declares it."""
+  return expected_failures.read(build_file).lists
 
 
 def test_name(suite: str, src: str, backend: str, reference: str = REFERENCE_BACKEND) -> str:

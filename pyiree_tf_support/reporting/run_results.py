@@ -1,5 +1,7 @@
-"""What a real run of e2e files found, per (file, backend): passed, or the earliest phase it failed
-in and its first error line. Read from the run's report.json files, never from test names alone.
+"""Reads report.json back (`report_files` writes it): what a real run of e2e files found, per
+(file, backend): passed, or the earliest phase it failed in and its first error line. Read from the
+run's report.json files, never from test names alone; the list tools (`pyiree_tf_support.tools`)
+use it.
 
 Two kinds of run:
 - Bazel: `bazel-testlogs/<package>/<target>/test.outputs/` (outputs.zip, or its unzipped files)
@@ -19,16 +21,12 @@ import glob
 import json
 import os
 import re
-import sys
 import zipfile
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from pyiree_tf_support.core import backends  # pylint: disable=wrong-import-position
-from pyiree_tf_support.core import phases  # pylint: disable=wrong-import-position
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import phases
 
-# Failure phases in pipeline order: a cell's phase is the earliest of its failing records.
-PHASES = phases.NAMES
 FORMAT_PREFIX = "pyiree_tf_support.report/"
 _REPEATED = re.compile(r"(shard|run)_\d+_of_\d+")  # Bazel's dirs of one shard / --runs_per_test
 
@@ -38,7 +36,7 @@ CellKey = Tuple[str, str, str]  # (directory of the test file, file name, backen
 @dataclasses.dataclass(frozen=True)
 class Cell:
   """One (file, backend) of a run. phase None: it passed."""
-  phase: Optional[str]
+  phase: Optional[phases.Phase]
   first_error: Optional[str]
   source: str  # where its records came from (a report.json, or a Bazel target's testlogs).
   written: float = 0.0  # when its newest report was written (seconds since the epoch).
@@ -51,19 +49,19 @@ class Run:
 
 
 class RunError(ValueError):
-  """No run at the given place, or a report.json this script cannot read."""
+  """No run at the given place, or a report.json that cannot be read as this library's."""
 
 
-def record_phase(record: Dict[str, Any], source: str) -> Optional[str]:
+def record_phase(record: Dict[str, Any], source: str) -> Optional[phases.Phase]:
   """The failure phase of one backend record, None when it did not fail."""
   if "phase" not in record:
     raise RunError(f"{source}: written before reports recorded failure phases (no 'phase' in "
                    f"{record.get('backend')!r}'s record); run the tests again")
   phase = record["phase"]
-  if phase is not None and phase not in PHASES:
+  if phase is not None and phase not in phases.NAMES:
     raise RunError(f"{source}: phase {phase!r} of {record.get('backend')!r} is not one of "
-                   f"{', '.join(PHASES)}")
-  return phase
+                   f"{', '.join(phases.NAMES)}")
+  return None if phase is None else phases.Phase(phase)
 
 
 def record_first_error(record: Dict[str, Any]) -> str:
@@ -116,7 +114,7 @@ def combine(records: Sequence[Dict[str, Any]], source: str, written: float = 0.0
   phased = [(record_phase(r, source), r) for r in records]
   failed = [(p, r) for p, r in phased if p is not None]
   if failed:
-    phase = min((p for p, _ in failed), key=PHASES.index)
+    phase = phases.earliest(p for p, _ in failed)
     first = next(r for p, r in failed if p == phase)
     return Cell(phase, record_first_error(first), source, written)
   if any(r.get("outcome") == "PASS" for r in records):

@@ -1,6 +1,6 @@
 """The data of a standalone reproduction: the failing call's inputs and expected outputs as files
 iree-run-module reads, the driver module replaying earlier calls, and the TF-only import script
-with the test file's module source inlined. Used by scripts/make_repros.py.
+with the test file's module source inlined. Used by `make_repros`.
 """
 
 import ast
@@ -12,12 +12,12 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-import repro_templates
-from pyiree_tf_support.reporting import repro
-from pyiree_tf_support.core import signatures as signatures_lib
-from pyiree_tf_support.core import structure
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.core import signatures as signatures_lib
+from pyiree_tf_support.core import structure
+from pyiree_tf_support.reporting import repro
+from pyiree_tf_support.tools import repro_templates
 
 _THRESHOLD = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
 

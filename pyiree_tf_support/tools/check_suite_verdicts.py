@@ -1,7 +1,8 @@
 """Checks that a one-process `pytest e2e/` run reached the verdicts Bazel's suites expect.
 
   .venv/bin/python -m pytest e2e/ --junitxml=/tmp/e2e.xml
-  .venv/bin/python scripts/check_suite_verdicts.py /tmp/e2e.xml [--bazel_testlogs bazel-testlogs]
+  .venv/bin/python -m pyiree_tf_support.tools.check_suite_verdicts /tmp/e2e.xml \
+      [--bazel_testlogs bazel-testlogs]
 
 Bazel runs `//e2e:e2e_tests` (every file on every backend, expected to pass) and
 `//e2e:e2e_tests_failing` (the files FAILING lists for a backend, expected to fail). So for every
@@ -22,8 +23,7 @@ import sys
 import xml.etree.ElementTree as ET
 from typing import Dict, Iterable, List, Optional, Tuple
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from pyiree_tf_support.reporting import expected_failures  # pylint: disable=wrong-import-position
+from pyiree_tf_support.reporting import expected_failures
 
 Cell = Tuple[str, str]  # (test file name, backend)
 _ITEM_NAME = re.compile(r"^(?P<method>[^\[]+)\[(?P<backend>[^\]]+)\]$")
@@ -115,7 +115,8 @@ def disagreements(expected: Dict[Cell, str], got: Dict[Cell, str], source: str) 
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-  parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+  parser = argparse.ArgumentParser(prog="python -m pyiree_tf_support.tools.check_suite_verdicts",
+                                   description=__doc__.split("\n\n")[0])
   parser.add_argument("junit_xml", help="JUnit XML of `pytest e2e/ --junitxml=...`")
   parser.add_argument("--dir", default="e2e", help="test directory with the BUILD.bazel (e2e)")
   parser.add_argument("--backends", help="comma-separated subset of the FAILING backends")
