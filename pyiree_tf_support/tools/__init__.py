@@ -8,8 +8,9 @@ build_tools/ find the repository from this package's location, `source_tree`):
 - `check_suite_verdicts`: whether a `pytest e2e/` JUnit XML (and a Bazel run) reached the
   verdicts the FAILING lists expect.
 - `make_repros`: e2e/repros/, a standalone reproduction of every listed IREE failure, from a
-  run's artifacts (`repro_templates`: the files' text, `repro_values`: inputs, outputs and the
-  driver module); `--check` runs them all.
+  run's artifacts (`repro_layout`: where each is kept and the backends' indexes,
+  `repro_templates`: the files' text, `repro_values`: inputs, outputs and the driver module);
+  `--check` runs them all.
 - `generate_backends_bzl`: build_tools/bazel/backends.bzl from the backend table.
 - `e2e_lists`: the e2e suites as data (backends, lists, files, Bazel test names) for the others.
 - `source_tree`: where the repository is, and the one-line error when there is none.

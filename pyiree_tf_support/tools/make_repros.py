@@ -1,4 +1,4 @@
-"""Writes e2e/repros/<backend>/<file stem>/: a standalone reproduction of every listed IREE failure.
+"""Writes e2e/repros/: a standalone reproduction of every listed IREE failure.
 
     .venv/bin/python -m pytest e2e/ --artifacts_dir=/tmp/art     # a real run (and e2e/keras)
     .venv/bin/python -m pyiree_tf_support.tools.make_repros --artifacts_dir=/tmp/art  # writes
@@ -13,10 +13,13 @@ with IREE's tools alone, by phase:
   runtime,  iree_input.mlir, the failing call's inputs and the reference's outputs, repro.sh
   mismatch  compiling and running iree-run-module --expected_output; a module keeping state gets a
             driver.mlir calling the earlier calls first, across the module boundary.
-Each repro is run once and its first error line recorded (expected.txt, README.txt). Directories
-of failures no longer listed are removed; e2e/repros/findings/ (hand-reduced cases) is kept.
-(Over 300 lines: finding, writing and checking share the Listed/Found records; the file texts are
-in repro_templates, the values and the driver module in repro_values.)
+An import failure is written once, to import/<file stem>/, for every backend listing it (the import
+happens before any backend); the others to <backend>/<file stem>/; each backend's README.txt names
+its failures and their directories (`repro_layout`). Each repro is run once and its first error
+line recorded (expected.txt, README.txt). Directories of failures no longer listed are removed;
+e2e/repros/findings/ (hand-reduced cases) is kept. The file texts are in repro_templates, the
+values and the driver module in repro_values. (Over 300 lines: finding, writing and checking a
+repro share the Found record and the phase writers.)
 """
 
 import argparse
@@ -35,66 +38,16 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.core import backends
-from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.tools import repro_layout
 from pyiree_tf_support.tools import repro_templates
 from pyiree_tf_support.tools import repro_values
 from pyiree_tf_support.tools import source_tree
+from pyiree_tf_support.tools.repro_layout import Listed
 
 TOOL = "python -m pyiree_tf_support.tools.make_repros"
 ROOT = source_tree.ROOT
-REPROS_DIR = os.path.join(ROOT, "e2e", "repros")
-SUITES = ("e2e", os.path.join("e2e", "keras"))  # directories whose BUILD.bazel lists failures
-FINDINGS = "findings"  # hand-reduced reproductions, not tied to one listed failure
 PHASES = ("import", "compile", "runtime", "mismatch")
 EXPECTED_NAME = "expected.txt"
-
-
-@dataclasses.dataclass(frozen=True)
-class Listed:
-  """One listed expected failure."""
-  suite: str  # e2e or e2e/keras, relative to the repository
-  backend: str
-  file: str
-  phase: Optional[str]  # None while the lists are untyped
-  reason: str
-
-  @property
-  def repro_dir(self) -> str:
-    return os.path.join(REPROS_DIR, self.backend, self.file[:-len(".py")])
-
-  @property
-  def source(self) -> str:
-    return os.path.join(ROOT, self.suite, self.file)
-
-
-def listed_failures(root: str = ROOT) -> List[Listed]:
-  """Every (backend, file) the suites' FAILING lists hold, except the reference backend's."""
-  listed = []
-  for suite in SUITES:
-    lists = expected_failures.failing_by_backend(os.path.join(root, suite, "BUILD.bazel"))
-    for backend, files in sorted(lists.items()):
-      for name, value in sorted(files.items()):
-        listed.append(Listed(suite, backend, name, value.phase and value.phase.value,
-                             value.reason))
-  by_dir: Dict[str, Listed] = {}
-  for entry in listed:
-    other = by_dir.setdefault(entry.repro_dir, entry)
-    if other is not entry:
-      raise ValueError(f"{entry.suite}/{entry.file} and {other.suite}/{other.file} both need "
-                       f"{os.path.relpath(entry.repro_dir, root)}; rename one of them.")
-  return listed
-
-
-def iree_failures(root: str = ROOT) -> List[Listed]:
-  """The listed failures of IREE backends: each needs a repro directory."""
-  return [e for e in listed_failures(root)
-          if backends.find(e.backend) and backends.lookup(e.backend).is_iree]
-
-
-def repro_dirs(repros_dir: str = REPROS_DIR) -> List[str]:
-  """The generated repro directories present (<backend>/<stem>), findings left out."""
-  return sorted(path for path in glob.glob(os.path.join(repros_dir, "*", "*"))
-                if os.path.isdir(path) and not path.startswith(os.path.join(repros_dir, FINDINGS)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,9 +218,22 @@ def _diagnostic_core(line: str) -> str:
   return line.split(" %")[0].split(' "')[0].split(" loc(")[0].strip().rstrip(":")
 
 
-def make_repro(entry: Listed, artifacts_dirs: Sequence[str]) -> str:
-  """Writes and runs `entry`'s repro; returns its first error line (ValueError if it passes)."""
-  found = find_failure(entry, artifacts_dirs)
+def _find_any(entries: Sequence[Listed], artifacts_dirs: Sequence[str]) -> Tuple[Listed, Found]:
+  """The first of `entries` (those of one repro directory) whose failure the artifacts hold."""
+  errors = []
+  for entry in entries:
+    try:
+      return entry, find_failure(entry, artifacts_dirs)
+    except ValueError as e:
+      errors.append(str(e))
+  raise ValueError("; ".join(errors))
+
+
+def make_repro(entries: Sequence[Listed], artifacts_dirs: Sequence[str]) -> str:
+  """Writes and runs the repro of `entries`, the listed failures of one repro directory (an
+  import failure: every backend listing it); returns its first error line (ValueError if it
+  passes)."""
+  entry, found = _find_any(entries, artifacts_dirs)
   if entry.phase and entry.phase != found.phase:
     raise ValueError(f"{entry.file} on {entry.backend} is listed as a {entry.phase} failure but "
                      f"failed in the {found.phase} phase in the run; update the list first.")
@@ -296,54 +262,63 @@ def make_repro(entry: Listed, artifacts_dirs: Sequence[str]) -> str:
     index, method = repro_values.failing_call(found.record)
     what = f"Call {index} ({method}) of trace '{found.trace['trace']}'"
   _write(os.path.join(out, "README.txt"), repro_templates.README.format(
-      what=what, backend=entry.backend, phase=phase, source=f"{entry.suite}/{entry.file}",
-      test=found.test_id, how=_HOW[phase],
+      what=what, where="before any backend" if phase == "import" else f"on {entry.backend}",
+      phase=phase, source=f"{entry.suite}/{entry.file}", test=found.test_id, how=_HOW[phase],
       python=", and a Python with TensorFlow from $PYTHON" if phase == "import" else "",
-      first_error=line, reason=entry.reason))
+      first_error=line, reasons=_reasons(entries, phase)))
   return line
 
 
-def remove_stale(wanted: Sequence[str], repros_dir: str = REPROS_DIR) -> List[str]:
-  """Removes the repro directories (and emptied backend directories) not in `wanted`."""
-  wanted = set(wanted)
-  removed = [path for path in repro_dirs(repros_dir) if path not in wanted]
-  for path in removed:
-    shutil.rmtree(path)
-  for backend_dir in glob.glob(os.path.join(repros_dir, "*")):
-    if os.path.isdir(backend_dir) and not os.listdir(backend_dir):
-      os.rmdir(backend_dir)
-  return removed
+def _reasons(entries: Sequence[Listed], phase: str) -> str:
+  """The listed reasons; an import repro's name the backends listing each."""
+  if phase != "import":
+    return f"Listed reason: {entries[0].reason}"
+  by_reason: Dict[str, List[str]] = {}
+  for e in entries:
+    by_reason.setdefault(e.reason, []).append(e.backend)
+  return "\n".join(f"Listed reason ({', '.join(names)}): {reason}"
+                   for reason, names in by_reason.items())
+
+
+def _selected(only: Sequence[str], relative_dir: str, entries: Sequence[Listed]) -> bool:
+  return not only or any(o in [relative_dir] + [f"{e.backend}/{e.file}" for e in entries]
+                         for o in only)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
   parser = argparse.ArgumentParser(prog=TOOL, description=__doc__.splitlines()[0])
   parser.add_argument("--artifacts_dir", action="append", default=[],
                       help="artifacts of a real run (repeatable: e2e/ and e2e/keras runs)")
-  parser.add_argument("--only", default="", help="backend/file_test.py to (re)write alone")
-  parser.add_argument("--check", action="store_true", help="run every repro and compare")
+  parser.add_argument("--only", action="append", default=[],
+                      help="a repro to (re)write alone, as its directory under e2e/repros "
+                      "(import/strings_test) or backend/file_test.py (repeatable)")
+  parser.add_argument("--check", action="store_true",
+                      help="run every repro and compare; check the backends' indexes")
   args = parser.parse_args(argv)
   source_tree.checkout_root(TOOL)
+  listed = repro_layout.iree_failures()
   if args.check:
-    problems = [p for d in repro_dirs() + glob.glob(os.path.join(REPROS_DIR, FINDINGS, "*"))
-                for p in [check_repro(d)] if p]
+    findings = glob.glob(os.path.join(repro_layout.REPROS_DIR, repro_layout.FINDINGS, "*"))
+    problems = repro_layout.stale_indexes(listed) + [
+        p for d in repro_layout.repro_dirs() + findings for p in [check_repro(d)] if p]
     print("\n".join(problems) or "every repro reproduces its recorded failure")
     return 1 if problems else 0
   if not args.artifacts_dir:
     parser.error("--artifacts_dir is required (the artifacts of a run of the listed files)")
-  listed = iree_failures()
-  if not args.only:
-    for path in remove_stale([entry.repro_dir for entry in listed]):
-      print(f"removed {os.path.relpath(path, ROOT)}")
+  groups = repro_layout.by_repro_dir(listed)
+  for path in repro_layout.remove_stale(list(groups)):  # no longer listed, whatever --only says.
+    print(f"removed {os.path.relpath(path, ROOT)}")
+  repro_layout.write_indexes(listed)
   failures = 0
-  for entry in listed:
-    if args.only and args.only != f"{entry.backend}/{entry.file}":
+  for directory, entries in groups.items():
+    relative = os.path.relpath(directory, repro_layout.REPROS_DIR)
+    if not _selected(args.only, relative, entries):
       continue
     try:
-      line = make_repro(entry, args.artifacts_dir)
-      print(f"{os.path.relpath(entry.repro_dir, ROOT)}: {line}")
+      print(f"{os.path.relpath(directory, ROOT)}: {make_repro(entries, args.artifacts_dir)}")
     except (ValueError, OSError) as e:
       failures += 1
-      print(f"FAILED {entry.backend}/{entry.file}: {e}", file=sys.stderr)
+      print(f"FAILED {relative}: {e}", file=sys.stderr)
   return 1 if failures else 0
 
 
