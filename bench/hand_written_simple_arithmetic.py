@@ -28,7 +28,6 @@ import tensorflow as tf  # pylint: disable=wrong-import-position
 import iree.compiler  # pylint: disable=wrong-import-position
 import iree.runtime  # pylint: disable=wrong-import-position
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from pyiree_tf_support.core import backends  # pylint: disable=wrong-import-position
 RTOL = ATOL = 1e-6  # float32 tolerances of the library's table.
 

@@ -7,7 +7,8 @@ process against Bazel's one process per (file, backend), and pytest-xdist agains
 
 Each configuration runs `repeats` times (default 1: a suite run takes minutes), interleaved. The
 pytest run's JUnit XML and the Bazel run's test logs are checked against e2e/BUILD.bazel's FAILING
-lists with scripts/check_suite_verdicts.py, so a ratio never compares runs that disagree.
+lists with `python -m pyiree_tf_support.tools.check_suite_verdicts`, so a ratio never compares
+runs that disagree.
 """
 
 import os
@@ -15,7 +16,7 @@ import shutil
 import subprocess
 from typing import Any, List, Optional
 
-CHECK_SCRIPT = os.path.join("scripts", "check_suite_verdicts.py")
+CHECK_TOOL = ("-m", "pyiree_tf_support.tools.check_suite_verdicts")
 BAZEL_TARGETS = ("//e2e:e2e_tests", "//e2e:e2e_tests_failing")
 
 
@@ -28,7 +29,7 @@ def _pytest_args(bench: Any, tag: str, extra: List[str]) -> List[str]:
 def _agreement(python: str, repo: str, run: Any, bazel_testlogs: Optional[str] = None) -> str:
   """check_suite_verdicts' last line for a pytest run (its JUnit XML) or a Bazel run."""
   junit = next((a.split("=", 1)[1] for a in run.command if a.startswith("--junitxml=")), None)
-  args = [python, CHECK_SCRIPT, junit or os.devnull]
+  args = [python, *CHECK_TOOL, junit or os.devnull]
   if bazel_testlogs:
     args += ["--bazel_testlogs", bazel_testlogs]
   done = subprocess.run(args, cwd=repo, capture_output=True, text=True, check=False)

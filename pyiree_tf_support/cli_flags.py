@@ -13,6 +13,7 @@ from pyiree_tf_support.compiling import compile_cache
 from pyiree_tf_support.core import phases
 from pyiree_tf_support.core import run_settings as run_settings_lib
 from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.reporting import expected_failures
 
 ENV_VAR = "PYIREE_TF_SUPPORT_FLAGS"
 
@@ -88,23 +89,11 @@ def _validate_backend(name: str) -> bool:
   return _validate_known_backends([name])
 
 
-def parse_xfail_entry(entry: str) -> Tuple[str, Optional[phases.Phase]]:
-  """(backend, phase or None) of one --xfail_backends entry `backend[:phase]`; ValueError naming
-  the entry and what is valid otherwise."""
-  backend, _, phase = entry.partition(":")
-  if backends.find(backend) is None:
-    raise ValueError(backends.unknown_backend_message(backend))
-  if not _:
-    return backend, None
-  return backend, phases.parse(phase, f"--xfail_backends entry {entry!r}")
-
-
 def _validate_xfail_backends(entries: Optional[Sequence[str]]) -> bool:
-  for entry in entries or ():
-    try:
-      parse_xfail_entry(entry)
-    except ValueError as e:
-      raise flags.ValidationError(str(e)) from None
+  try:
+    expected_failures.parse_xfail_entries(entries or ())
+  except ValueError as e:
+    raise flags.ValidationError(str(e)) from None
   return True
 
 
@@ -157,7 +146,7 @@ def target_backend_names() -> Optional[List[str]]:
 
 def xfail_entries() -> Dict[str, Optional[phases.Phase]]:
   """--xfail_backends as {backend as named: its expected phase, None for any phase}."""
-  return dict(parse_xfail_entry(entry) for entry in value("xfail_backends") or ())
+  return dict(expected_failures.parse_xfail_entries(value("xfail_backends") or ()))
 
 
 def tolerance_policy() -> tolerances.TolerancePolicy:

@@ -8,10 +8,9 @@ of the selected items), `compare_backends` records each backend's outcome instea
 and every item reports its own backend's outcome. `-k`, `--lf`, `-x`, `--durations` and JUnit XML
 then work per backend. Expected failures are those of the `FAILING` lists of the BUILD.bazel beside
 the test file (what Bazel uses) and --xfail_backends, judged as Bazel's e2e_tests_failing judges
-them: per (class, backend), not per test. A listed backend's failing items are xfails, its passing
-items pass, and if every selected item of the class passed there, the last one fails as an XPASS
-(strict); if the list gives a phase and the earliest phase the backend failed in over the class's
-outcomes is another, the last one fails naming both (`pytest_listed`).
+them: per (class, backend), not per test. A listed backend's items whose traces failed there are
+xfails, its passing items pass, and its last item of the class also fails for the class's verdict
+there (XPASS, WRONG PHASE: `expected_failures`, the one policy tearDownClass also applies).
 So `pytest e2e/` reaches Bazel's verdict for every (file, backend), also for a file where
 only one test fails. absltest and `python file.py` are untouched: there one test still compares
 every backend.
@@ -32,7 +31,6 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 
-from pyiree_tf_support.core import backends
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.harness import pytest_listed
@@ -113,6 +111,10 @@ class TestFailed(Exception):
   """A failure whose text is already the whole message (no Python traceback of the plugin)."""
 
 
+class BackendFailed(TestFailed):
+  """The item's backend failed a trace (what a listed backend is expected to do)."""
+
+
 class TracedCaseCollector(pytest.Class):
   """Yields `<test>[<backend>]` for every test method and planned target backend."""
 
@@ -120,6 +122,7 @@ class TracedCaseCollector(pytest.Class):
     from pyiree_tf_support.harness import test_setup  # pylint: disable=import-outside-toplevel
     targets = test_setup.plan_backends(cli_flags.run_settings()).targets
     failing = expected_failures.for_test_file(str(self.path))
+    xfail_backends = cli_flags.run_settings().xfail_backends
     base = sys.modules["pyiree_tf_support.tf_test_utils"].TracedModuleTestCase
     # tf.test.TestCase's own test_session is "Not a test."; only the user's methods are tests.
     methods = [m for m in unittest.TestLoader().getTestCaseNames(self.obj) if not hasattr(base, m)]
@@ -128,21 +131,8 @@ class TracedCaseCollector(pytest.Class):
         item = BackendItem.from_parent(self, name=f"{method}[{info.name}]", method=method,
                                        backend=info.name)
         item.extra_keyword_matches.add(info.name)
-        item.expected = _expected_failure(info, failing)
+        item.expected = expected_failures.expected_for(info.names(), failing, xfail_backends)
         yield item
-
-
-def _expected_failure(info, failing: Dict[str, expected_failures.ExpectedFailure]
-                      ) -> Optional[expected_failures.ExpectedFailure]:
-  from pyiree_tf_support.harness import test_setup  # pylint: disable=import-outside-toplevel
-  for listed, expected in failing.items():
-    if backends.lookup(listed).name == info.spec.name:
-      return expected
-  settings = cli_flags.run_settings()
-  if test_setup.expected_to_fail(info, settings):
-    return expected_failures.ExpectedFailure(test_setup.expected_phase(info, settings),
-                                             "--xfail_backends")
-  return None
 
 
 class BackendItem(pytest.Item):
@@ -160,36 +150,35 @@ class BackendItem(pytest.Item):
     return self.parent.obj
 
   def setup(self) -> None:
-    run = self.config.stash[_STATE].class_run(self.case_class)
-    try:
-      run.set_up()
-    except TestFailed:
-      if self.expected is None:
-        raise
-      self._judge_listed(run, failed=True)
+    # A set-up error is the class's, never a listed backend's expected failure (as under Bazel,
+    # where tearDownClass, which judges the lists, does not run after it).
+    self.config.stash[_STATE].class_run(self.case_class).set_up()
 
   def runtest(self) -> None:
+    """A listed backend's item is an xfail when its traces failed there; its class's last item on
+    the backend also fails for the class's verdict (XPASS, WRONG PHASE). The test's own error
+    fails the item, listed or not (expected_failures)."""
     run = self.config.stash[_STATE].class_run(self.case_class)
     try:
       run.judge(self.method, self.backend)
-    except TestFailed:
+    except BackendFailed:
       if self.expected is None:
         raise
-      self._judge_listed(run, failed=True)
-    if self.expected is not None:
-      self._judge_listed(run, failed=False)
-
-  def _judge_listed(self, run: "_ClassRun", failed: bool) -> None:
-    """A listed backend's item: xfail when it failed; the class's last item on the backend fails
-    as an XPASS or for a wrong phase."""
-    error = run.record(self.backend, failed, self.expected)
-    if error:
-      raise TestFailed(error)
-    if failed:
+      self._raise_class_verdict(run)
       phase = run.phase_of(self.method, self.backend)
       if phase is not None:  # the end table shows it beside the xfail.
         self.user_properties.append((pytest_summary.PHASE_PROPERTY, phase.value))
       pytest.xfail(self.expected.reason)
+    except TestFailed as e:
+      verdict = run.record(self.backend, self.expected) if self.expected is not None else None
+      raise TestFailed("\n".join(filter(None, [str(e), verdict]))) from None
+    if self.expected is not None:
+      self._raise_class_verdict(run)
+
+  def _raise_class_verdict(self, run: "_ClassRun") -> None:
+    error = run.record(self.backend, self.expected)
+    if error:
+      raise TestFailed(error)
 
   def repr_failure(self, excinfo, style=None):
     if isinstance(excinfo.value, TestFailed):
@@ -266,7 +255,7 @@ class _ClassRun:
     failed = [verdicts.format_report(c.function_name, c.reference, [o])
               for c, o in mine if o.status.failed]
     if failed:
-      raise TestFailed("\n".join(failed))
+      raise BackendFailed("\n".join(failed))
     if mine and all(o.status is verdicts.Status.SKIPPED for _, o in mine):
       pytest.skip(f"{backend}: {mine[0][1].detail}")
 
@@ -279,12 +268,10 @@ class _ClassRun:
     failure = verdicts.earliest_failure(outcomes)
     return failure.phase if failure else None
 
-  def record(self, backend: str, failed: bool,
-             expected: expected_failures.ExpectedFailure) -> Optional[str]:
+  def record(self, backend: str, expected: expected_failures.ExpectedFailure) -> Optional[str]:
     """One finished item of listed `backend`: what fails it, if anything (`pytest_listed`)."""
     compared = getattr(self.case_class, "_compared", [])
-    return self._listed.finish_item(backend, failed, expected,
-                                    [o for c in compared for o in c.outcomes])
+    return self._listed.finish_item(backend, expected, [o for c in compared for o in c.outcomes])
 
   def tear_down(self) -> None:
     if not self.torn_down:

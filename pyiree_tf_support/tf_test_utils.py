@@ -19,6 +19,7 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-posi
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.importing import importer
+from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.reporting import report_files
 from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support.reporting import repro
@@ -143,21 +144,15 @@ class TracedModuleTestCase(tf.test.TestCase):
   def tearDownClass(cls):
     setup = getattr(cls, "_setup", None)
     judged_here = setup is not None and not cls._report_per_backend  # else the plugin judges.
-    settings = getattr(cls, "_settings", None)
-    passed_all = (test_setup.unexpected_passes(setup, cls._outcome_log, settings)
-                  if judged_here else [])
-    checks = (test_setup.expected_failure_checks(setup, cls._outcome_log, settings)
+    judged = (test_setup.class_verdicts(setup, cls._outcome_log, cls._settings)
               if judged_here else [])
     if setup is not None:  # a finished class's worker processes must not outlive it.
       for module in [setup.reference] + [s.module for s in setup.targets if s.module is not None]:
         module.close()
     super().tearDownClass()
-    for check in checks:
-      if not check.wrong_phase:
-        logging.info("%s", check.message(cls.__name__))
-    errors = [check.message(cls.__name__) for check in checks if check.wrong_phase]
-    if passed_all:
-      errors.append(verdicts.xpass_message(cls.__name__, passed_all))
+    logged, errors = expected_failures.class_lines(cls.__name__, judged)
+    for line in logged:
+      logging.info("%s", line)
     if errors:
       raise AssertionError("\n".join(errors))
 
@@ -271,7 +266,7 @@ class TracedModuleTestCase(tf.test.TestCase):
                for index, (setup, module) in enumerate(targets)]
     outcomes = [outcome for outcome, _ in results]
     self._outcome_log.extend(outcomes)
-    shown = [o.expecting_failure() if test_setup.expected_to_fail(s.info, self._settings) else o
+    shown = [o.expecting_failure() if test_setup.listed(s.info, self._settings) else o
              for s, o in zip(self._setup.targets, outcomes)]
 
     report = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown)

@@ -1,6 +1,5 @@
 """The backend table, BackendInfo names, indexing of duplicates and the reference's `_ref`."""
 
-import importlib.util
 import os
 import unittest
 
@@ -12,6 +11,7 @@ from pyiree_tf_support.core import backends
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+from pyiree_tf_support.tools import generate_backends_bzl
 
 
 class BackendTableTest(absltest.TestCase):
@@ -60,17 +60,13 @@ class BazelNamesTest(parameterized.TestCase):
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@unittest.skipIf("TEST_SRCDIR" in os.environ, "scripts/ is not in a Bazel test's runfiles")
+@unittest.skipIf("TEST_SRCDIR" in os.environ, "build_tools/ is not in a Bazel test's runfiles")
 class GeneratedBzlTest(absltest.TestCase):
 
   def test_backends_bzl_is_what_the_generator_writes_from_the_table(self):
-    path = os.path.join(ROOT, "scripts", "generate_backends_bzl.py")
-    spec = importlib.util.spec_from_file_location("generate_backends_bzl", path)
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
     with open(os.path.join(ROOT, "build_tools", "bazel", "backends.bzl")) as f:
-      self.assertEqual(f.read(), generator.render(),
-                       "build_tools/bazel/backends.bzl is stale: run scripts/generate_backends_bzl.py")
+      self.assertEqual(f.read(), generate_backends_bzl.render(),
+                       f"build_tools/bazel/backends.bzl is stale: run {generate_backends_bzl.TOOL}")
 
 
 class BackendInfoTest(absltest.TestCase):

@@ -22,7 +22,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNDER_BAZEL = "TEST_SRCDIR" in os.environ
 NEEDS_BAZEL = unittest.skipIf(UNDER_BAZEL, "runs bazel itself, which a Bazel test sandbox cannot")
 
-# What a copy of the workspace needs: the library, Bazel files, the e2e corpus and the scripts.
+# What a copy of the workspace needs: the library (and its tools), Bazel files, the e2e corpus and
+# the scripts.
 _COPIED = ("WORKSPACE", ".bazelrc", ".bazelignore", "BUILD.bazel", "pyiree_tf_support",
            "build_tools", "e2e", "scripts")
 
@@ -168,9 +169,9 @@ class AddingABackendTest(absltest.TestCase):
   def test_a_fake_backend_needs_only_its_row_and_its_failure_list(self):
     ws = TempWorkspace(self)
     ws.edit("pyiree_tf_support/core/backends.py", ")\n\n_BY_NAME", FAKE_ROW)
-    stale = ws.python("scripts/generate_backends_bzl.py", "--check")
+    stale = ws.python("-m", "pyiree_tf_support.tools.generate_backends_bzl", "--check")
     self.assertEqual(stale.returncode, 1, "backends.bzl should be reported stale after a new row")
-    self.assertEqual(ws.python("scripts/generate_backends_bzl.py").returncode, 0)
+    self.assertEqual(ws.python("-m", "pyiree_tf_support.tools.generate_backends_bzl").returncode, 0)
 
     # Without its failure list the e2e package refuses to load, saying what to add.
     missing = ws.bazel("query", "tests(//e2e:e2e_tests)")
@@ -186,12 +187,11 @@ class AddingABackendTest(absltest.TestCase):
     self.assertEqual(tags_of(ws.root, "//e2e:e2e_tests_simple_arithmetic_test__tf__iree_fake",
                              ws.user_root), ["driver=fake"])
 
-    scripts = ws.python("-c", "import sys; sys.path.insert(0, 'scripts'); import e2e_lists, "
-                        "update_e2e_coverage as c; print(c.BACKENDS); "
-                        "print(e2e_lists.failing_by_backend()['iree_fake'])")
-    self.assertEqual(scripts.returncode, 0, scripts.stderr)
-    self.assertIn("'iree_fake'", scripts.stdout.splitlines()[0])
-    self.assertIn("special_math_test.py", scripts.stdout.splitlines()[1])
+    tools = ws.python("-c", "from pyiree_tf_support.tools import e2e_lists, update_e2e_coverage "
+                      "as c; print(c.BACKENDS); print(e2e_lists.failing_by_backend()['iree_fake'])")
+    self.assertEqual(tools.returncode, 0, tools.stderr)
+    self.assertIn("'iree_fake'", tools.stdout.splitlines()[0])
+    self.assertIn("special_math_test.py", tools.stdout.splitlines()[1])
 
     run = ws.python("e2e/simple_arithmetic_test.py", "--target_backends=iree_fake",
                     f"--artifacts_dir={make_tempdir(self)}", "--nocompile_cache")
@@ -265,11 +265,13 @@ class UserPackageTest(absltest.TestCase):
 
 @NEEDS_BAZEL
 class Coverage2020Test(absltest.TestCase):
-  """scripts/update_e2e_coverage.py BUILD_DIR: the 2020 interface and layout."""
+  """`python -m pyiree_tf_support.tools.update_e2e_coverage BUILD_DIR`: the 2020 interface and
+  layout."""
 
   def run_script(self, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "update_e2e_coverage.py"),
-                           *args], capture_output=True, text=True, timeout=600, check=False)
+    return subprocess.run([sys.executable, "-m", "pyiree_tf_support.tools.update_e2e_coverage",
+                           *args], capture_output=True, text=True, timeout=600, check=False,
+                          cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
 
   def test_writes_doc_tf_e2e_coverage_md_with_a_column_per_backend(self):
     build_dir = make_tempdir(self)

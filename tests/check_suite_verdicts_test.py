@@ -1,6 +1,7 @@
-"""scripts/check_suite_verdicts.py on the JUnit XML of a real pytest run: a cell agrees when it
-passed where FAILING lists nothing and was an expected failure where FAILING lists the file;
-an unexpected pass, a cell that never ran and a missing FAILING list are reported."""
+"""`python -m pyiree_tf_support.tools.check_suite_verdicts` on the JUnit XML of a real pytest run: a
+cell agrees when it passed where FAILING lists nothing and was an expected failure where FAILING
+lists the file; an unexpected pass, a cell that never ran and a missing FAILING list are
+reported."""
 
 import os
 import subprocess
@@ -13,7 +14,7 @@ from absl.testing import absltest
 from pyiree_tf_support import cli_flags
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCRIPT = os.path.join(REPO, "scripts", "check_suite_verdicts.py")
+TOOL = ["-m", "pyiree_tf_support.tools.check_suite_verdicts"]
 
 MODULE_TEST = '''
 import numpy as np
@@ -56,7 +57,7 @@ class CheckSuiteVerdictsTest(absltest.TestCase):
     with open(os.path.join(cls.suite, "BUILD.bazel"), "w") as f:
       f.write(BUILD)
     cls.junit = os.path.join(cls.dir, "junit.xml")
-    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+    env = cls.env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
     env.pop(cli_flags.ENV_VAR, None)
     cls.run_log = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "pyiree_tf_support.pytest_plugin", "-p",
@@ -65,8 +66,8 @@ class CheckSuiteVerdictsTest(absltest.TestCase):
         capture_output=True, text=True, cwd=cls.dir, env=env, timeout=600, check=False)
 
   def check(self, *args):
-    return subprocess.run([sys.executable, SCRIPT, self.junit, "--dir", self.suite, *args],
-                          capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run([sys.executable, *TOOL, self.junit, "--dir", self.suite, *args],
+                          capture_output=True, text=True, timeout=60, check=False, env=self.env)
 
   def test_an_unexpected_pass_is_the_only_disagreement_on_the_backend_that_ran(self):
     self.assertIn("1 failed, 1 passed, 1 xfailed", self.run_log.stdout)
@@ -96,8 +97,9 @@ class CheckSuiteVerdictsTest(absltest.TestCase):
       f.write(source.read()[:40])
     for path in (truncated, os.path.join(self.dir, "missing.xml")):
       with self.subTest(path=path):
-        process = subprocess.run([sys.executable, SCRIPT, path, "--dir", self.suite],
-                                 capture_output=True, text=True, timeout=60, check=False)
+        process = subprocess.run([sys.executable, *TOOL, path, "--dir", self.suite],
+                                 capture_output=True, text=True, timeout=60, check=False,
+                                 env=self.env)
         self.assertEqual(process.returncode, 2, process.stderr)
         self.assertLen(process.stderr.strip().splitlines(), 1, process.stderr)
         self.assertIn("ERROR: cannot read the test results", process.stderr)

@@ -1,15 +1,10 @@
-"""docs/e2e_coverage.md's table as scripts/update_e2e_coverage.py renders it: per backend how many
+"""docs/e2e_coverage.md's table as the update_e2e_coverage tool renders it: per backend how many
 files pass, and in each failing cell its phase and its reason cut short (whole under Reasons)."""
-
-import os
-import sys
 
 from absl.testing import absltest
 from absl.testing import parameterized
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
-                                "scripts"))
-import update_e2e_coverage as coverage  # pylint: disable=wrong-import-position
+from pyiree_tf_support.tools import update_e2e_coverage as coverage
 
 REASON = ("failed to legalize operation 'stablehlo.custom_call' that was explicitly marked "
           "illegal: call_target_name = \"mhlo.erf\" (tf.math.erf)")

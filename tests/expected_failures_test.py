@@ -1,6 +1,9 @@
-"""The known-failure lists as the pytest plugin and the scripts read them from a BUILD.bazel."""
+"""Expected failures: the truth table of the module's docstring checked cell by cell against the
+verdict both harnesses use, its messages, the --xfail_backends entries, and the known-failure
+lists as the pytest plugin and the tools read them from a BUILD.bazel."""
 
 import dataclasses
+import itertools
 import os
 import tempfile
 
@@ -8,8 +11,142 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from pyiree_tf_support.reporting import expected_failures
-from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
+from pyiree_tf_support.reporting.expected_failures import ExpectedFailure, Verdict
 from pyiree_tf_support.core.phases import Phase
+from pyiree_tf_support.reporting.verdicts import Outcome, Status
+
+STATUS_OF = {Phase.IMPORT: Status.IMPORT_ERROR, Phase.COMPILE: Status.COMPILE_ERROR,
+             Phase.RUNTIME: Status.RUNTIME_ERROR, Phase.MISMATCH: Status.MISMATCH}
+B = "iree_vmla"
+
+
+def failed(phase: Phase, backend: str = B) -> Outcome:
+  return Outcome(backend, STATUS_OF[phase], f"error: {phase.value} went wrong")
+
+
+def failing_first_in(phase: Phase) -> list:
+  """The backend's outcomes over a class whose earliest failure is `phase`: a passing trace, then
+  every phase from the latest to `phase` (the earliest counts, not the first), and another
+  backend failing earlier, which is not its own."""
+  later = [p for p in reversed(list(Phase)) if p.rank >= phase.rank]
+  return ([Outcome(B, Status.PASS)] + [failed(p) for p in later]
+          + [failed(Phase.IMPORT, "iree_llvmjit")])
+
+
+# The truth table's rows and columns as inputs, for a listed phase P and another phase Q.
+ROWS = {
+    "not listed": lambda p: None,
+    "listed, any phase": lambda p: ExpectedFailure(None, "why"),
+    "listed in phase P": lambda p: ExpectedFailure(p, "why"),
+}
+COLUMNS = {
+    "passed": lambda p, q: [Outcome(B, Status.PASS), Outcome(B, Status.PASS),
+                            failed(p, "iree_llvmjit")],
+    "failed in P": lambda p, q: failing_first_in(p),
+    "failed in Q != P": lambda p, q: failing_first_in(q),
+    "skipped": lambda p, q: [Outcome(B, Status.SKIPPED, "no Vulkan device")],
+}
+
+
+def truth_table() -> dict:
+  """{(row, column): verdict} as the package docstring writes it."""
+  lines = [line for line in expected_failures.__doc__.splitlines() if line.startswith("|")]
+  cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
+  header, _, *rows = cells
+  return {(row[0], column): verdict for row in rows for column, verdict in zip(header[1:], row[1:])}
+
+
+class TruthTableTest(parameterized.TestCase):
+
+  def test_the_table_has_every_row_and_column(self):
+    self.assertEqual(set(truth_table()), set(itertools.product(ROWS, COLUMNS)))
+
+  @parameterized.named_parameters(
+      (f"{row}__{column}".replace(" ", "_").replace(",", "").replace("!=", "not"), row, column)
+      for row, column in itertools.product(ROWS, COLUMNS))
+  def test_every_cell_is_the_verdict(self, row, column):
+    want = truth_table()[(row, column)]
+    for p, q in itertools.permutations(Phase, 2):
+      expected, outcomes = ROWS[row](p), COLUMNS[column](p, q)
+      with self.subTest(listed=p.value, other=q.value):
+        judged = expected_failures.judge(B, expected, outcomes)
+        self.assertEqual(judged.verdict.value, want)
+        self.assertEqual(bool(judged.message("T")),
+                         judged.verdict in (Verdict.XFAIL, Verdict.XPASS, Verdict.WRONG_PHASE))
+        self.assertEqual(judged.verdict.list_is_wrong, want in ("XPASS", "WRONG PHASE"))
+
+  def test_a_class_that_compared_nothing_on_a_listed_backend_is_an_xpass(self):
+    self.assertIs(expected_failures.judge(B, ExpectedFailure(None, "why"), []).verdict,
+                  Verdict.XPASS)
+
+
+class MessagesTest(parameterized.TestCase):
+
+  @parameterized.named_parameters(
+      ("one", ["a"], "XPASS: T passed every trace on a, which is listed as expected to fail; "
+       "remove it from the failing list (FAILING in BUILD.bazel, or --xfail_backends)."),
+      ("two", ["a", "b"], "XPASS: T passed every trace on a, b, which are listed as expected to "
+       "fail; remove them from the failing list (FAILING in BUILD.bazel, or --xfail_backends)."),
+  )
+  def test_xpass_message(self, backends, expected):
+    self.assertEqual(expected_failures.xpass_message("T", backends), expected)
+
+  def test_wrong_phase_and_xfail_lines_name_the_observed_phase_and_first_error(self):
+    wrong = expected_failures.judge(B, ExpectedFailure(Phase.MISMATCH, "why"),
+                                    [failed(Phase.COMPILE)])
+    self.assertEqual(wrong.message("T"), (
+        "WRONG PHASE: T on iree_vmla is listed as expected to fail in phase 'mismatch' but failed "
+        "first in phase 'compile': error: compile went wrong; update its expected-failure phase "
+        "(FAILING in BUILD.bazel, or --xfail_backends=iree_vmla:compile)."))
+    xfail = expected_failures.judge(B, ExpectedFailure(Phase.COMPILE, "why"),
+                                    [failed(Phase.COMPILE)])
+    self.assertEqual(xfail.message("T"), "XFAIL iree_vmla (compile): error: compile went wrong")
+
+  def test_class_lines_log_xfails_and_name_every_xpass_in_one_error(self):
+    judged = [expected_failures.judge(name, ExpectedFailure(phase, "why"), outcomes)
+              for name, phase, outcomes in (
+                  ("a", None, [Outcome("a", Status.PASS)]),
+                  ("b", Phase.RUNTIME, [failed(Phase.RUNTIME, "b")]),
+                  ("c", Phase.RUNTIME, [failed(Phase.IMPORT, "c")]),
+                  ("d", None, [Outcome("d", Status.PASS)]))]
+    logged, errors = expected_failures.class_lines("T", judged)
+    self.assertEqual(logged, ["XFAIL b (runtime): error: runtime went wrong"])
+    self.assertLen(errors, 2)
+    self.assertStartsWith(errors[0], "WRONG PHASE: T on c ")
+    self.assertStartsWith(errors[1], "XPASS: T passed every trace on a, d, which are listed")
+
+
+class XfailFlagEntriesTest(parameterized.TestCase):
+
+  @parameterized.named_parameters(
+      ("any_phase", "iree_vmla", ("iree_vmla", None)),
+      ("with_phase", "iree_vmla:compile", ("iree_vmla", Phase.COMPILE)),
+      ("vulkan_runtime", "iree_vulkan:runtime", ("iree_vulkan", Phase.RUNTIME)),
+      ("todays_name", "iree_llvmcpu:mismatch", ("iree_llvmcpu", Phase.MISMATCH)),
+  )
+  def test_good_entries(self, entry, expected):
+    self.assertEqual(expected_failures.parse_xfail_entry(entry), expected)
+
+  @parameterized.named_parameters(
+      ("artifact_name", [("iree_vmla_0", Phase.COMPILE)], ExpectedFailure(Phase.COMPILE,
+                                                                          "--xfail_backends")),
+      ("canonical_name_any_phase", [("iree_vmvx", None)], ExpectedFailure(None,
+                                                                          "--xfail_backends")),
+      ("another_backend", [("iree_vulkan", None)], None),
+  )
+  def test_listed_by_any_of_a_backends_names(self, entries, expected):
+    self.assertEqual(expected_failures.listed_by_flag(
+        entries, ("iree_vmla_0", "iree_vmla", "iree_vmvx")), expected)
+
+  def test_a_files_failing_entry_comes_before_the_flag(self):
+    listed = ExpectedFailure(Phase.RUNTIME, "from BUILD.bazel")
+    names = ("iree_vmla", "iree_vmvx")
+    self.assertEqual(expected_failures.expected_for(names, {"iree_vmla": listed},
+                                                    [("iree_vmla", None)]), listed)
+    self.assertEqual(expected_failures.expected_for(names, {"iree_vulkan": listed},
+                                                    [("iree_vmla", None)]),
+                     ExpectedFailure(None, "--xfail_backends"))
+    self.assertIsNone(expected_failures.expected_for(names, {}, []))
 
 
 class FailingByBackendTest(parameterized.TestCase):

@@ -169,15 +169,6 @@ class SummaryCellTest(parameterized.TestCase):
 class XfailFlagTest(parameterized.TestCase):
 
   @parameterized.named_parameters(
-      ("any_phase", "iree_vmla", ("iree_vmla", None)),
-      ("with_phase", "iree_vmla:compile", ("iree_vmla", Phase.COMPILE)),
-      ("vulkan_runtime", "iree_vulkan:runtime", ("iree_vulkan", Phase.RUNTIME)),
-      ("todays_name", "iree_llvmcpu:mismatch", ("iree_llvmcpu", Phase.MISMATCH)),
-  )
-  def test_good_entries(self, entry, expected):
-    self.assertEqual(cli_flags.parse_xfail_entry(entry), expected)
-
-  @parameterized.named_parameters(
       ("unknown_phase", "iree_vmla:linking",
        "--xfail_backends entry 'iree_vmla:linking': unknown phase 'linking'; valid phases are "
        "import, compile, runtime, mismatch"),

@@ -106,6 +106,27 @@ PHASES_TEST = textwrap.dedent('''
       tf_test_utils.tf.test.main()
     ''')
 
+# A test whose backend fails as listed, and which then raises an error of its own.
+OWN_ERROR_TEST = textwrap.dedent('''
+    import numpy as np
+    import tensorflow as tf
+    from pyiree_tf_support import tf_test_utils
+
+    class ErfModule(tf.Module):
+      @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+      def erf(self, a):
+        return tf.math.erf(a)
+
+    @tf_test_utils.compile_module(ErfModule)
+    class OwnErrorTest(tf_test_utils.TracedModuleTestCase):
+      def test_erf(self):
+        self.compare_backends(lambda module: module.erf(np.zeros([4], np.float32)))
+        raise RuntimeError("the test's own error")
+
+    if __name__ == "__main__":
+      tf_test_utils.tf.test.main()
+    ''')
+
 BUILD = textwrap.dedent('''
     FAILING = {
         "iree_llvmjit": {
@@ -229,6 +250,25 @@ class PluginTest(absltest.TestCase):
         self.assertRegex(absl.stderr, r"XFAIL iree_vmla \(compile\): error: failed to legalize")
       else:
         self.assertIn("WRONG PHASE: PhasesTest on iree_vmla", absl.stderr)
+
+  def test_a_tests_own_error_on_a_listed_backend_fails_as_under_absltest(self):
+    # Only the backend's failing traces are its expected failure; the test's own error is not.
+    self.write("own_error_test.py", OWN_ERROR_TEST)
+    self.write("BUILD.bazel", 'FAILING = {"iree_llvmjit": {"own_error_test.py": '
+                              '("compile", "no erf lowering")}}')
+    process = self.pytest("own_error_test.py", "-rxXf", "--target_backends=iree_llvmjit")
+    self.assertEqual(process.returncode, 1, process.stdout + process.stderr)
+    self.assertIn("1 failed", process.stdout)
+    self.assertNotIn("xfailed", process.stdout)
+    self.assertIn("RuntimeError: the test's own error", process.stdout)
+    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+    env.pop(cli_flags.ENV_VAR, None)
+    absl = subprocess.run(
+        [sys.executable, "own_error_test.py", "--target_backends=iree_llvmjit",
+         "--xfail_backends=iree_llvmjit:compile", f"--artifacts_dir={self.dir}/absl"],
+        capture_output=True, text=True, cwd=self.dir, env=env, timeout=600, check=False)
+    self.assertEqual(absl.returncode, 1, absl.stderr[-3000:])
+    self.assertIn("RuntimeError: the test's own error", absl.stderr)
 
   def test_every_library_flag_is_an_option_and_a_bad_value_is_one_line(self):
     process = self.pytest("--help")

@@ -98,15 +98,6 @@ class FormatTest(parameterized.TestCase):
   def test_format_report(self, outcomes, expected):
     self.assertEqual(verdicts.format_report("f", "tf_ref", outcomes), expected)
 
-  @parameterized.named_parameters(
-      ("one", ["a"], "XPASS: T passed every trace on a, which is listed as expected to fail; "
-       "remove it from the failing list (--xfail_backends)."),
-      ("two", ["a", "b"], "XPASS: T passed every trace on a, b, which are listed as expected to "
-       "fail; remove them from the failing list (--xfail_backends)."),
-  )
-  def test_xpass_message(self, backends, expected):
-    self.assertEqual(verdicts.xpass_message("T", backends), expected)
-
 
 if __name__ == "__main__":
   absltest.main()

@@ -1,9 +1,10 @@
-"""e2e/repros/: every listed IREE failure has a standalone reproduction, none is left over, and
-each still fails with exactly the first error line it recorded (a repro failing differently, or
-no longer failing, fails here). The repros run IREE's real tools (and TensorFlow for import ones);
+"""e2e/repros/: every listed IREE failure has a standalone reproduction, an import failure stored
+once for every backend listing it and found from each backend's index, none is left over, and each
+still fails with exactly the first error line it recorded (a repro failing differently, or no
+longer failing, fails here). The repros run IREE's real tools (and TensorFlow for import ones);
 Vulkan ones need a Vulkan device."""
 
-import hashlib
+import dataclasses
 import os
 import subprocess
 import sys
@@ -13,37 +14,24 @@ import unittest
 from absl.testing import absltest
 from absl.testing import parameterized
 
+from pyiree_tf_support.runtime import drivers
+from pyiree_tf_support.tools import make_repros
+from pyiree_tf_support.tools import repro_layout
+from pyiree_tf_support.tools import repro_templates
+from pyiree_tf_support.tools import repro_values
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UNDER_BAZEL = "TEST_SRCDIR" in os.environ
-sys.path.insert(0, os.path.join(REPO, "scripts"))
-if not UNDER_BAZEL:
-  import make_repros  # pylint: disable=g-import-not-at-top
-  import repro_values  # pylint: disable=g-import-not-at-top
-  from pyiree_tf_support.runtime import drivers  # pylint: disable=g-import-not-at-top
-
-NOT_IN_BAZEL = unittest.skipIf(UNDER_BAZEL, "scripts/ and e2e/repros/ are not in a Bazel test's runfiles")
+NOT_IN_BAZEL = unittest.skipIf(UNDER_BAZEL, "e2e/repros/ is not in a Bazel test's runfiles")
 
 
 def _all_repro_dirs():
   if UNDER_BAZEL:
     return []
-  findings = os.path.join(make_repros.REPROS_DIR, make_repros.FINDINGS)
-  return make_repros.repro_dirs() + sorted(
+  findings = os.path.join(repro_layout.REPROS_DIR, repro_layout.FINDINGS)
+  return repro_layout.repro_dirs() + sorted(
       os.path.join(findings, name) for name in os.listdir(findings)) if os.path.isdir(
-          findings) else make_repros.repro_dirs()
-
-
-def _content_key(directory):
-  """Identical repros (an import failure is the same on every backend) run once."""
-  digest = hashlib.sha256()
-  for name in sorted(os.listdir(directory)):
-    if name != "README.txt":
-      with open(os.path.join(directory, name), "rb") as f:
-        digest.update(name.encode() + b"\0" + f.read() + b"\0")
-  return digest.hexdigest()
-
-
-_checked = {}
+          findings) else repro_layout.repro_dirs()
 
 
 def _needs_vulkan(directory):
@@ -60,14 +48,14 @@ _GOOD_MODULE = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %a 
 class ReprosTest(parameterized.TestCase):
 
   def test_every_listed_iree_failure_has_a_repro_dir(self):
-    missing = [f"{e.backend}/{e.file}" for e in make_repros.iree_failures()
+    missing = [f"{e.backend}/{e.file}" for e in repro_layout.iree_failures()
                if not os.path.isfile(os.path.join(e.repro_dir, "repro.sh"))]
-    self.assertEqual(missing, [], "run scripts/make_repros.py --artifacts_dir=<a run's artifacts>")
+    self.assertEqual(missing, [], f"run {make_repros.TOOL} --artifacts_dir=<a run's artifacts>")
 
   def test_no_repro_dir_is_orphaned(self):
-    wanted = {e.repro_dir for e in make_repros.iree_failures()}
-    orphans = [os.path.relpath(d, REPO) for d in make_repros.repro_dirs() if d not in wanted]
-    self.assertEqual(orphans, [], "not listed as failing: remove them (make_repros.py does)")
+    wanted = {e.repro_dir for e in repro_layout.iree_failures()}
+    orphans = [os.path.relpath(d, REPO) for d in repro_layout.repro_dirs() if d not in wanted]
+    self.assertEqual(orphans, [], "not listed as failing: remove them (make_repros does)")
 
   @parameterized.named_parameters(
       (os.path.relpath(d, os.path.join(REPO, "e2e", "repros")).replace(os.sep, "__"), d)
@@ -77,10 +65,44 @@ class ReprosTest(parameterized.TestCase):
       available, reason = drivers.driver_available("vulkan")
       if not available:
         self.skipTest(reason)
-    key = _content_key(directory)
-    if key not in _checked:
-      _checked[key] = make_repros.check_repro(directory)
-    self.assertIsNone(_checked[key])
+    self.assertIsNone(make_repros.check_repro(directory))
+
+  def test_an_import_failure_is_stored_once_for_every_backend_listing_it(self):
+    imports = [e for e in repro_layout.iree_failures() if e.phase == "import"]
+    self.assertNotEmpty(imports)
+    for entry in imports:
+      stem = entry.file[:-len(".py")]
+      self.assertEqual(os.path.relpath(entry.repro_dir, REPO),
+                       os.path.join("e2e", "repros", "import", stem))
+      self.assertFalse(os.path.exists(os.path.join(repro_layout.REPROS_DIR, entry.backend, stem)),
+                       f"{entry.backend}/{stem}: an import repro stored per backend")
+      with open(os.path.join(entry.repro_dir, "README.txt"), encoding="utf-8") as f:
+        readme = f.read()
+      self.assertIn("Importing the module fails before any backend (import phase)", readme)
+      listed_on = [line for line in readme.splitlines() if line.startswith("Listed reason (")]
+      self.assertTrue(any(entry.backend in line.split(")")[0] for line in listed_on), readme)
+
+  def test_every_generated_readme_ends_with_how_to_regenerate_it(self):
+    last = repro_templates.README.strip().splitlines()[-1]
+    self.assertIn("python -m pyiree_tf_support.tools.make_repros", last)
+    for directory in repro_layout.repro_dirs():
+      with open(os.path.join(directory, "README.txt"), encoding="utf-8") as f:
+        self.assertEqual(f.read().strip().splitlines()[-1], last, directory)
+
+  def test_each_backends_index_names_every_repro_listed_for_it(self):
+    listed = repro_layout.iree_failures()
+    self.assertEqual(repro_layout.stale_indexes(listed), [])
+    for backend in repro_layout.indexed_backends(listed):
+      backend_dir = os.path.join(repro_layout.REPROS_DIR, backend)
+      with open(os.path.join(backend_dir, repro_layout.INDEX_NAME), encoding="utf-8") as f:
+        lines = f.read().splitlines()[1:-1]
+      mine = [e for e in listed if e.backend == backend]
+      self.assertLen(lines, len(mine))
+      for entry, line in zip(sorted(mine, key=lambda e: (e.suite, e.file)), lines):
+        self.assertStartsWith(line, f"{entry.suite}/{entry.file} ({entry.phase}): ")
+        found = os.path.normpath(os.path.join(backend_dir, line.rsplit(": ", 1)[1]))
+        self.assertEqual(found, entry.repro_dir)
+        self.assertTrue(os.path.isfile(os.path.join(found, "repro.sh")), line)
 
 
 @NOT_IN_BAZEL
@@ -97,7 +119,7 @@ class CheckReproTest(absltest.TestCase):
     os.makedirs(module_dir)
     with open(os.path.join(module_dir, "iree_input.mlir"), "w") as f:
       f.write(module_text)
-    entry = make_repros.Listed("e2e", "iree_vmla", "x_test.py", "compile", "reason")
+    entry = repro_layout.Listed("e2e", "iree_vmla", "x_test.py", "compile", "reason")
     make_repros.write_compile(entry, make_repros.Found(module_dir, "t", {}, {}, "compile"),
                               directory)
     with open(os.path.join(directory, make_repros.EXPECTED_NAME), "w") as f:
@@ -126,7 +148,7 @@ class CheckReproTest(absltest.TestCase):
       f.write(_BAD_MODULE + _GOOD_MODULE.replace("@f(", "@g("))
     record = {"detail": "call 0 (f): method 'f' did not compile for iree_vmla: error: x"}
     make_repros.write_compile(
-        make_repros.Listed("e2e", "iree_vmla", "x_test.py", "compile", "reason"),
+        repro_layout.Listed("e2e", "iree_vmla", "x_test.py", "compile", "reason"),
         make_repros.Found(module_dir, "t", {}, record, "compile"), directory)
     with open(os.path.join(directory, "iree_input.mlir")) as f:
       text = f.read()
@@ -140,7 +162,7 @@ class CheckReproTest(absltest.TestCase):
       f.write('FAILING = {"tf": {}, "iree_vmla": {"a_test.py": ("compile", "error: x"),\n'
               '                                  "b_test.py": "untyped reason"}}\n')
     self.assertEqual(
-        [(e.backend, e.file, e.phase, e.reason) for e in make_repros.iree_failures(root)],
+        [(e.backend, e.file, e.phase, e.reason) for e in repro_layout.iree_failures(root)],
         [("iree_vmla", "a_test.py", "compile", "error: x"),
          ("iree_vmla", "b_test.py", None, "untyped reason")])
 
@@ -149,11 +171,65 @@ class CheckReproTest(absltest.TestCase):
     for path in ("iree_vmla/gone_test", "iree_vmla/kept_test", "iree_vulkan/gone_test",
                  "findings/hand_made"):
       os.makedirs(os.path.join(root, path))
-    removed = make_repros.remove_stale([os.path.join(root, "iree_vmla", "kept_test")], root)
+    removed = repro_layout.remove_stale([os.path.join(root, "iree_vmla", "kept_test")], root)
     self.assertEqual(sorted(os.path.relpath(p, root) for p in removed),
                      ["iree_vmla/gone_test", "iree_vulkan/gone_test"])
     self.assertEqual(sorted(os.listdir(root)), ["findings", "iree_vmla"])
     self.assertEqual(os.listdir(os.path.join(root, "iree_vmla")), ["kept_test"])
+
+  def _lists_root(self, e2e_failing, keras_failing="{}"):
+    root = self._tempdir()
+    for suite, failing in (("e2e", e2e_failing), ("e2e/keras", keras_failing)):
+      os.makedirs(os.path.join(root, suite))
+      with open(os.path.join(root, suite, "BUILD.bazel"), "w") as f:
+        f.write(f"FAILING = {failing}\n")
+    return root
+
+  def test_an_import_failure_listed_on_several_backends_has_one_repro_dir(self):
+    root = self._lists_root('{"tf": {}, "iree_vmla": {"a_test.py": ("import", "x"), '
+                            '"b_test.py": ("compile", "y")}, '
+                            '"iree_vulkan": {"a_test.py": ("import", "x")}}')
+    listed = repro_layout.iree_failures(root)
+    groups = {os.path.relpath(d, repro_layout.REPROS_DIR): [e.backend for e in entries]
+              for d, entries in repro_layout.by_repro_dir(listed).items()}
+    self.assertEqual(groups, {"import/a_test": ["iree_vmla", "iree_vulkan"],
+                              "iree_vmla/b_test": ["iree_vmla"]})
+    self.assertEqual(repro_layout.backend_index("iree_vulkan", listed).splitlines()[1:], [
+        "e2e/a_test.py (import): ../import/a_test/", repro_layout.GENERATED])
+    self.assertEqual(repro_layout.backend_index("iree_vmla", listed).splitlines()[1:3], [
+        "e2e/a_test.py (import): ../import/a_test/", "e2e/b_test.py (compile): b_test/"])
+
+  def test_two_files_of_one_stem_cannot_share_an_import_repro(self):
+    root = self._lists_root('{"iree_vmla": {"a_test.py": ("import", "x")}}',
+                            '{"iree_vulkan": {"a_test.py": ("import", "x")}}')
+    with self.assertRaisesRegex(ValueError, r"e2e/a_test.py and e2e/keras/a_test.py both need "
+                                r"e2e/repros/import/a_test; rename one of them."):
+      repro_layout.listed_failures(root)
+
+  def test_indexes_are_written_from_the_lists_and_a_stale_one_is_named(self):
+    repros = self._tempdir()
+    listed = [repro_layout.Listed("e2e", "iree_vmla", "a_test.py", "import", "x"),
+              repro_layout.Listed("e2e", "iree_vulkan", "a_test.py", "import", "x")]
+    self.assertLen(repro_layout.stale_indexes(listed, repros), 2)
+    repro_layout.write_indexes(listed, repros)
+    self.assertEqual(repro_layout.stale_indexes(listed, repros), [])
+    self.assertEqual(repro_layout.stale_indexes(listed[:1] + [dataclasses.replace(
+        listed[1], phase="compile")], repros), [
+            f"{os.path.join(repros, 'iree_vulkan', 'README.txt')}: stale; rerun make_repros"])
+
+  def test_a_backend_dir_left_with_only_its_index_is_removed_and_import_repros_kept(self):
+    root = self._tempdir()
+    for path in ("iree_vmla/gone_test", "iree_vmla/kept_test", "iree_vulkan/gone_test",
+                 "import/a_test"):
+      os.makedirs(os.path.join(root, path))
+    for backend in ("iree_vmla", "iree_vulkan"):
+      with open(os.path.join(root, backend, "README.txt"), "w") as f:
+        f.write("index\n")
+    repro_layout.remove_stale([os.path.join(root, "iree_vmla", "kept_test"),
+                               os.path.join(root, "import", "a_test")], root)
+    self.assertEqual(sorted(os.listdir(root)), ["import", "iree_vmla"])
+    self.assertEqual(sorted(os.listdir(os.path.join(root, "iree_vmla"))),
+                     ["README.txt", "kept_test"])
 
 
 @NOT_IN_BAZEL

@@ -1,7 +1,7 @@
-"""scripts/update_e2e_coverage.py --update_lists on real runs of two tiny e2e files: one that passes
-everywhere and one using tf.math.erf, which IREE fails to compile. The lists of a BUILD.bazel are
-made true to the run (added, removed, phase changed, untyped given a phase, cells not run left as
-they are) and the rest of the file stays byte-identical."""
+"""`python -m pyiree_tf_support.tools.update_e2e_coverage --update_lists` on real runs of two tiny
+e2e files: one that passes everywhere and one using tf.math.erf, which IREE fails to compile. The
+lists of a BUILD.bazel are made true to the run (added, removed, phase changed, untyped given a
+phase, cells not run left as they are) and the rest of the file stays byte-identical."""
 
 import glob
 import json
@@ -17,12 +17,12 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support.core.phases import Phase
+from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
 
 REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # runfiles: the source tree
-SCRIPT = os.path.join(REPO, "scripts", "update_e2e_coverage.py")
-sys.path.insert(0, os.path.join(REPO, "scripts"))
-import failing_lists  # pylint: disable=wrong-import-position
-from failing_lists import Expected  # pylint: disable=wrong-import-position
+TOOL = ["-m", "pyiree_tf_support.tools.update_e2e_coverage"]
 
 MODULE_TEST = '''
 import numpy as np
@@ -113,12 +113,12 @@ class UpdateListsTest(parameterized.TestCase):
 
   def update(self, directory: str, *source: str) -> subprocess.CompletedProcess:
     source = source or (f"--artifacts_dir={self.artifacts}",)
-    return subprocess.run([sys.executable, SCRIPT, "--update_lists", f"--dirs={directory}",
+    return subprocess.run([sys.executable, *TOOL, "--update_lists", f"--dirs={directory}",
                            *source], capture_output=True, text=True, env=env(), timeout=120,
                           check=False)
 
   def lists(self, directory: str):
-    return failing_lists.read(os.path.join(directory, "BUILD.bazel")).lists
+    return expected_failures.read(os.path.join(directory, "BUILD.bazel")).lists
 
   def test_the_run_really_failed_erf_at_compile_time_and_passed_the_other(self):
     self.assertIn("2 failed, 2 passed", self.pytest_log.stdout)
@@ -139,7 +139,7 @@ class UpdateListsTest(parameterized.TestCase):
     self.assertEqual(lists["tf"], {})
     for backend in ("iree_vmla", "iree_llvmjit"):
       self.assertEqual(list(lists[backend]), ["erf_test.py"])
-      self.assertEqual(lists[backend]["erf_test.py"].phase, "compile")
+      self.assertIs(lists[backend]["erf_test.py"].phase, Phase.COMPILE)
       self.assertStartsWith(lists[backend]["erf_test.py"].reason, ERF_ERROR)
     with open(os.path.join(directory, "BUILD.bazel")) as f:
       text = f.read()
@@ -168,9 +168,10 @@ class UpdateListsTest(parameterized.TestCase):
 
   @parameterized.named_parameters(
       ("same_phase_keeps_the_human_reason", ("compile", "why, in a human's words"),
-       Expected("compile", "why, in a human's words"), None),
+       ExpectedFailure(Phase.COMPILE, "why, in a human's words"), None),
       ("untyped_gets_the_phase_and_keeps_the_reason", "why, in a human's words",
-       Expected("compile", "why, in a human's words"), "phase set erf_test.py on iree_vmla: "
+       ExpectedFailure(Phase.COMPILE, "why, in a human's words"),
+       "phase set erf_test.py on iree_vmla: "
        "untyped -> compile"),
       ("another_phase_gets_the_new_first_error", ("mismatch", "it used to miscompute"),
        None, "phase changed erf_test.py on iree_vmla: mismatch -> compile: " + ERF_ERROR),
@@ -183,7 +184,7 @@ class UpdateListsTest(parameterized.TestCase):
     if expected is not None:
       self.assertEqual(got, expected)
     else:
-      self.assertEqual(got.phase, "compile")
+      self.assertIs(got.phase, Phase.COMPILE)
       self.assertStartsWith(got.reason, ERF_ERROR)
     if change is None:
       self.assertNotIn("on iree_vmla", done.stdout)
@@ -201,7 +202,7 @@ class UpdateListsTest(parameterized.TestCase):
     done = self.update(directory)
     self.assertEqual(done.returncode, 0, done.stderr)
     self.assertEqual(self.lists(directory)["iree_vulkan"],
-                     {"double_test.py": Expected("runtime", "not run here")})
+                     {"double_test.py": ExpectedFailure(Phase.RUNTIME, "not run here")})
     self.assertIn("  1 listed cell(s) not in this run, left as they are: "
                   "double_test.py@iree_vulkan", done.stdout.splitlines())
 
@@ -265,8 +266,9 @@ class BadInputTest(absltest.TestCase):
     return path
 
   def update(self, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, SCRIPT, "--update_lists", f"--dirs={self.suite}", *args],
-                          capture_output=True, text=True, env=env(), timeout=120, check=False)
+    return subprocess.run([sys.executable, *TOOL, "--update_lists", f"--dirs={self.suite}",
+                           *args], capture_output=True, text=True, env=env(), timeout=120,
+                          check=False)
 
   def assert_one_line_error(self, done: subprocess.CompletedProcess, message: str) -> None:
     self.assertEqual(done.returncode, 2, done.stdout + done.stderr)

@@ -1,9 +1,10 @@
 """The backend table: the single source of truth for every backend name the library accepts.
 
 Everything else that names backends reads this table: the flags, Bazel (through
-`build_tools/bazel/backends.bzl`, generated from it by `scripts/generate_backends_bzl.py`), the
-coverage script and the benchmark. Adding a backend is one row here plus its list of known e2e
-failures in `e2e/BUILD.bazel` (see README.md, "Adding a backend").
+`build_tools/bazel/backends.bzl`, generated from it by `python -m
+pyiree_tf_support.tools.generate_backends_bzl`), the coverage tool and the benchmark. Adding a
+backend is one row here plus its list of known e2e failures in `e2e/BUILD.bazel` (see README.md,
+"Adding a backend").
 """
 
 import collections

@@ -7,7 +7,7 @@ the public API behaves the same whoever calls it, and a test can set up a class 
 """
 
 import dataclasses
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Optional, Tuple
 
 from pyiree_tf_support.core.phases import Phase
 
@@ -21,18 +21,7 @@ class RunSettings:
   artifacts_dir: Optional[str] = None  # None: artifacts.default_root().
   compile_jobs: Optional[int] = None  # None: one per core.
   compile_cache_dir: Optional[str] = None  # None: no compile cache.
-  # --xfail_backends: (backend as named, its expected phase or None for any phase).
+  # --xfail_backends: (backend as named, its expected phase or None for any phase); what it
+  # means is expected_failures' (reporting/expected_failures/xfail_flag.py).
   xfail_backends: Tuple[Tuple[str, Optional[Phase]], ...] = ()
   keep_saved_model: bool = False
-
-  def xfail_entries(self) -> Dict[str, Optional[Phase]]:
-    return dict(self.xfail_backends)
-
-  def listed_xfail(self, names: Sequence[str]) -> bool:
-    """Whether --xfail_backends names a backend known by any of `names`."""
-    return any(name in self.xfail_entries() for name in names)
-
-  def xfail_phase(self, names: Sequence[str]) -> Optional[Phase]:
-    """The phase --xfail_backends gives the first of `names` listed with one (None: any)."""
-    entries = self.xfail_entries()
-    return next((entries[n] for n in names if entries.get(n) is not None), None)

@@ -1,14 +1,15 @@
 """Expected failures under the pytest plugin, judged per (class, backend) as Bazel's failing suite
-judges a file: a listed backend's failing items are xfails; at its last item of the class, passing
-every item is an XPASS and failing first in another phase than listed a wrong-phase failure, both
-decided by `verdicts.check_expected_failure` as tearDownClass decides them outside pytest."""
+judges a file: a listed backend's items whose traces failed there are xfails; at its last item of
+the class, `expected_failures.judge` gives the class's verdict on the backend, as tearDownClass
+does outside pytest (XPASS and WRONG PHASE fail that item, XFAIL logs its line)."""
 
-from typing import Dict, Optional, Sequence, Set
+from typing import Dict, Optional, Sequence
 
 from absl import logging
 
 from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.reporting import verdicts
+from pyiree_tf_support.reporting.expected_failures import Verdict
 
 
 class ListedBackends:
@@ -17,24 +18,20 @@ class ListedBackends:
   def __init__(self, class_name: str, items_per_backend: Dict[str, int]):
     self._class_name = class_name
     self._items_left = dict(items_per_backend)
-    self._failed_on: Set[str] = set()
 
-  def finish_item(self, backend: str, failed: bool, expected: expected_failures.ExpectedFailure,
+  def finish_item(self, backend: str, expected: expected_failures.ExpectedFailure,
                   outcomes: Sequence[verdicts.Outcome]) -> Optional[str]:
-    """Counts one finished item of `backend`; at its last one, what fails that item (None: it
-    stands): an XPASS or a failure in another phase than listed. `outcomes`: the class's raw
-    outcomes so far. A failure as listed is logged in one line, as tearDownClass does."""
-    if failed:
-      self._failed_on.add(backend)
+    """Counts one finished item of `backend`; at its last one, the class's verdict there: the
+    error that fails that item (XPASS, WRONG PHASE), or None. `outcomes`: the class's raw outcomes
+    so far. A failure as listed is logged in one line, as tearDownClass does."""
     self._items_left[backend] = self._items_left.get(backend, 1) - 1
     if self._items_left[backend] > 0:
       return None
-    if backend not in self._failed_on:
-      return (f"[XPASS(strict)] {expected.reason}\n{backend} is listed as failing for "
-              f"{self._class_name}, but every one of its tests passed there")
-    check = verdicts.check_expected_failure(backend, expected.phase, outcomes)
-    if check.wrong_phase:
-      return f"{check.message(self._class_name)}\nlisted reason: {expected.reason}"
-    if check.observed is not None:
-      logging.info("%s", check.message(self._class_name))
+    judged = expected_failures.judge(backend, expected, outcomes)
+    if judged.verdict is Verdict.XPASS:  # pytest's own words for a strict xfail that passed.
+      return f"[XPASS(strict)] {expected.reason}\n{judged.message(self._class_name)}"
+    if judged.verdict is Verdict.WRONG_PHASE:
+      return f"{judged.message(self._class_name)}\nlisted reason: {expected.reason}"
+    if judged.verdict is Verdict.XFAIL:
+      logging.info("%s", judged.message(self._class_name))
     return None

@@ -1,5 +1,5 @@
 """What `TracedModuleTestCase.setUpClass` does, as named steps that return immutable records,
-and the per-class decisions made once from the recorded outcomes (XPASS, wrong phase, XFAIL).
+and which targets --xfail_backends lists, judged once per class by `expected_failures`.
 
 plan_backends -> claim_artifacts_dir -> pre_import -> compile_backends -> ClassSetup
 
@@ -15,12 +15,12 @@ from absl import logging
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
-from pyiree_tf_support.core import phases
-from pyiree_tf_support.reporting import verdicts
+from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support import tf_utils
 from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.importing.method_imports import MethodImports
+from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
 from pyiree_tf_support.reporting.verdicts import Outcome, Status
 from pyiree_tf_support.tf_utils import BackendInfo
 
@@ -195,36 +195,22 @@ def set_up_class(module_class, exported_names: Sequence[str], settings: RunSetti
                     imported.iree_input, imported.method_imports)
 
 
-def expected_to_fail(info: BackendInfo, settings: RunSettings) -> bool:
-  """Whether --xfail_backends names this backend (by artifact, typed or canonical name)."""
-  return settings.listed_xfail(info.names())
+def listed(info: BackendInfo, settings: RunSettings) -> Optional[ExpectedFailure]:
+  """How --xfail_backends lists this backend (by artifact, typed or canonical name); None: not."""
+  return expected_failures.listed_by_flag(settings.xfail_backends, info.names())
 
 
-def expected_phase(info: BackendInfo, settings: RunSettings) -> Optional[phases.Phase]:
-  """The phase --xfail_backends gives this backend (None: not listed, or any phase)."""
-  return settings.xfail_phase(info.names())
-
-
-def expected_failure_checks(setup: ClassSetup, outcomes: Sequence[Outcome],
-                            settings: RunSettings) -> List[verdicts.ExpectedFailureCheck]:
-  """One check per target listed by --xfail_backends that failed something in `outcomes`."""
-  listed = {s.info.name: expected_phase(s.info, settings)
-            for s in setup.targets if expected_to_fail(s.info, settings)}
-  checks = [verdicts.check_expected_failure(name, phase, outcomes)
-            for name, phase in listed.items()]
-  return [c for c in checks if c.observed is not None]
-
-
-def unexpected_passes(setup: ClassSetup, outcomes: Sequence[Outcome],
-                      settings: RunSettings) -> List[str]:
-  """Backends listed as expected to fail that compiled and failed none of `outcomes` (XPASS).
-
-  `outcomes` are every compared trace's outcomes as evaluated, before XFAIL was applied.
-  """
-  failed = {o.backend for o in outcomes if o.status.failed}
-  return [s.info.name for s in setup.targets
-          if expected_to_fail(s.info, settings) and s.status is Status.PASS
-          and s.info.name not in failed]
+def class_verdicts(setup: ClassSetup, outcomes: Sequence[Outcome],
+                   settings: RunSettings) -> List[expected_failures.ClassVerdict]:
+  """The verdict of every target --xfail_backends lists, over the class's raw `outcomes` (every
+  compared trace's, before XFAIL was applied); a target skipped at set-up counts as skipped."""
+  judged = []
+  for s in setup.targets:
+    expected = listed(s.info, settings)
+    if expected is not None:
+      skipped = [Outcome(s.info.name, s.status, s.detail)] if s.status is Status.SKIPPED else []
+      judged.append(expected_failures.judge(s.info.name, expected, skipped + list(outcomes)))
+  return judged
 
 
 class TraceNames:

@@ -1,10 +1,9 @@
 """Per-backend outcomes of one compared trace, and the one report format built from them.
 
 PASS, MISMATCH, IMPORT ERROR, COMPILE ERROR, RUNTIME ERROR and SKIPPED describe what happened; each
-failure has its phase (`phases.Phase`) and a one-line first error. A backend listed as expected to
-fail turns a failure into XFAIL (the test passes) and is held to it: a backend expected to fail that
-fails nothing is an XPASS, and one failing in another phase than listed a wrong-phase error, both
-reported as errors so the list stays honest.
+failure has its phase (`phases.Phase`) and a one-line first error. A failure of a backend listed as
+expected to fail is shown as XFAIL; how a listed backend is held to its list over a whole class
+(XPASS, wrong phase) is `expected_failures`'.
 """
 
 import dataclasses
@@ -131,51 +130,3 @@ def format_report(function_name: str, reference: str, outcomes: Sequence[Outcome
     headline = (f"Trace '{function_name}' compared with the reference '{reference}': "
                 + ", ".join(parts or ["no target backends"]) + ".")
   return headline + "\n" + "\n".join(format_outcome(o) for o in outcomes)
-
-
-def xpass_message(test_class: str, backends: Sequence[str]) -> str:
-  return (f"XPASS: {test_class} passed every trace on {', '.join(backends)}, which "
-          f"{'is' if len(backends) == 1 else 'are'} listed as expected to fail; remove "
-          f"{'it' if len(backends) == 1 else 'them'} from the failing list (--xfail_backends).")
-
-
-def wrong_phase_message(test_class: str, backend: str, listed: phases.Phase,
-                        observed: Outcome) -> str:
-  return (f"WRONG PHASE: {test_class} on {backend} is listed as expected to fail in phase "
-          f"'{listed.value}' but failed first in phase '{observed.phase.value}': "
-          f"{observed.first_error}; update its expected-failure phase (FAILING in BUILD.bazel, "
-          f"or --xfail_backends={backend}:{observed.phase.value}).")
-
-
-def xfail_line(backend: str, observed: Outcome) -> str:
-  """The one line logged per class for a backend that failed as listed."""
-  return f"XFAIL {backend} ({observed.phase.value}): {observed.first_error}"
-
-
-@dataclasses.dataclass(frozen=True)
-class ExpectedFailureCheck:
-  """One listed backend's verdict over a whole class: `observed` is its earliest-phase failure
-  (None: it failed nothing, an XPASS); `wrong_phase` whether that phase is not the listed one."""
-  backend: str
-  listed: Optional[phases.Phase]
-  observed: Optional[Outcome]
-
-  @property
-  def wrong_phase(self) -> bool:
-    return (self.listed is not None and self.observed is not None
-            and self.observed.phase is not self.listed)
-
-  def message(self, test_class: str) -> str:
-    """The line to fail (wrong phase) or to log (failed as listed) with; "" for an XPASS."""
-    if self.observed is None:
-      return ""
-    if self.wrong_phase:
-      return wrong_phase_message(test_class, self.backend, self.listed, self.observed)
-    return xfail_line(self.backend, self.observed)
-
-
-def check_expected_failure(backend: str, listed: Optional[phases.Phase],
-                           outcomes: Sequence[Outcome]) -> ExpectedFailureCheck:
-  """Decides once, from every raw outcome of `backend` in a class, how its listing held."""
-  return ExpectedFailureCheck(backend, listed, earliest_failure(
-      [o for o in outcomes if o.backend == backend]))

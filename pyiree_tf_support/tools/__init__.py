@@ -1,0 +1,22 @@
+"""The maintainers' tools, each run as `python -m pyiree_tf_support.tools.<tool>` from a source
+checkout of the repository (an editable install: the tools that read or write e2e/, docs/ or
+build_tools/ find the repository from this package's location, `source_tree`):
+
+- `update_e2e_coverage`: docs/e2e_coverage.md (and .html) from a Bazel run of the e2e suites;
+  with `--update_lists`, the FAILING lists of e2e/ and e2e/keras/ rewritten from a real run
+  (`update_lists`: the command, `list_updates`: its rules); with a BUILD_DIR, the 2020 table.
+- `check_suite_verdicts`: whether a `pytest e2e/` JUnit XML (and a Bazel run) reached the
+  verdicts the FAILING lists expect.
+- `make_repros`: e2e/repros/, a standalone reproduction of every listed IREE failure, from a
+  run's artifacts (`repro_layout`: where each is kept and the backends' indexes,
+  `repro_templates`: the files' text, `repro_values`: inputs, outputs and the driver module);
+  `--check` runs them all.
+- `generate_backends_bzl`: build_tools/bazel/backends.bzl from the backend table.
+- `e2e_lists`: the e2e suites as data (backends, lists, files, Bazel test names) for the others.
+- `source_tree`: where the repository is, and the one-line error when there is none.
+
+The FAILING lists are read and rewritten by `reporting.expected_failures`, report.json files read
+by `reporting.run_results`: the tools import them, as the library does.
+
+Import rule: the top layer; nothing in the package imports it.
+"""

@@ -1,0 +1,246 @@
+"""The data of a standalone reproduction: the failing call's inputs and expected outputs as files
+iree-run-module reads, the driver module replaying earlier calls, and the TF-only import script
+with the test file's module source inlined. Used by `make_repros`.
+"""
+
+import ast
+import dataclasses
+import io
+import os
+import re
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.core import signatures as signatures_lib
+from pyiree_tf_support.core import structure
+from pyiree_tf_support.reporting import repro
+from pyiree_tf_support.tools import repro_templates
+
+_THRESHOLD = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
+
+
+# ---------------------------------------------------------------------------------------------
+# The TF-only import script.
+
+def _is_test_class(node: ast.AST) -> bool:
+  return isinstance(node, ast.ClassDef) and any(
+      "compile_module" in ast.unparse(decorator) for decorator in node.decorator_list)
+
+
+def _is_dropped(node: ast.AST) -> bool:
+  """Statements the import script leaves out: our imports, the tests, the main block."""
+  if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pyiree_tf_support"):
+    return True
+  if isinstance(node, ast.Import) and any(a.name.startswith(("pyiree_tf_support", "tensorflow",
+                                                              "numpy")) for a in node.names):
+    return True
+  if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tensorflow"):
+    return True
+  if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+    return True
+  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+    return True  # the docstring
+  return _is_test_class(node)
+
+
+def module_source(source_path: str) -> str:
+  """The test file's text without its tests, main block and imports of numpy/TF/our library."""
+  with open(source_path, encoding="utf-8") as f:
+    text = f.read()
+  lines = text.splitlines()
+  tree = ast.parse(text, source_path)
+  kept = []
+  for node in tree.body:
+    if _is_dropped(node):
+      continue
+    start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+    kept.append("\n".join(lines[start - 1:node.end_lineno]))
+  return "\n\n\n".join(kept) + "\n"
+
+
+def _exported_names(source_path: str, module_class: str) -> Tuple[str, ...]:
+  with open(source_path, encoding="utf-8") as f:
+    tree = ast.parse(f.read(), source_path)
+  for node in ast.walk(tree):
+    if (isinstance(node, ast.Call) and "compile_module" in ast.unparse(node.func) and node.args
+        and isinstance(node.args[0], ast.Name) and node.args[0].id == module_class):
+      for keyword in node.keywords:
+        if keyword.arg == "exported_names":
+          names = ast.literal_eval(keyword.value)
+          return (names,) if isinstance(names, str) else tuple(names)
+  return ()
+
+
+def import_script(source_path: str, module_class: str, pipeline: str, title: str,
+                  keras: bool) -> str:
+  """repro.py for an import failure (TensorFlow only)."""
+  body = module_source(source_path)
+  return repro_templates.IMPORT_SCRIPT.format(
+      title=title, source=os.path.relpath(source_path, os.path.dirname(os.path.dirname(
+          os.path.dirname(source_path)))) if keras else os.path.join("e2e", os.path.basename(
+              source_path)),
+      pipeline=pipeline,
+      env_lines='os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # Keras 2, as the suite runs\n'
+      if keras else "",
+      shim=repro_templates.TF_UTILS_SHIM if "tf_utils." in body else "",
+      module_source=body, exported_names=_exported_names(source_path, module_class),
+      module_class=module_class)
+
+
+# ---------------------------------------------------------------------------------------------
+# Values and the driver module.
+
+def _element_type(dtype: np.dtype) -> str:
+  if dtype == np.bool_:
+    return "i1"
+  return f"{'f' if dtype.kind == 'f' else 'i'}{dtype.itemsize * 8}"
+
+
+def save_value(directory: str, stem: str, array: Any) -> str:
+  """Writes one value; returns the flag value iree-run-module reads it from.
+
+  Floats go to .npy; integers and bools to raw .bin with a signless type (iree-run-module reads
+  numpy's integers as signed si32, which a function taking i32 rejects).
+  """
+  array = np.asarray(array)
+  if array.dtype.kind == "f":
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    with open(os.path.join(directory, stem + ".npy"), "wb") as f:
+      f.write(buffer.getvalue())
+    return f"@{stem}.npy"
+  with open(os.path.join(directory, stem + ".bin"), "wb") as f:
+    f.write(array.tobytes())
+  shape = "x".join(str(d) for d in array.shape)
+  return f"{shape + 'x' if shape else ''}{_element_type(array.dtype)}=@{stem}.bin"
+
+
+_FUNC = re.compile(r"^\s*func\.func @([\w$.]+)\(", re.MULTILINE)  # public: no "private"
+
+
+def _split_types(text: str) -> List[str]:
+  """Top-level comma-separated parts (commas inside <>, (), {} or [] stay)."""
+  parts, depth, current = [], 0, ""
+  for char in text:
+    depth += 1 if char in "<({[" else -1 if char in ">)}]" else 0
+    if char == "," and depth == 0:
+      parts.append(current.strip())
+      current = ""
+    else:
+      current += char
+  if current.strip():
+    parts.append(current.strip())
+  return parts
+
+
+def function_types(iree_input: str) -> Dict[str, Tuple[List[str], List[str]]]:
+  """{public function: (argument types, result types)} of an iree_input.mlir."""
+  types = {}
+  for match in _FUNC.finditer(iree_input):
+    depth, end = 1, match.end()
+    while depth:
+      depth += {"(": 1, ")": -1}.get(iree_input[end], 0)
+      end += 1
+    arguments = iree_input[match.end():end - 1]
+    rest = iree_input[end:iree_input.index("\n", end)]
+    results = rest.split(" attributes ")[0].rstrip(" {").strip()
+    results = results[len("->"):].strip() if results.startswith("->") else ""
+    if results.startswith("(") and results.endswith(")"):
+      results = results[1:-1]
+    argument_types = [re.sub(r"\s*\{.*\}$", "", a.split(":", 1)[1]).strip()
+                      for a in _split_types(arguments)]
+    types[match.group(1)] = (argument_types, _split_types(results))
+  return types
+
+
+def driver_module(module_name: str, calls: Sequence[str], iree_input: str) -> str:
+  """A module calling `calls` (function names, in order) of `module_name`, returning the last's
+  results; the arguments of every call are its arguments, in order."""
+  types = function_types(iree_input)
+  imports = [f"  func.func private @{module_name}.{name}({', '.join(types[name][0])})"
+             + (f" -> ({', '.join(types[name][1])})" if types[name][1] else "")
+             for name in sorted(set(calls))]
+  arguments, lines, returned = [], [], []
+  for index, name in enumerate(calls):
+    argument_types, result_types = types[name]
+    names = [f"%c{index}_{i}" for i in range(len(argument_types))]
+    arguments += [f"{n}: {t}" for n, t in zip(names, argument_types)]
+    results = [f"%r{index}_{i}" for i in range(len(result_types))]
+    signature = f"({', '.join(argument_types)}) -> ({', '.join(result_types)})"
+    prefix = f"{', '.join(results)} = " if results else ""
+    lines.append(f"    {prefix}call @{module_name}.{name}({', '.join(names)}) : {signature}")
+    returned = results
+  last_types = types[calls[-1]][1]
+  return repro_templates.DRIVER.format(
+      module=module_name, imports="\n".join(imports), arguments=", ".join(arguments),
+      results=", ".join(last_types), calls="\n".join(lines),
+      returned=", ".join(returned)).replace("return  : \n", "return\n")
+
+
+_RAISED = re.compile(r"^call (\d+) \((.+?)\) raised")
+
+
+def failing_call(record: Dict[str, Any]) -> Tuple[int, str]:
+  """(index, method) of the backend record's first failing call: its `call`, or for a call that
+  raised (recorded without one) the `call N (method) raised` its detail starts with."""
+  if record.get("call"):
+    return record["call"]["index"], record["call"]["method"]
+  match = _RAISED.match(record.get("detail", ""))
+  if not match:
+    raise ValueError(f"the {record['backend']} record names no failing call: "
+                     f"{record.get('detail', '')[:200]}")
+  return int(match.group(1)), match.group(2)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunPlan:
+  """What repro.sh runs: the function (the module's, or the driver's `repro`) and its flags."""
+  function: str
+  flags: Tuple[str, ...]
+  driver: Optional[str] = None  # driver.mlir text, when earlier calls must run first
+
+
+def _tolerance_flags(expected: Sequence[np.ndarray], backend_names: Sequence[str],
+                     rtol: Optional[float], atol: Optional[float]) -> List[str]:
+  flags, rtols = [], []
+  for name in sorted({value.dtype.name for value in expected}):
+    if name in _THRESHOLD:
+      tolerance = tolerances.DEFAULT_POLICY.for_dtype(signatures_lib.numpy_dtype(name),
+                                                      backend_names, rtol, atol)
+      flags.append(f"--expected_{_THRESHOLD[name]}_threshold={tolerance.atol:g}")
+      rtols.append(tolerance.rtol)
+  return flags + ([f"--expected_rtol={max(rtols):g}"] if rtols else [])
+
+
+def plan_run(module_dir: str, trace_record: Dict[str, Any], record: Dict[str, Any],
+             iree_input: str, out: str) -> RunPlan:
+  """Writes the failing call's inputs (and earlier calls' when the module keeps state) and the
+  reference's outputs into `out`; returns how to run them."""
+  traces_dir = os.path.join(module_dir, "traces")
+  function = trace_record["trace"]
+  ref = trace_io.load_trace(os.path.join(traces_dir, f"{function}__{trace_record['reference']}"))
+  target = trace_io.load_trace(os.path.join(traces_dir, f"{function}__{record['backend']}"))
+  with open(os.path.join(module_dir, "signatures.json"), encoding="utf-8") as f:
+    signatures = signatures_lib.signatures_from_json(f.read())
+  index, _ = failing_call(record)
+  first = 0 if index > 0 and repro.has_state(iree_input) else index
+  flags = []
+  for number in range(first, index + 1):
+    call = ref.calls[number]
+    inputs = signatures[call.method].flatten_inputs(ref.module_name, call.inputs, call.kwargs)
+    flags += [f"--input={save_value(out, f'call{number}_input{i}', value)}"
+              for i, value in enumerate(inputs)]
+  expected = [np.asarray(v) for v in structure.flatten(ref.calls[index].outputs, drop_none=True)]
+  flags += [f"--expected_output={save_value(out, f'expected_output{i}', value)}"
+            for i, value in enumerate(expected)]
+  call = target.calls[index] if index < len(target.calls) else ref.calls[index]
+  flags += _tolerance_flags(expected, target.backend_names, call.given_rtol, call.given_atol)
+  if first == index:
+    return RunPlan(ref.calls[index].method, tuple(flags))
+  methods = [ref.calls[n].method for n in range(first, index + 1)]
+  named = re.search(r"^module @([\w.$-]+)", iree_input, re.MULTILINE)  # the VM module's name
+  return RunPlan("repro", tuple(flags),
+                 driver_module(named.group(1) if named else "module", methods, iree_input))

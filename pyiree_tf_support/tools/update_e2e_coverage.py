@@ -1,0 +1,321 @@
+"""Writes the e2e coverage table (Markdown and HTML) from a real Bazel run of the e2e suites.
+
+  .venv/bin/python -m pyiree_tf_support.tools.update_e2e_coverage [--run] [--output_dir=docs]
+  .venv/bin/python -m pyiree_tf_support.tools.update_e2e_coverage BUILD_DIR   # the 2020 interface
+
+One row per e2e file, one column per backend: pass, fail (expected: listed in e2e/BUILD.bazel with
+its reason), skip (no device), and the two states that mean the lists are wrong: FAIL (unexpected)
+and XPASS (listed as failing but passed). With --run it first runs
+`bazel test //e2e:e2e_tests //e2e:e2e_tests_failing --keep_going`; otherwise it reads the results
+of the last run from bazel-testlogs. The columns are the backends of the table
+(pyiree_tf_support/core/backends.py).
+
+Given a positional BUILD_DIR (which must exist), it writes instead what IREE's 2020 script wrote:
+`<BUILD_DIR>/doc/tf_e2e_coverage.md`, titled "TensorFlow End to End Coverage", one table per suite
+(a row per test file, a column per backend, ✓ where the file is in the suite that is expected to
+pass, ✗ where it is only in `<suite>_failing`), read from the suites with `bazel query`.
+
+With --update_lists it rewrites instead the FAILING lists of e2e/BUILD.bazel and
+e2e/keras/BUILD.bazel (--dirs) from a real run (list_updates says the rules): the last Bazel run
+(bazel-testlogs, or --testlogs=DIR), or with --artifacts_dir=DIR the artifacts of a pytest / python
+run. It prints what was added, removed or changed phase, and which listed cells the run did not
+hold.
+"""
+
+import argparse
+import html
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.reporting import run_results
+from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
+from pyiree_tf_support.tools import e2e_lists
+from pyiree_tf_support.tools import source_tree
+from pyiree_tf_support.tools import update_lists
+
+TOOL = "python -m pyiree_tf_support.tools.update_e2e_coverage"
+BACKENDS = e2e_lists.e2e_backends()
+PASS, XFAIL, SKIP, FAIL, XPASS, NOT_RUN = "pass", "fail (expected)", "skip", "FAIL", "XPASS", "not run"
+
+
+def testlogs_dir() -> str:
+  out = subprocess.run(["bazel", "info", "bazel-testlogs"], cwd=e2e_lists.ROOT, check=True,
+                       capture_output=True, text=True).stdout
+  return out.strip()
+
+
+def run_suites() -> int:
+  return subprocess.run(["bazel", "test", "//e2e:e2e_tests", "//e2e:e2e_tests_failing",
+                         "--keep_going"], cwd=e2e_lists.ROOT, check=False).returncode
+
+
+def _result(test_dir: str) -> Tuple[Optional[str], str]:
+  """(passed / failed / skipped / None when missing, the failure text) of one Bazel test."""
+  xml_path = os.path.join(test_dir, "test.xml")
+  if not os.path.exists(xml_path):
+    return None, ""
+  root = ElementTree.parse(xml_path).getroot()
+  cases = [c for c in root.iter("testcase") if c.get("name") != "test_session"]
+  problems = [e for c in cases for e in c if e.tag in ("failure", "error")]
+  suite_errors = sum(int(s.get("errors", 0)) + int(s.get("failures", 0))
+                     for s in root.iter("testsuite"))
+  log = ""
+  if os.path.exists(os.path.join(test_dir, "test.log")):
+    with open(os.path.join(test_dir, "test.log"), errors="replace") as f:
+      log = f.read()
+  if problems or suite_errors or "FAILED (" in log:
+    return "failed", log
+  skipped = [c for c in cases if c.get("result") in ("skipped", "suppressed")
+             or c.get("status") == "notrun" or c.find("skipped") is not None]
+  if not cases or len(skipped) == len(cases):
+    return "skipped", log
+  return "passed", log
+
+
+def _run_cells(testlogs: str) -> Dict[Tuple[str, str], run_results.Cell]:
+  """{(file, backend): cell} of the run's report.json files; {} when they cannot be read."""
+  e2e_dir = os.path.join(e2e_lists.ROOT, "e2e")
+  try:
+    run = run_results.from_bazel_testlogs(testlogs, [e2e_dir])
+  except run_results.RunError:
+    return {}
+  return {(name, backend): cell for (_, name, backend), cell in run.cells.items()}
+
+
+def short(reason: str, width: int = 60) -> str:
+  """A reason cut to `width` characters at a word boundary, for a table cell."""
+  if len(reason) <= width:
+    return reason
+  return reason[:width].rsplit(" ", 1)[0].rstrip(" ,;:(") + " …"
+
+
+def _listed_text(expected: ExpectedFailure, cell: Optional[run_results.Cell]) -> str:
+  """'phase: reason' of a listed failure; an untyped entry shows the phase the run failed in."""
+  phase = expected.phase or (cell.phase if cell is not None and cell.phase else None)
+  return f"{phase.value if phase else 'phase not listed'}: {expected.reason}"
+
+
+def collect(testlogs: str) -> Dict[str, Dict[str, Tuple[str, str]]]:
+  """{file: {backend: (status, note)}} from the Bazel results and the BUILD lists; a failing
+  cell's note starts with its phase (as listed, or as the run's report.json says)."""
+  failing = e2e_lists.failing_by_backend()
+  ran = _run_cells(testlogs)
+  table: Dict[str, Dict[str, Tuple[str, str]]] = {}
+  for src in e2e_lists.e2e_files():
+    row = {}
+    for backend in BACKENDS:
+      expected = failing.get(backend, {}).get(src)
+      cell = ran.get((src, backend))
+      suite = "e2e_tests_failing" if expected is not None else "e2e_tests"
+      result, log = _result(os.path.join(testlogs, "e2e", e2e_lists.test_name(suite, src, backend)))
+      if result is None:
+        row[backend] = (NOT_RUN, "")
+      elif result == "skipped":
+        row[backend] = (SKIP, "")
+      elif expected is not None:
+        if "XPASS:" in log:
+          row[backend] = (XPASS, "listed as failing but passed")
+        elif result == "passed":
+          row[backend] = (XFAIL, _listed_text(expected, cell))
+        elif cell is not None and cell.phase is not None:
+          row[backend] = (FAIL, f"{cell.phase.value}: {cell.first_error} (listed as "
+                                f"{_listed_text(expected, None)})")
+        else:
+          row[backend] = (FAIL, "the expected failure changed")
+      elif result == "passed":
+        row[backend] = (PASS, "")
+      else:
+        row[backend] = (FAIL, f"{cell.phase.value}: {cell.first_error}" if cell and cell.phase
+                        else "unexpected failure")
+    table[src] = row
+  return table
+
+
+def _cell_text(status: str, note: str) -> str:
+  """A failing cell: its state, phase and the reason cut short."""
+  return f"{status}: {short(note)}" if note and status in (XFAIL, FAIL) else status
+
+
+def totals(table) -> Dict[str, Dict[str, int]]:
+  counts = {b: {} for b in BACKENDS}
+  for row in table.values():
+    for backend, (status, _) in row.items():
+      counts[backend][status] = counts[backend].get(status, 0) + 1
+  return counts
+
+
+def _total_text(count: Dict[str, int]) -> str:
+  return ", ".join(f"{n} {status}" for status, n in sorted(count.items()))
+
+
+def _passing_text(count: Dict[str, int]) -> str:
+  return f"{count.get(PASS, 0)} of {sum(count.values())} files pass"
+
+
+def markdown(table) -> str:
+  lines = ["# e2e coverage", "",
+           f"Generated by `{TOOL}` from a Bazel run of `//e2e:e2e_tests` and "
+           "`//e2e:e2e_tests_failing`; the expected failures, their phases (import, compile, "
+           "runtime, mismatch) and reasons are `FAILING` in `e2e/BUILD.bazel`. A failing cell "
+           "shows its phase and its reason cut short; the whole reason is under Reasons.", "",
+           "| file | " + " | ".join(BACKENDS) + " |", "|---|" + "---|" * len(BACKENDS)]
+  notes: List[str] = []
+  for src, row in table.items():
+    cells = []
+    for backend in BACKENDS:
+      status, note = row[backend]
+      if note and status != PASS:
+        notes.append(f"{len(notes) + 1}. `{src}` on `{backend}`: {note}")
+        cells.append(f"{_cell_text(status, note)} [{len(notes)}]".replace("|", "\\|"))
+      else:
+        cells.append(status)
+    lines.append(f"| `{src}` | " + " | ".join(cells) + " |")
+  count = totals(table)
+  lines.append("| **passing** | " + " | ".join(_passing_text(count[b]) for b in BACKENDS) + " |")
+  lines.append("| **total** | " + " | ".join(_total_text(count[b]) for b in BACKENDS) + " |")
+  if notes:
+    lines += ["", "## Reasons (phase: reason)", ""] + notes
+  return "\n".join(lines) + "\n"
+
+
+def html_page(table) -> str:
+  colors = {PASS: "#c8f7c5", XFAIL: "#fde2a7", SKIP: "#e0e0e0", FAIL: "#f7a1a1", XPASS: "#f7a1a1",
+            NOT_RUN: "#ffffff"}
+  head = "".join(f"<th>{html.escape(b)}</th>" for b in BACKENDS)
+  rows = []
+  for src, row in table.items():
+    cells = "".join(
+        f'<td style="background:{colors[s]}" title="{html.escape(note)}">'
+        f'{html.escape(_cell_text(s, note))}</td>'
+        for s, note in (row[b] for b in BACKENDS))
+    rows.append(f"<tr><td><code>{html.escape(src)}</code></td>{cells}</tr>")
+  count = totals(table)
+  rows.append("<tr><th>passing</th>" + "".join(
+      f"<td>{html.escape(_passing_text(count[b]))}</td>" for b in BACKENDS) + "</tr>")
+  rows.append("<tr><th>total</th>" + "".join(
+      f"<td>{html.escape(_total_text(count[b]))}</td>" for b in BACKENDS) + "</tr>")
+  return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>e2e coverage</title>"
+          "<style>td,th{border:1px solid #999;padding:3px 8px}table{border-collapse:collapse}"
+          "</style></head><body><h1>e2e coverage</h1><p>Hover a cell for its whole reason.</p>"
+          f"<table><tr><th>file</th>{head}</tr>{''.join(rows)}</table></body></html>\n")
+
+
+# The 2020 layout: suites (those that exist are shown), their headings, the success/failure cells.
+SUITES_2020 = {"//e2e:e2e_tests": "End to end TensorFlow tests"}
+SUCCESS_2020 = '<span class="success-table-element">✓</span>'
+FAILURE_2020 = '<span class="failure-table-element">✗</span>'
+
+
+def _bazel_query(expression: str) -> List[str]:
+  done = subprocess.run(["bazel", "query", expression], cwd=e2e_lists.ROOT, check=False,
+                        capture_output=True, text=True)
+  if done.returncode != 0:
+    raise RuntimeError(f"bazel query '{expression}' failed: {done.stderr.strip()[-500:]}")
+  return [line for line in done.stdout.splitlines() if line.startswith("//")]
+
+
+def _suite_rows(suite: str, existing: List[str]) -> Dict[str, Tuple[bool, ...]]:
+  """{row: (expected to pass on backend, ...)} from the names of the suite's and its _failing's tests."""
+  passing: Dict[str, set] = {}
+  for member, passes in ((suite, True), (suite + "_failing", False)):
+    if member not in existing:
+      continue
+    prefix = member.split(":")[1] + "_"
+    for label in _bazel_query(f"tests({member})"):
+      name = label.split(":")[1]
+      row, _, backend = name[len(prefix):].partition(f"__{e2e_lists.REFERENCE_BACKEND}__")
+      if not backend:
+        continue  # not an iree_e2e_test_suite test (no __<reference>__ in its name)
+      backends_passing = passing.setdefault(row, set())
+      if passes:
+        backends_passing.add(backend)
+  return {row: tuple(b in ok for b in BACKENDS) for row, ok in sorted(passing.items())}
+
+
+def _column_title(backend: str) -> str:
+  spec = backends.lookup(backend)
+  return spec.compiler_targets[0] if spec.is_iree else "tensorflow"
+
+
+def markdown_2020() -> str:
+  """tf_e2e_coverage.md as the 2020 script laid it out."""
+  titles = [_column_title(b) for b in BACKENDS]
+  text = ["# TensorFlow End to End Coverage",
+          f"There are {len(titles) - 1} IREE backends here:", ""]
+  text += [f"- {title}" for title in titles[1:]]
+  text += ["", "The table shows the supported TensorFlow functions and models on each backend.",
+           f"It is auto-generated from the e2e test suites by `{TOOL}`.", ""]
+  sections = []
+  for suite, header in SUITES_2020.items():
+    package = suite.split(":")[0]
+    existing = _bazel_query(f"kind(test_suite, {package}:all)")
+    if suite not in existing:
+      continue
+    rows = [["target"] + titles, [":-:"] * (len(titles) + 1)]
+    for row, passes in _suite_rows(suite, existing).items():
+      rows.append([f"[{row}]({package.lstrip('/')}/{row}.py)"]
+                  + [SUCCESS_2020 if ok else FAILURE_2020 for ok in passes])
+    sections += [f"## {header}", "\n".join(" | ".join(cells) for cells in rows)]
+  return "\n".join(text) + "\n" + "\n\n".join(sections) + "\n"
+
+
+def write_2020(build_dir: str) -> str:
+  path = os.path.join(build_dir, "doc", "tf_e2e_coverage.md")
+  os.makedirs(os.path.dirname(path), exist_ok=True)
+  with open(path, "w", encoding="utf-8") as f:
+    f.write(markdown_2020())
+  return path
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+  parser = argparse.ArgumentParser(prog=TOOL, description=__doc__.splitlines()[0])
+  parser.add_argument("build_dir", nargs="?", metavar="BUILD_DIR",
+                      help="2020 interface: write BUILD_DIR/doc/tf_e2e_coverage.md")
+  parser.add_argument("--run", action="store_true", help="run the Bazel e2e suites first")
+  parser.add_argument("--output_dir", default=os.path.join(e2e_lists.ROOT, "docs"))
+  parser.add_argument("--update_lists", action="store_true",
+                      help="rewrite the FAILING lists of --dirs from a run instead of the table")
+  parser.add_argument("--testlogs", help="bazel-testlogs of the run (default: the workspace's)")
+  parser.add_argument("--artifacts_dir",
+                      help="the --artifacts_dir of a pytest / python run (--update_lists)")
+  parser.add_argument("--dirs", default="e2e,e2e/keras",
+                      help="comma-separated test dirs whose BUILD.bazel lists to update")
+  parser.add_argument("--dry_run", action="store_true",
+                      help="with --update_lists: print the changes, write nothing")
+  args = parser.parse_args(argv)
+  source_tree.checkout_root(TOOL)
+  if args.update_lists:
+    if args.run:
+      run_suites()
+    return update_lists.update([os.path.join(e2e_lists.ROOT, d) for d in args.dirs.split(",")],
+                               args.testlogs or os.path.join(e2e_lists.ROOT, "bazel-testlogs"),
+                               args.artifacts_dir, args.dry_run)
+  if args.build_dir is not None:
+    if not os.path.isdir(args.build_dir):
+      parser.error(f"BUILD_DIR {args.build_dir!r} is not an existing directory")
+    print(f"wrote {write_2020(args.build_dir)}")
+    return 0
+  if args.run:
+    run_suites()
+  table = collect(args.testlogs or testlogs_dir())
+  os.makedirs(args.output_dir, exist_ok=True)
+  with open(os.path.join(args.output_dir, "e2e_coverage.md"), "w") as f:
+    f.write(markdown(table))
+  with open(os.path.join(args.output_dir, "e2e_coverage.html"), "w") as f:
+    f.write(html_page(table))
+  count = totals(table)
+  print("\n".join(f"{b}: {_total_text(count[b])}" for b in BACKENDS))
+  wrong = [(src, b) for src, row in table.items() for b, (s, _) in row.items()
+           if s in (FAIL, XPASS, NOT_RUN)]
+  if wrong:
+    print(f"{len(wrong)} cells disagree with e2e/BUILD.bazel or did not run: "
+          + ", ".join(f"{src}@{b}" for src, b in wrong[:20]), file=sys.stderr)
+  return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
