@@ -15,6 +15,7 @@ import unittest
 
 from absl.testing import absltest
 from absl.testing import flagsaver
+import ml_dtypes
 import numpy as np
 import tensorflow as tf
 
@@ -42,6 +43,17 @@ class AccumulatorModule(tf.Module):
   @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
   def double(self, x):
     return 2.0 * x
+
+
+class IntegerModule(tf.Module):
+
+  @tf.function(input_signature=[tf.TensorSpec([2], tf.int32)])
+  def plus_one(self, x):
+    return x + 1
+
+  @tf.function(input_signature=[tf.TensorSpec([1], tf.int64)])
+  def twice(self, x):
+    return x * 2
 
 
 def run_case(test_class) -> unittest.TestResult:
@@ -81,10 +93,11 @@ class CaseTest(absltest.TestCase):
     self.root = tempfile.mkdtemp()
     self.module_dir = os.path.join(self.root, "AccumulatorModule")
 
-  def run_on(self, tests, backends=("iree_vmla", "iree_llvmjit"), **flag_values):
+  def run_on(self, tests, backends=("iree_vmla", "iree_llvmjit"), module_class=AccumulatorModule,
+             **flag_values):
     with flagsaver.flagsaver(target_backends=list(backends), artifacts_dir=self.root,
                              **flag_values):
-      return run_case(make_case(tests))
+      return run_case(make_case(tests, module_class))
 
 
 class NoneAndLossyInputsTest(CaseTest):
@@ -99,6 +112,27 @@ class NoneAndLossyInputsTest(CaseTest):
     self.assertFalse(result.wasSuccessful())
     self.assertIn("call 0 (double) raised InputCastError: AccumulatorModule.double() input 0 "
                   "('x') contains None", messages(result))
+
+  def test_bfloat16_nan_into_an_int32_input_fails_instead_of_passing_as_int_min(self):
+
+    def bfloat16_nan(module):
+      module.plus_one(np.array([np.nan, 1e10], ml_dtypes.bfloat16))
+
+    result = self.run_on({"test_bfloat16": bfloat16_nan}, module_class=IntegerModule)
+    self.assertFalse(result.wasSuccessful())
+    self.assertIn("call 0 (plus_one) raised InputCastError: IntegerModule.plus_one() input 0 "
+                  "('x') contains NaN or infinity, which int32 cannot hold.", messages(result))
+
+  def test_a_datetime64_into_an_int64_input_fails_instead_of_passing_days_since_1970(self):
+
+    def date(module):
+      module.twice(np.array(["2020-01-02"], "datetime64[D]"))
+
+    result = self.run_on({"test_date": date}, module_class=IntegerModule)
+    self.assertFalse(result.wasSuccessful())
+    self.assertIn("call 0 (twice) raised InputCastError: IntegerModule.twice() input 0 ('x') is "
+                  "datetime64[D] data (dates or durations), which cannot become int64",
+                  messages(result))
 
 
 class TraceArtifactsTest(CaseTest):
