@@ -56,6 +56,13 @@ class IntegerModule(tf.Module):
     return x * 2
 
 
+class Bfloat16Module(tf.Module):
+
+  @tf.function(input_signature=[tf.TensorSpec([4], tf.bfloat16)])
+  def double(self, x):
+    return x + x
+
+
 def run_case(test_class) -> unittest.TestResult:
   suite = unittest.defaultTestLoader.loadTestsFromTestCase(test_class)
   return unittest.TextTestRunner(stream=io.StringIO(), verbosity=0).run(suite)
@@ -133,6 +140,19 @@ class NoneAndLossyInputsTest(CaseTest):
     self.assertIn("call 0 (twice) raised InputCastError: IntegerModule.twice() input 0 ('x') is "
                   "datetime64[D] data (dates or durations), which cannot become int64",
                   messages(result))
+
+
+class Bfloat16InWorkerTest(CaseTest):
+  """Guarantee: a bfloat16 call reaches a worker process (it was refused, a RUNTIME ERROR)."""
+
+  def test_a_bfloat16_trace_passes_with_run_in_worker(self):
+
+    def double(module):
+      module.double(np.array([1, 2.5, -3, 4], ml_dtypes.bfloat16))
+
+    result = self.run_on({"test_double": double}, backends=["iree_llvmjit"],
+                         module_class=Bfloat16Module, run_in_worker=True)
+    self.assertTrue(result.wasSuccessful(), messages(result))
 
 
 class TraceArtifactsTest(CaseTest):
