@@ -21,6 +21,8 @@ import shutil
 import tempfile
 from typing import Iterable, Optional, Set, Tuple, Union
 
+from pyiree_tf_support import faults
+
 _UNSAFE = re.compile(r"[^0-9a-zA-Z_.-]")
 
 
@@ -38,7 +40,7 @@ def safe_name(name: str) -> str:
   return f"{cleaned[:MAX_NAME - 14]}__{digest}"
 
 
-class ArtifactsDirError(OSError):
+class ArtifactsDirError(faults.OwnFault, OSError):
   """The artifacts directory cannot be used; the message names the path and why."""
 
 
@@ -119,15 +121,16 @@ def claim_module_dir(root: str, module_name: str, identity: str) -> str:
   _make_dir(path, "The module's artifacts dir")
   owner = os.path.join(path, ".owner")
   if not os.path.exists(owner):
-    fd, tmp = create_temp_file(path, ".tmp-owner-")
-    with os.fdopen(fd, "w") as f:
-      f.write(identity)
-    try:
-      os.link(tmp, owner)  # atomic, and fails if another process claimed it first.
-    except FileExistsError:
-      pass
-    finally:
-      os.remove(tmp)
+    with faults.writing(owner):
+      fd, tmp = create_temp_file(path, ".tmp-owner-")
+      with os.fdopen(fd, "w") as f:
+        f.write(identity)
+      try:
+        os.link(tmp, owner)  # atomic, and fails if another process claimed it first.
+      except FileExistsError:
+        pass
+      finally:
+        os.remove(tmp)
   with open(owner) as f:
     if f.read() == identity:
       return path
@@ -169,17 +172,20 @@ def shell_cd(directory: str) -> str:
 
 
 def _write(path: str, data: Union[str, bytes]) -> None:
+  """Writes atomically; a failure (disk full, read-only) is the ArtifactWriteError of `path`,
+  and the file it replaces stays as it was."""
   directory = os.path.dirname(path) or "."
-  os.makedirs(directory, exist_ok=True)
-  fd, tmp = create_temp_file(directory, ".tmp-" + os.path.basename(path) + "-")
-  try:
-    with os.fdopen(fd, "wb") as f:
-      f.write(data.encode("utf-8") if isinstance(data, str) else data)
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.remove(tmp)
-    raise
+  with faults.writing(path):
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = create_temp_file(directory, ".tmp-" + os.path.basename(path) + "-")
+    try:
+      with os.fdopen(fd, "wb") as f:
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+      os.replace(tmp, path)
+    except BaseException:
+      if os.path.exists(tmp):
+        os.remove(tmp)
+      raise
 
 
 def write_text(path: str, text: str) -> None:

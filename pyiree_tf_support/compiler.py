@@ -14,6 +14,7 @@ from iree.compiler import version as iree_compiler_version
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import compile_key
 from pyiree_tf_support import exit_status
+from pyiree_tf_support import faults
 from pyiree_tf_support import mlir_functions
 from pyiree_tf_support.compile_cache import CompileCache
 
@@ -133,11 +134,12 @@ def compile_request(request: CompileRequest, description: str,
     logging.debug("Compile cache miss for %s (%s); compiling.", description, key[:12])
   crash_path = None
   if reproducer_path:
-    os.makedirs(os.path.dirname(reproducer_path) or ".", exist_ok=True)
-    fd, crash_path = tempfile.mkstemp(dir=os.path.dirname(reproducer_path) or ".",
-                                      prefix=".tmp-reproducer-", suffix=".mlir")
-    os.close(fd)
-    os.remove(crash_path)
+    with faults.writing(reproducer_path):
+      os.makedirs(os.path.dirname(reproducer_path) or ".", exist_ok=True)
+      fd, crash_path = tempfile.mkstemp(dir=os.path.dirname(reproducer_path) or ".",
+                                        prefix=".tmp-reproducer-", suffix=".mlir")
+      os.close(fd)
+      os.remove(crash_path)
   try:
     vmfb = iree.compiler.compile_str(
         request.iree_input, target_backends=list(request.targets), input_type=INPUT_TYPE,

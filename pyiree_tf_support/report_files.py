@@ -18,6 +18,7 @@ from absl import logging
 
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import comparison
+from pyiree_tf_support import faults
 from pyiree_tf_support import structure
 from pyiree_tf_support.reporting import Outcome, Status
 
@@ -111,7 +112,9 @@ def trace_record(trace_name: str, reference: str, report: str,
 
 @contextlib.contextmanager
 def _locked(module_dir: str) -> Iterator[None]:
-  fd = os.open(os.path.join(module_dir, ".report.lock"), os.O_RDWR | os.O_CREAT, 0o666)
+  lock = os.path.join(module_dir, ".report.lock")
+  with faults.writing(lock):
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
   try:
     fcntl.flock(fd, fcntl.LOCK_EX)
     yield

@@ -25,6 +25,7 @@ import numpy as np
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import backends
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support import faults
 from pyiree_tf_support import structure
 from pyiree_tf_support import tolerances
 from pyiree_tf_support.signatures import FunctionSignature, numpy_dtype
@@ -202,7 +203,8 @@ def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, ref_call, index: 
                     inputs: Sequence[np.ndarray], vmfb_path: str, driver: str,
                     signature: FunctionSignature,
                     policy: tolerances.TolerancePolicy) -> None:
-  os.makedirs(call_dir, exist_ok=True)
+  with faults.writing(call_dir):
+    os.makedirs(call_dir, exist_ok=True)
   lines = [
       f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
       f"backend '{tar_trace.backend}' alone, from the module's initial state.",

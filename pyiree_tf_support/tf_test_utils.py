@@ -18,6 +18,7 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-posi
 
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support import faults
 from pyiree_tf_support import importer
 from pyiree_tf_support import report_files
 from pyiree_tf_support import reporting
@@ -104,6 +105,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     cls._artifacts_dir = setup.artifacts_dir
     cls._iree_input = setup.iree_input
     cls._outcome_log: List[Outcome] = []
+    cls._own_faults = 0  # tests that errored with a faults.OwnFault: no XPASS is drawn then.
     cls._compared: List[ComparedTrace] = []
     cls._trace_names = test_setup.TraceNames()
     if not setup.targets:
@@ -132,7 +134,9 @@ class TracedModuleTestCase(tf.test.TestCase):
   @classmethod
   def tearDownClass(cls):
     setup = getattr(cls, "_setup", None)
-    judged_here = setup is not None and not cls._report_per_backend  # else the plugin judges.
+    # The plugin judges per item; no verdict is drawn from a class that met an own fault.
+    judged_here = (setup is not None and not cls._report_per_backend
+                   and not getattr(cls, "_own_faults", 0))
     passed_all = test_setup.unexpected_passes(setup, cls._outcome_log) if judged_here else []
     checks = test_setup.expected_failure_checks(setup, cls._outcome_log) if judged_here else []
     if setup is not None:  # a finished class's worker processes must not outlive it.
@@ -225,6 +229,8 @@ class TracedModuleTestCase(tf.test.TestCase):
         step = "comparing with the reference"
         outcome = reporting.evaluate(ref_trace, trace, error, path, repros or (),
                                      cli_flags.tolerance_policy())
+    except faults.OwnFault:  # e.g. the disk filled up saving the trace: no runtime error.
+      raise
     except Exception as e:  # pylint: disable=broad-except
       outcome = Outcome(setup.info.name, Status.RUNTIME_ERROR,
                         f"{step} raised {type(e).__name__}: {e}", path)
@@ -233,7 +239,18 @@ class TracedModuleTestCase(tf.test.TestCase):
     return outcome, repros
 
   def compare_backends(self, trace_function: Callable[[TracedModule], None]) -> None:
-    """Runs `trace_function` on the reference and every target, saves the traces, compares."""
+    """Runs `trace_function` on the reference and every target, saves the traces, compares.
+
+    An own fault (`faults`: a full disk, a trace that is not deterministic) errors the test with
+    its message; no verdict of this trace is recorded, and the class draws no XPASS from it.
+    """
+    try:
+      self._compare_backends(trace_function)
+    except faults.OwnFault:
+      type(self)._own_faults += 1
+      raise
+
+  def _compare_backends(self, trace_function: Callable[[TracedModule], None]) -> None:
     function_name = getattr(trace_function, "__name__", "trace")
     trace_name = self._trace_names.claim(function_name, self._testMethodName)
     ref_trace, ref_error = run_trace(self._ref_module, trace_function, tf_utils.set_random_seed,
