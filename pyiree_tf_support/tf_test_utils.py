@@ -18,6 +18,7 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-posi
 
 from pyiree_tf_support import artifacts
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support import determinism
 from pyiree_tf_support import faults
 from pyiree_tf_support import importer
 from pyiree_tf_support import report_files
@@ -250,6 +251,23 @@ class TracedModuleTestCase(tf.test.TestCase):
       type(self)._own_faults += 1
       raise
 
+  def _check_deterministic(self, ref_trace: Trace, trace_function, trace_name: str,
+                           outcomes: Sequence[Outcome]) -> None:
+    """NondeterministicTraceError when a target's inputs differ from the reference's because the
+    trace gives other inputs every run (see `determinism`). Only a test's first trace is run
+    again: a later one starts from the state the earlier ones left."""
+    if self._reported or not determinism.starts_in_inputs(outcomes):
+      return
+    fresh = self._ref_module.create_reinitialized()
+    try:
+      again, error = run_trace(fresh, trace_function, tf_utils.set_random_seed, trace_name)
+    finally:
+      fresh.close()
+    difference = (f"the second run raised: {error}" if error
+                  else determinism.input_difference(ref_trace, again))
+    if difference:
+      raise faults.NondeterministicTraceError(determinism.message(ref_trace, difference))
+
   def _compare_backends(self, trace_function: Callable[[TracedModule], None]) -> None:
     function_name = getattr(trace_function, "__name__", "trace")
     trace_name = self._trace_names.claim(function_name, self._testMethodName)
@@ -270,6 +288,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     results = [self._target_outcome(setup, module, ref_trace, trace_function, trace_name)
                for setup, module in targets]
     outcomes = [outcome for outcome, _ in results]
+    self._check_deterministic(ref_trace, trace_function, trace_name, outcomes)
     self._outcome_log.extend(outcomes)
     shown = [o.expecting_failure() if test_setup.expected_to_fail(s.info) else o
              for s, o in zip(self._setup.targets, outcomes)]

@@ -63,6 +63,13 @@ class Bfloat16Module(tf.Module):
     return x + x
 
 
+class IntKeysModule(tf.Module):
+
+  @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+  def halves(self, x):
+    return {"whole": x, "parts": {1: x / 2, 2: x / 2}}
+
+
 def run_case(test_class) -> unittest.TestResult:
   suite = unittest.defaultTestLoader.loadTestsFromTestCase(test_class)
   return unittest.TextTestRunner(stream=io.StringIO(), verbosity=0).run(suite)
@@ -142,6 +149,20 @@ class NoneAndLossyInputsTest(CaseTest):
                   messages(result))
 
 
+class ClearErrorsTest(CaseTest):
+  """Guarantee: a module IREE's import cannot take gets a one-line error naming the function."""
+
+  def test_a_dict_result_with_int_keys(self):
+    result = self.run_on({"test_halves": lambda m: m.halves(np.ones([2], np.float32))},
+                         backends=["iree_vmla"], module_class=IntKeysModule)
+    message = messages(result)
+    self.assertIn("iree_vmla: IMPORT ERROR\n  ModuleImportError: Function 'halves' of module "
+                  "'IntKeysModule' returns a dict with the key 1 (int) at outputs['parts']; a "
+                  "SavedModel, which the import to MLIR reads, holds only dicts with str keys: use "
+                  "str keys (e.g. '1').\n", message)
+    self.assertNotIn("bad argument type", message)
+
+
 class Bfloat16InWorkerTest(CaseTest):
   """Guarantee: a bfloat16 call reaches a worker process (it was refused, a RUNTIME ERROR)."""
 
@@ -155,18 +176,45 @@ class Bfloat16InWorkerTest(CaseTest):
     self.assertTrue(result.wasSuccessful(), messages(result))
 
 
+class NondeterministicTraceTest(CaseTest):
+  """Guarantee: a trace whose inputs change from run to run is said to be, not a mismatch."""
+
+  def test_unseeded_inputs_are_an_error_naming_the_trace_not_a_mismatch_everywhere(self):
+
+    def unseeded(module):
+      module.double(np.random.default_rng().random(2).astype(np.float32))
+
+    result = self.run_on({"test_unseeded": unseeded})
+    self.assertEqual(result.failures, [])
+    self.assertLen(result.errors, 1)
+    message = messages(result)
+    self.assertIn("NondeterministicTraceError: Trace 'unseeded' is not deterministic: run twice on "
+                  "the reference 'tf_ref', call 0 (double) got other inputs: inputs[0]: float32[2] "
+                  "arrays are not close: 2 of 2 elements (100.0%) differ", message)
+    self.assertIn("no verdict was recorded", message)
+    self.assertNotIn("MISMATCH", message)
+    self.assertFalse(os.path.exists(os.path.join(self.module_dir, "report.json")))
+
+  def test_inputs_that_differ_only_on_the_targets_stay_their_mismatch(self):
+
+    def per_backend(module):  # the same inputs every time it runs on a backend.
+      module.double(np.ones([2], np.float32) * (1 if module.backend == "tf_ref" else 2))
+
+    result = self.run_on({"test_per_backend": per_backend})
+    self.assertLen(result.failures, 1)
+    self.assertIn("iree_vmla (mismatch), iree_llvmjit (mismatch)", messages(result))
+
+
 class TraceArtifactsTest(CaseTest):
   """Guarantee: different tests never share trace or repro artifacts."""
 
   def test_same_named_trace_functions_of_two_tests_keep_their_own_traces(self):
-    runs = []
 
     def passing(module):
       module.add(1.0)
 
-    def diverging(module):
-      runs.append(None)
-      module.add(1.0 if len(runs) == 1 else 2.0)
+    def diverging(module):  # deterministic: every run on the reference sees 1.0.
+      module.add(1.0 if module.backend == "tf_ref" else 2.0)
 
     passing.__name__ = diverging.__name__ = "trace"
     result = self.run_on({"test_a": passing, "test_b": diverging}, backends=["iree_vmla"])
