@@ -51,7 +51,8 @@ class TestSummaryTest(parameterized.TestCase):
                              capture_output=True, text=True, check=True, timeout=60)
     return process.stdout.splitlines()
 
-  @parameterized.parameters(("clean", 0, "2 passed, 0 failed"), ("one_fails", 1, "1 passed, 1 failed"),
+  @parameterized.parameters(("clean", 0, "2 passed, 0 failed"),
+                            ("one_fails", 1, "1 passed, 1 failed"),
                             ("collection_error", 2, "0 passed, 1 failed"))
   def test_counts_what_pytest_counted(self, name, status, counts):
     log, got_status = self.run_pytest(name)
