@@ -33,6 +33,7 @@ import pytest
 
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.core import faults
 from pyiree_tf_support.harness import pytest_listed
 from pyiree_tf_support.harness import pytest_summary
 
@@ -115,6 +116,24 @@ class BackendFailed(TestFailed):
   """The item's backend failed a trace (what a listed backend is expected to do)."""
 
 
+class NoVerdict(Exception):
+  """An error that is no backend's verdict (`faults.OwnFault`: a full disk, a trace whose inputs
+  change): it fails every item it reaches, listed backends too, never as an xfail."""
+
+
+class _Result(unittest.TestResult):
+  """A unittest result that also keeps the own faults (`faults.OwnFault`) among the errors."""
+
+  def __init__(self):
+    super().__init__()
+    self.own_faults: List[str] = []
+
+  def addError(self, test, err):
+    super().addError(test, err)
+    if isinstance(err[1], faults.OwnFault):
+      self.own_faults.append(self.errors[-1][1])
+
+
 class TracedCaseCollector(pytest.Class):
   """Yields `<test>[<backend>]` for every test method and planned target backend."""
 
@@ -181,7 +200,7 @@ class BackendItem(pytest.Item):
       raise TestFailed(error)
 
   def repr_failure(self, excinfo, style=None):
-    if isinstance(excinfo.value, TestFailed):
+    if isinstance(excinfo.value, (TestFailed, NoVerdict)):
       return str(excinfo.value)
     return super().repr_failure(excinfo, style)
 
@@ -197,6 +216,7 @@ class _MethodResult:
   error: Optional[str]
   skip_reason: Optional[str]
   compared: tuple
+  own_fault: Optional[str] = None  # the method errored with a faults.OwnFault.
 
 
 class _ClassRun:
@@ -221,6 +241,10 @@ class _ClassRun:
         self.case_class.setUpClass()
       except unittest.SkipTest as e:
         self._setup_error = e
+      except faults.OwnFault as e:
+        self._setup_error = NoVerdict(
+            f"{self.case_class.__name__}.setUpClass failed, no backend's verdict:\n"
+            + "".join(traceback.format_exception(e)))
       except Exception as e:  # pylint: disable=broad-except
         self._setup_error = TestFailed(f"{self.case_class.__name__}.setUpClass failed:\n"
                                        + "".join(traceback.format_exception(e)))
@@ -234,19 +258,22 @@ class _ClassRun:
     if method not in self._results:
       compared = self.case_class._compared  # pylint: disable=protected-access
       before = len(compared)
-      result = unittest.TestResult()
+      result = _Result()
       self.case_class(method).run(result)
       errors = [text for _, text in result.errors + result.failures]
       errors += [f"{method}: unexpected success" for _ in result.unexpectedSuccesses]
       skip = result.skipped[0][1] if result.skipped else None
       self._results[method] = _MethodResult("\n".join(errors) or None, skip,
-                                            tuple(compared[before:]))
+                                            tuple(compared[before:]),
+                                            "\n".join(result.own_faults) or None)
     return self._results[method]
 
   def judge(self, method: str, backend: str) -> None:
     """Passes, skips or raises for `backend`'s outcomes in `method`."""
     from pyiree_tf_support.reporting import verdicts  # pylint: disable=import-outside-toplevel
     result = self._run(method)
+    if result.own_fault:
+      raise NoVerdict(result.own_fault)
     if result.error:
       raise TestFailed(result.error)
     if result.skip_reason is not None:

@@ -18,12 +18,14 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-posi
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support.core import faults
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.reporting import report_files
 from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support.reporting import repro
 from pyiree_tf_support.harness import test_setup
+from pyiree_tf_support.reporting import determinism
 from pyiree_tf_support import tf_utils
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.reporting.verdicts import Outcome, Status
@@ -107,6 +109,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     cls._artifacts_dir = setup.artifacts_dir
     cls._iree_input = setup.iree_input
     cls._outcome_log: List[Outcome] = []
+    cls._own_faults = 0  # tests that errored with a faults.OwnFault: no XPASS is drawn then.
     cls._compared: List[ComparedTrace] = []
     cls._trace_names = test_setup.TraceNames()
     if not setup.targets:
@@ -143,7 +146,9 @@ class TracedModuleTestCase(tf.test.TestCase):
   @classmethod
   def tearDownClass(cls):
     setup = getattr(cls, "_setup", None)
-    judged_here = setup is not None and not cls._report_per_backend  # else the plugin judges.
+    # The plugin judges per item; no verdict is drawn from a class that met an own fault.
+    judged_here = (setup is not None and not cls._report_per_backend
+                   and not getattr(cls, "_own_faults", 0))
     judged = (test_setup.class_verdicts(setup, cls._outcome_log, cls._settings)
               if judged_here else [])
     if setup is not None:  # a finished class's worker processes must not outlive it.
@@ -236,6 +241,8 @@ class TracedModuleTestCase(tf.test.TestCase):
         step = "comparing with the reference"
         outcome = verdicts.evaluate(ref_trace, trace, error, path, repros or (),
                                      cli_flags.tolerance_policy())
+    except faults.OwnFault:  # e.g. the disk filled up saving the trace: no runtime error.
+      raise
     except Exception as e:  # pylint: disable=broad-except
       outcome = Outcome(setup.info.name, Status.RUNTIME_ERROR,
                         f"{step} raised {type(e).__name__}: {e}", path)
@@ -244,7 +251,35 @@ class TracedModuleTestCase(tf.test.TestCase):
     return outcome, repros
 
   def compare_backends(self, trace_function: Callable[[TracedModule], None]) -> None:
-    """Runs `trace_function` on the reference and every target, saves the traces, compares."""
+    """Runs `trace_function` on the reference and every target, saves the traces, compares.
+
+    An own fault (`faults`: a full disk, a trace that is not deterministic) errors the test with
+    its message; no verdict of this trace is recorded, and the class draws no XPASS from it.
+    """
+    try:
+      self._compare_backends(trace_function)
+    except faults.OwnFault:
+      type(self)._own_faults += 1
+      raise
+
+  def _check_deterministic(self, ref_trace: Trace, trace_function, trace_name: str,
+                           outcomes: Sequence[Outcome]) -> None:
+    """NondeterministicTraceError when a target's inputs differ from the reference's because the
+    trace gives other inputs every run (see `determinism`). Only a test's first trace is run
+    again: a later one starts from the state the earlier ones left."""
+    if self._reported or not determinism.starts_in_inputs(outcomes):
+      return
+    fresh = self._ref_module.create_reinitialized()
+    try:
+      again, error = run_trace(fresh, trace_function, tf_utils.set_random_seed, trace_name)
+    finally:
+      fresh.close()
+    difference = (f"the second run raised: {error}" if error
+                  else determinism.input_difference(ref_trace, again))
+    if difference:
+      raise faults.NondeterministicTraceError(determinism.message(ref_trace, difference))
+
+  def _compare_backends(self, trace_function: Callable[[TracedModule], None]) -> None:
     function_name = getattr(trace_function, "__name__", "trace")
     trace_name = self._trace_names.claim(function_name, self._testMethodName)
     ref_trace, ref_error = run_trace(self._ref_module, trace_function, tf_utils.set_random_seed,
@@ -265,6 +300,7 @@ class TracedModuleTestCase(tf.test.TestCase):
                                     self._reset_errors.get(index))
                for index, (setup, module) in enumerate(targets)]
     outcomes = [outcome for outcome, _ in results]
+    self._check_deterministic(ref_trace, trace_function, trace_name, outcomes)
     self._outcome_log.extend(outcomes)
     shown = [o.expecting_failure() if test_setup.listed(s.info, self._settings) else o
              for s, o in zip(self._setup.targets, outcomes)]

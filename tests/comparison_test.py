@@ -64,6 +64,22 @@ class EqualityTest(parameterized.TestCase):
   def test_mismatch_kinds(self, ref, tar, kinds):
     self.assertEqual([type(m) for m in mismatches(ref, tar)], kinds)
 
+  def test_atol_alone_admits_a_difference_from_zero(self):
+    # rtol admits nothing next to 0 (relative difference inf): only atol=1e-6 lets 5e-7 pass.
+    self.assertEqual(mismatches(f32(0.0, 1.0), f32(5e-7, 1.0)), [])
+    self.assertEqual(mismatches(np.float32(0.0), np.float32(5e-7),
+                                tolerance_fn=lambda dtype: tolerances.Tolerance(0.0, 1e-6)), [])
+    [found] = mismatches(f32(0.0, 1.0), f32(2e-6, 1.0))  # beyond atol: the bound holds.
+    self.assertEqual((type(found), found.count), (comparison.NumericMismatch, 1))
+
+  def test_identical_floats_are_equal_under_zero_tolerance(self):
+    exact = lambda dtype: tolerances.EXACT
+    for values in (f32(0.0, -1.5, 3e38, 1e-45), np.array([1 + 2j, 0j], np.complex64),
+                   np.array([0.1, -7.0], np.float64)):
+      with self.subTest(dtype=values.dtype):
+        self.assertEqual(mismatches(values, values.copy(), tolerance_fn=exact), [])
+    self.assertLen(mismatches(f32(1.0), np.nextafter(f32(1.0), f32(2.0)), tolerance_fn=exact), 1)
+
   def test_per_call_tolerances_override_the_table_for_floats_only(self):
     loose = lambda dtype: tolerances.for_dtype(dtype, (), rtol=0.1, atol=0.1)
     self.assertEqual(mismatches(np.float32(1.0), np.float32(1.05), tolerance_fn=loose), [])

@@ -184,9 +184,16 @@ class PluginTest(absltest.TestCase):
       self.assertIn('name="test_mul[iree_llvmjit]"', f.read())
     self.assertFalse(os.path.exists(os.path.join(self.dir, "artifacts", "MulModule",
                                                  "compiled__iree_vmla.vmfb")))
+    # report.json is written under the plugin as under absltest: the one backend run, passed.
     with open(os.path.join(self.dir, "artifacts", "MulModule", "report.json")) as f:
-      report = json.load(f)
-    self.assertTrue(report, "report.json is written under the plugin as under absltest")
+      tests = json.load(f)["tests"]
+    self.assertEqual(list(tests), ["mul_test.MulTest.test_mul"])
+    entry = tests["mul_test.MulTest.test_mul"]
+    self.assertEqual((entry["file"], entry["passed"]), ("mul_test.py", True))
+    [trace] = entry["traces"]
+    self.assertEqual((trace["trace"], trace["reference"]), ("mul", "tf_ref"))
+    self.assertEqual([(b["backend"], b["outcome"], b["phase"]) for b in trace["backends"]],
+                     [("iree_llvmjit", "PASS", None)])
 
   def test_failures_are_per_backend_and_listed_ones_are_strict_xfails(self):
     self.write("mul_test.py", MUL_TEST)

@@ -16,6 +16,7 @@ import unittest
 
 from absl.testing import absltest
 from absl.testing import flagsaver
+import ml_dtypes
 import numpy as np
 import tensorflow as tf
 
@@ -44,6 +45,31 @@ class AccumulatorModule(tf.Module):
   @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
   def double(self, x):
     return 2.0 * x
+
+
+class IntegerModule(tf.Module):
+
+  @tf.function(input_signature=[tf.TensorSpec([2], tf.int32)])
+  def plus_one(self, x):
+    return x + 1
+
+  @tf.function(input_signature=[tf.TensorSpec([1], tf.int64)])
+  def twice(self, x):
+    return x * 2
+
+
+class Bfloat16Module(tf.Module):
+
+  @tf.function(input_signature=[tf.TensorSpec([4], tf.bfloat16)])
+  def double(self, x):
+    return x + x
+
+
+class IntKeysModule(tf.Module):
+
+  @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+  def halves(self, x):
+    return {"whole": x, "parts": {1: x / 2, 2: x / 2}}
 
 
 def run_case(test_class) -> unittest.TestResult:
@@ -83,10 +109,11 @@ class CaseTest(absltest.TestCase):
     self.root = tempfile.mkdtemp()
     self.module_dir = os.path.join(self.root, "AccumulatorModule")
 
-  def run_on(self, tests, backends=("iree_vmla", "iree_llvmjit"), **flag_values):
+  def run_on(self, tests, backends=("iree_vmla", "iree_llvmjit"), module_class=AccumulatorModule,
+             **flag_values):
     with flagsaver.flagsaver(target_backends=list(backends), artifacts_dir=self.root,
                              **flag_values):
-      return run_case(make_case(tests))
+      return run_case(make_case(tests, module_class))
 
 
 class NoneAndLossyInputsTest(CaseTest):
@@ -102,19 +129,94 @@ class NoneAndLossyInputsTest(CaseTest):
     self.assertIn("call 0 (double) raised InputCastError: AccumulatorModule.double() input 0 "
                   "('x') contains None", messages(result))
 
+  def test_bfloat16_nan_into_an_int32_input_fails_instead_of_passing_as_int_min(self):
+
+    def bfloat16_nan(module):
+      module.plus_one(np.array([np.nan, 1e10], ml_dtypes.bfloat16))
+
+    result = self.run_on({"test_bfloat16": bfloat16_nan}, module_class=IntegerModule)
+    self.assertFalse(result.wasSuccessful())
+    self.assertIn("call 0 (plus_one) raised InputCastError: IntegerModule.plus_one() input 0 "
+                  "('x') contains NaN or infinity, which int32 cannot hold.", messages(result))
+
+  def test_a_datetime64_into_an_int64_input_fails_instead_of_passing_days_since_1970(self):
+
+    def date(module):
+      module.twice(np.array(["2020-01-02"], "datetime64[D]"))
+
+    result = self.run_on({"test_date": date}, module_class=IntegerModule)
+    self.assertFalse(result.wasSuccessful())
+    self.assertIn("call 0 (twice) raised InputCastError: IntegerModule.twice() input 0 ('x') is "
+                  "datetime64[D] data (dates or durations), which cannot become int64",
+                  messages(result))
+
+
+class ClearErrorsTest(CaseTest):
+  """Guarantee: a module IREE's import cannot take gets a one-line error naming the function."""
+
+  def test_a_dict_result_with_int_keys(self):
+    result = self.run_on({"test_halves": lambda m: m.halves(np.ones([2], np.float32))},
+                         backends=["iree_vmla"], module_class=IntKeysModule)
+    message = messages(result)
+    self.assertIn("iree_vmla: IMPORT ERROR\n  ModuleImportError: Function 'halves' of module "
+                  "'IntKeysModule' returns a dict with the key 1 (int) at outputs['parts']; a "
+                  "SavedModel, which the import to MLIR reads, holds only dicts with str keys: use "
+                  "str keys (e.g. '1').\n", message)
+    self.assertNotIn("bad argument type", message)
+
+
+class Bfloat16InWorkerTest(CaseTest):
+  """Guarantee: a bfloat16 call reaches a worker process (it was refused, a RUNTIME ERROR)."""
+
+  def test_a_bfloat16_trace_passes_with_run_in_worker(self):
+
+    def double(module):
+      module.double(np.array([1, 2.5, -3, 4], ml_dtypes.bfloat16))
+
+    result = self.run_on({"test_double": double}, backends=["iree_llvmjit"],
+                         module_class=Bfloat16Module, run_in_worker=True)
+    self.assertTrue(result.wasSuccessful(), messages(result))
+
+
+class NondeterministicTraceTest(CaseTest):
+  """Guarantee: a trace whose inputs change from run to run is said to be, not a mismatch."""
+
+  def test_unseeded_inputs_are_an_error_naming_the_trace_not_a_mismatch_everywhere(self):
+
+    def unseeded(module):
+      module.double(np.random.default_rng().random(2).astype(np.float32))
+
+    result = self.run_on({"test_unseeded": unseeded})
+    self.assertEqual(result.failures, [])
+    self.assertLen(result.errors, 1)
+    message = messages(result)
+    self.assertIn("NondeterministicTraceError: Trace 'unseeded' is not deterministic: run twice on "
+                  "the reference 'tf_ref', call 0 (double) got other inputs: inputs[0]: float32[2] "
+                  "arrays are not close: 2 of 2 elements (100.0%) differ", message)
+    self.assertIn("no verdict was recorded", message)
+    self.assertNotIn("MISMATCH", message)
+    self.assertFalse(os.path.exists(os.path.join(self.module_dir, "report.json")))
+
+  def test_inputs_that_differ_only_on_the_targets_stay_their_mismatch(self):
+
+    def per_backend(module):  # the same inputs every time it runs on a backend.
+      module.double(np.ones([2], np.float32) * (1 if module.backend == "tf_ref" else 2))
+
+    result = self.run_on({"test_per_backend": per_backend})
+    self.assertLen(result.failures, 1)
+    self.assertIn("iree_vmla (mismatch), iree_llvmjit (mismatch)", messages(result))
+
 
 class TraceArtifactsTest(CaseTest):
   """Guarantee: different tests never share trace or repro artifacts."""
 
   def test_same_named_trace_functions_of_two_tests_keep_their_own_traces(self):
-    runs = []
 
     def passing(module):
       module.add(1.0)
 
-    def diverging(module):
-      runs.append(None)
-      module.add(1.0 if len(runs) == 1 else 2.0)
+    def diverging(module):  # deterministic: every run on the reference sees 1.0.
+      module.add(1.0 if module.backend == "tf_ref" else 2.0)
 
     passing.__name__ = diverging.__name__ = "trace"
     result = self.run_on({"test_a": passing, "test_b": diverging}, backends=["iree_vmla"])

@@ -4,7 +4,6 @@ The modules are StableHLO written by hand and compiled with iree.compiler; Vulka
 the worker (never in this process: another test file of the same run may have imported TensorFlow).
 """
 
-import ast
 import gc
 import os
 import shutil
@@ -354,6 +353,20 @@ class ReadbackTest(_ResultAssertions):
     self.assertResultsEqual(staged, [np.asarray(value.to_host()) for value in raw])
     self.assertEqual(staged[1].dtype, np.bool_)
     self.assertEqual(staged[2].shape, ())
+
+  def test_every_result_owns_its_memory(self):
+    # A view of runtime memory (to_host()'s array, a mapped staging buffer) could change when a
+    # later call reuses that memory; each result must be an independent, writable copy.
+    raw = self._raw("stats", [_A, _B])
+    for driver in ("local-task", "vulkan"):  # "vulkan" forces the staging path.
+      for index, host in enumerate(readback.results_to_numpy(raw, driver=driver)):
+        with self.subTest(driver=driver, result=index):
+          self.assertIsNone(host.base)
+          self.assertTrue(host.flags.owndata and host.flags.writeable)
+    for index, host in enumerate(readback.staging_copy_many(list(raw))):
+      with self.subTest(path="staging_copy_many", result=index):
+        self.assertIsNone(host.base)
+        self.assertTrue(host.flags.owndata)
 
   def test_results_to_numpy_flattens(self):
     self.assertEqual(readback.results_to_numpy(None), [])

@@ -14,6 +14,7 @@ import numpy as np
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.comparing import comparison
+from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.comparing import tolerances
 
@@ -282,6 +283,8 @@ def run_trace(module: Any, trace_function: Callable, before: Callable[[], None] 
   before()
   try:
     trace_function(TracedModule(module, trace))
+  except faults.OwnFault:  # not the backend's doing: the test errors (see faults).
+    raise
   except Exception as e:  # pylint: disable=broad-except
     if trace.pending_method:
       where = f"call {len(trace.calls)} ({trace.pending_method})"

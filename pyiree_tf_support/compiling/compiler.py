@@ -14,6 +14,7 @@ from iree.compiler import version as iree_compiler_version
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.compiling import compile_key
 from pyiree_tf_support.core import exit_status
+from pyiree_tf_support.core import faults
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.compiling.compile_cache import CompileCache
 
@@ -134,7 +135,8 @@ def compile_request(request: CompileRequest, description: str,
   crash_path = None
   if reproducer_path:
     # iree-compile writes it by name: a fresh name in the (checked) module dir.
-    artifacts.make_dirs(os.path.dirname(reproducer_path) or ".")
+    with faults.writing(reproducer_path):
+      artifacts.make_dirs(os.path.dirname(reproducer_path) or ".")
     crash_path = os.path.join(os.path.dirname(reproducer_path) or ".",
                               f".tmp-reproducer-{secrets.token_hex(8)}.mlir")
   try:

@@ -42,6 +42,8 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator, List, Optional, 
 
 from absl import logging
 
+from pyiree_tf_support.core import faults
+
 _UNSAFE = re.compile(r"[^0-9a-zA-Z_.-]")
 
 
@@ -59,7 +61,7 @@ def safe_name(name: str) -> str:
   return f"{cleaned[:MAX_NAME - 14]}__{digest}"
 
 
-class ArtifactsDirError(OSError):
+class ArtifactsDirError(faults.OwnFault, OSError):
   """The artifacts directory cannot be used; the message names the path and why."""
 
 
@@ -320,7 +322,8 @@ def read_bytes(path: str, root: Optional[str] = None) -> bytes:
 @contextlib.contextmanager
 def locked(path: str) -> Iterator[None]:
   """Holds an exclusive lock on the file `path` (created if missing; a link there replaced)."""
-  with _directory(os.path.dirname(path), create=True, replace_links=True) as directory:
+  with faults.writing(path), _directory(os.path.dirname(path), create=True,
+                                        replace_links=True) as directory:
     descriptor = _open_file(directory, os.path.basename(path), path, os.O_RDWR | os.O_CREAT,
                             replace_links=True)
   try:
@@ -333,17 +336,18 @@ def locked(path: str) -> Iterator[None]:
 def _write(path: str, fill: Callable[[BinaryIO], Any]) -> None:
   """Writes `path` atomically: a temp file beside it, filled by `fill`, renamed over it (a link
   there replaced, never followed)."""
-  with _directory(os.path.dirname(path), create=True, replace_links=True) as directory:
-    name = os.path.basename(path)
-    descriptor, temp = _create_temp(directory, f".tmp-{name}-")
-    try:
-      with os.fdopen(descriptor, "wb") as f:
-        fill(f)
-      os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
-    except BaseException:
-      with contextlib.suppress(FileNotFoundError):
-        os.unlink(temp, dir_fd=directory)
-      raise
+  with faults.writing(path):  # disk full, read-only: the path's fault, not a backend's.
+    with _directory(os.path.dirname(path), create=True, replace_links=True) as directory:
+      name = os.path.basename(path)
+      descriptor, temp = _create_temp(directory, f".tmp-{name}-")
+      try:
+        with os.fdopen(descriptor, "wb") as f:
+          fill(f)
+        os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+      except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+          os.unlink(temp, dir_fd=directory)
+        raise
 
 
 _AT_FDCWD = -100
@@ -522,15 +526,17 @@ def _owner(directory: int, path: str, identity: str) -> str:
   try:
     descriptor = _open_file(directory, ".owner", owner, os.O_RDONLY, replace_links=False)
   except FileNotFoundError:
-    temp_descriptor, temp = _create_temp(directory, ".tmp-owner-")
-    with os.fdopen(temp_descriptor, "w") as f:
-      f.write(identity)
-    try:  # atomic, and fails if another process claimed it first.
-      os.link(temp, ".owner", src_dir_fd=directory, dst_dir_fd=directory, follow_symlinks=False)
-    except FileExistsError:
-      pass
-    finally:
-      os.unlink(temp, dir_fd=directory)
+    with faults.writing(owner):
+      temp_descriptor, temp = _create_temp(directory, ".tmp-owner-")
+      with os.fdopen(temp_descriptor, "w") as f:
+        f.write(identity)
+      try:  # atomic, and fails if another process claimed it first.
+        os.link(temp, ".owner", src_dir_fd=directory, dst_dir_fd=directory,
+                follow_symlinks=False)
+      except FileExistsError:
+        pass
+      finally:
+        os.unlink(temp, dir_fd=directory)
     descriptor = _open_file(directory, ".owner", owner, os.O_RDONLY, replace_links=False)
   with os.fdopen(descriptor) as f:
     return f.read()

@@ -16,6 +16,7 @@ from absl import logging
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.core import faults
 from pyiree_tf_support import tf_utils
 from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core.run_settings import RunSettings
@@ -126,6 +127,8 @@ def pre_import(module_class, exported_names: Sequence[str], artifacts_dir: str,
   try:
     imported = tf_utils.import_module_class(module_class, exported_names, artifacts_dir,
                                             each_function_on_failure=True)
+  except faults.OwnFault:  # e.g. the disk filled up writing iree_input.mlir: no import error.
+    raise
   except Exception as e:  # pylint: disable=broad-except
     return ImportResult(error=f"{type(e).__name__}: {e}")
   return ImportResult(iree_input=imported.iree_input, method_imports=imported.method_imports)
@@ -149,6 +152,8 @@ class _CompileJob:
       return BackendSetup(info, info.compile(self.module_class, self.exported_names,
                                              self.artifacts_dir, self.compile_cache,
                                              each_method_on_failure=True))
+    except faults.OwnFault:  # e.g. the vmfb could not be saved: no compile error.
+      raise
     except Exception as e:  # pylint: disable=broad-except
       return BackendSetup(info, status=Status.COMPILE_ERROR, detail=f"{type(e).__name__}: {e}",
                           error=e)

@@ -113,6 +113,18 @@ def _namedtuple_output(function) -> Optional[str]:
   return None
 
 
+def _non_string_key(value, path: Tuple = ()) -> Optional[Tuple[Tuple, object]]:
+  """(path, key) of the first dict key in `value` (a function's results) that is not a str."""
+  items = structure.children(value)
+  for key, child in items or ():
+    if isinstance(value, dict) and not isinstance(key, str):
+      return path, key
+    found = _non_string_key(child, path + (key,))
+    if found:
+      return found
+  return None
+
+
 def _is_tf_function(value) -> bool:
   return isinstance(value, tf.types.experimental.PolymorphicFunction)
 
@@ -282,6 +294,14 @@ def import_module(module: tf.Module, module_name: str,
           f"Function '{name}' of module '{module_name}' returns a namedtuple ({namedtuple}), "
           "which TensorFlow's SavedModel importer cannot export to MLIR; return a tuple or a "
           f"dict instead (e.g. tuple(...) around the {namedtuple}).")
+    key = _non_string_key(getattr(module, name).get_concrete_function().structured_outputs)
+    if key:
+      path, bad = key
+      raise ModuleImportError(
+          f"Function '{name}' of module '{module_name}' returns a dict with the key {bad!r} "
+          f"({type(bad).__name__}) at {structure.format_path('outputs', path)}; a SavedModel, "
+          f"which the import to MLIR reads, holds only dicts with str keys: use str keys "
+          f"(e.g. {str(bad)!r}).")
   signatures = function_signatures(module, names)
   for name in names:
     defaults = _unimportable_defaults(module, name)

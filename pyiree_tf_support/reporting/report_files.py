@@ -17,6 +17,7 @@ from absl import logging
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.comparing import comparison
+from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.reporting.verdicts import Outcome, Status
 

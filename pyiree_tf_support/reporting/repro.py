@@ -24,6 +24,7 @@ import numpy as np
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.core.signatures import FunctionSignature, numpy_dtype
@@ -202,7 +203,8 @@ def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, ref_call, index: 
                     inputs: Sequence[np.ndarray], vmfb_path: str, driver: str,
                     signature: FunctionSignature,
                     policy: tolerances.TolerancePolicy) -> None:
-  artifacts.make_dirs(call_dir)
+  with faults.writing(call_dir):
+    artifacts.make_dirs(call_dir)
   lines = [
       f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
       f"backend '{tar_trace.backend}' alone, from the module's initial state.",

@@ -33,7 +33,7 @@ def staging_copy_many(values: Sequence[Any], device: Any = None) -> List[np.ndar
   from iree.runtime import BufferUsage, HalCommandBuffer, HalElementType, HalFence, MemoryType  # pylint: disable=g-import-not-at-top
 
   results: List[Optional[np.ndarray]] = [None] * len(values)
-  pending = []  # (index, staging buffer, shape, raw dtype, wanted dtype)
+  pending = []  # (index, staging buffer, shape, dtype)
   command_buffer = None
   for index, value in enumerate(values):
     # DeviceArray does not expose its buffer view or device publicly in 3.13.
@@ -41,11 +41,12 @@ def staging_copy_many(values: Sequence[Any], device: Any = None) -> List[np.ndar
     if device is None:
       device = value._device  # pylint: disable=protected-access
     shape = tuple(buffer_view.shape)
-    wanted_dtype = np.dtype(value.dtype)
+    # The element type's dtype: bool for i1 (stored as one byte), ml_dtypes.bfloat16 for bf16.
+    dtype = np.dtype(HalElementType.map_to_dtype(buffer_view.element_type))
     source = buffer_view.get_buffer()
     byte_length = source.byte_length()
     if byte_length == 0 or 0 in shape:
-      results[index] = np.zeros(shape, dtype=wanted_dtype)
+      results[index] = np.zeros(shape, dtype=dtype)
       continue
     staging = device.allocator.allocate_buffer(
         memory_type=int(MemoryType.HOST_LOCAL | MemoryType.DEVICE_VISIBLE),
@@ -54,8 +55,7 @@ def staging_copy_many(values: Sequence[Any], device: Any = None) -> List[np.ndar
     if command_buffer is None:
       command_buffer = HalCommandBuffer(device, binding_capacity=0, begin=True)
     command_buffer.copy(source, staging, end=False)
-    raw_dtype = np.dtype(HalElementType.map_to_dtype(buffer_view.element_type))
-    pending.append((index, staging, shape, raw_dtype, wanted_dtype))
+    pending.append((index, staging, shape, dtype))
 
   if command_buffer is not None:
     command_buffer.end()
@@ -65,13 +65,10 @@ def staging_copy_many(values: Sequence[Any], device: Any = None) -> List[np.ndar
         wait_semaphores=HalFence.create_at(semaphore, 0),
         signal_semaphores=HalFence.create_at(semaphore, 1))
     HalFence.create_at(semaphore, 1).wait()
-  for index, staging, shape, raw_dtype, wanted_dtype in pending:
+  for index, staging, shape, dtype in pending:
     mapped = staging.map()
-    host = np.array(mapped.asarray(shape, raw_dtype), copy=True)
+    results[index] = np.array(mapped.asarray(shape, dtype), copy=True)  # owned: see above.
     del mapped
-    if host.dtype != wanted_dtype:  # i1 results are stored as i8 and reported as bool.
-      host = host.astype(wanted_dtype)
-    results[index] = host
   return results  # type: ignore[return-value]
 
 

@@ -270,6 +270,9 @@ class WorkerModule:
       returncode = process.wait_for_exit(_EXIT_GRACE_SECONDS)
       raise self._die(process, f"{self._label()}: worker process (pid {process.pid}) "
                       f"{exit_status.describe_exit(returncode)} during {what}") from None
+    except worker_protocol.RefusedMessage as e:  # a whole reply was read: the worker is fine.
+      raise worker_protocol.RefusedMessage(f"{self._label()}: the reply to {what} was refused: "
+                                           f"{e}") from None
     except TimeoutError:
       process.kill()
       process.wait_for_exit(_EXIT_GRACE_SECONDS)
@@ -283,6 +286,9 @@ class WorkerModule:
     if reply[0] == "ok":
       return reply[1]
     _, error_type, error_message, _ = reply
+    if error_type == worker_protocol.RefusedMessage.__name__:  # ours, not the runtime's.
+      raise worker_protocol.RefusedMessage(
+          f"{self._label()}: the worker refused the request for {what}: {error_message}")
     raise BackendRuntimeError(f"{self._label()}: {what} failed: {error_type}: {error_message}")
 
   def _die(self, process: _WorkerProcess, reason: str) -> WorkerCrashedError:

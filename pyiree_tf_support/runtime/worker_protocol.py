@@ -2,7 +2,8 @@
 
 Framing is `multiprocessing.connection.Connection` (`send_bytes` / `recv_bytes` / `poll`) over two
 plain pipes; each message is a pickle of plain Python and numpy values. The receiving side unpickles
-numpy and builtins only, so a message can never import TensorFlow (or anything else) into the worker.
+numpy arrays, scalars and dtypes (ml_dtypes' bfloat16, float8, int4, ... included) and a few
+builtins only, so a message can never run a function or import TensorFlow into the worker.
 
 Requests: ("load", vmfb, driver, release device when idle), ("call", function name, flat inputs), ("reset",), ("close",).
 Replies: ("ok", value) or ("error", exception type name, message, traceback text).
@@ -17,6 +18,17 @@ from typing import Any, Optional
 
 import numpy as np
 
+from pyiree_tf_support.core import faults
+
+# Exactly the globals a pickle of numpy arrays, scalars and dtypes (numpy >= 2) refers to; any
+# other numpy function (numpy.save, numpy.load, ...) would run with the pickle's arguments.
+_NUMPY_GLOBALS = frozenset((
+    ("numpy", "dtype"),
+    ("numpy", "ndarray"),
+    ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy._core.multiarray", "scalar"),
+    ("numpy._core.numeric", "_frombuffer"),
+))
 _ALLOWED_BUILTINS = frozenset(("complex", "bytearray", "slice", "range", "set", "frozenset"))
 
 
@@ -24,13 +36,29 @@ class ChannelClosed(Exception):
   """The other end of the connection went away (process exited, was killed or closed it)."""
 
 
+class RefusedMessage(faults.OwnFault, pickle.UnpicklingError):
+  """A message held something the receiver does not unpickle: our fault, not a backend's."""
+
+
+def _is_ml_dtypes_scalar_type(name: str) -> bool:
+  """Whether `ml_dtypes.<name>` is one of its scalar types (bfloat16, float8_e4m3fn, int4, ...),
+  which the dtype of an array of them names."""
+  try:
+    import ml_dtypes  # pylint: disable=import-outside-toplevel
+  except ImportError:  # then no sender here has its values either.
+    return False
+  candidate = getattr(ml_dtypes, name, None) if not name.startswith("_") else None
+  return isinstance(candidate, type) and issubclass(candidate, np.generic)
+
+
 class _NumpyOnlyUnpickler(pickle.Unpickler):
-  """Unpickles plain data and numpy values only, so nothing (e.g. TensorFlow) gets imported."""
+  """Unpickles plain data, numpy arrays, scalars and dtypes (ml_dtypes' too) only, so nothing
+  runs and nothing (e.g. TensorFlow) gets imported."""
 
   def find_class(self, module: str, name: str) -> Any:
-    if module == "numpy" or module.startswith("numpy."):
-      return super().find_class(module, name)
-    if module == "builtins" and name in _ALLOWED_BUILTINS:
+    if ((module, name) in _NUMPY_GLOBALS
+        or (module == "builtins" and name in _ALLOWED_BUILTINS)
+        or (module == "ml_dtypes" and _is_ml_dtypes_scalar_type(name))):
       return super().find_class(module, name)
     raise pickle.UnpicklingError(
         f"refusing to unpickle {module}.{name}: only numpy values cross the worker boundary")
@@ -67,7 +95,10 @@ def receive(connection: Connection, timeout: Optional[float] = None) -> Any:
     raise ChannelClosed(str(e) or "end of stream") from e
   if payload is None:
     raise TimeoutError(f"no message within {timeout:g} s")
-  return _NumpyOnlyUnpickler(io.BytesIO(payload)).load()
+  try:
+    return _NumpyOnlyUnpickler(io.BytesIO(payload)).load()
+  except pickle.UnpicklingError as e:  # the stream stays in step: the whole message was read.
+    raise RefusedMessage(str(e)) from None
 
 
 def plain_input(value: Any) -> Any:

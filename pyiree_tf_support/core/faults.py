@@ -1,0 +1,52 @@
+"""Failures that are ours, the machine's or the test's, never a backend's verdict.
+
+A backend's verdict (MISMATCH, IMPORT / COMPILE / RUNTIME ERROR) says the compiler or runtime did
+something wrong; it is recorded with its phase in report.json, and the failing lists are updated
+from it. A full disk, a read-only artifacts dir, a message the worker protocol refuses or a trace
+whose inputs change from run to run says nothing about a backend. Such an error is an `OwnFault`:
+nothing turns it into an outcome (the set-up steps, the target loop and the trace runner let it
+through, the pytest plugin never makes it an xfail), so the test errors with its one-line message
+and report.json records no phase for it.
+
+Dependency-free: the runtime worker imports it too.
+"""
+
+import contextlib
+import errno
+from typing import Iterator
+
+
+class OwnFault(Exception):
+  """A failure that is no backend's verdict: the test errors with this message."""
+
+
+class ArtifactWriteError(OwnFault, OSError):
+  """An artifact could not be written (disk full, read-only, no permission); names the path."""
+
+  def __init__(self, path: str, cause: OSError):
+    code = errno.errorcode.get(cause.errno, "?") if cause.errno is not None else "?"
+    super().__init__(cause.errno, cause.strerror or str(cause), path)
+    self.path = path
+    self.message = (f"Writing the artifact '{path}' failed: {code} (errno {cause.errno}, "
+                    f"{cause.strerror or cause}). This is the artifacts dir's failure, not a "
+                    "backend's: no verdict was recorded (free space, or pass a writable "
+                    "--artifacts_dir).")
+
+  def __str__(self) -> str:
+    return self.message
+
+
+class NondeterministicTraceError(OwnFault):
+  """A trace function gave different inputs when run again: comparing backends means nothing."""
+
+
+@contextlib.contextmanager
+def writing(path: str) -> Iterator[None]:
+  """Turns an OSError raised inside (not already an OwnFault) into the ArtifactWriteError of
+  `path`."""
+  try:
+    yield
+  except OwnFault:
+    raise
+  except OSError as e:
+    raise ArtifactWriteError(path, e) from e

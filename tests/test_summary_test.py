@@ -1,0 +1,87 @@
+"""pyiree_tf_support/tools/test_summary.py, the last lines of scripts/test.sh, on the logs of real pytest runs
+(run as test.sh runs pytest: piped through tee, the status from PIPESTATUS)."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+from absl.testing import absltest
+from absl.testing import parameterized
+
+REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+
+TESTS = {
+    "clean": "def test_a():\n  pass\n\ndef test_b():\n  pass\n",
+    "one_fails": "def test_a():\n  pass\n\ndef test_b():\n  assert False\n",
+    "collection_error": "import no_such_module_here\n",
+    # pytest dies mid-run: no summary line at all.
+    "segfault": textwrap.dedent("""
+        import os, signal
+        def test_a():
+          pass
+        def test_b():
+          os.kill(os.getpid(), signal.SIGSEGV)
+        """),
+    "exits": "import os\n\ndef test_a():\n  os._exit(3)\n",
+}
+
+
+class TestSummaryTest(parameterized.TestCase):
+
+  def run_pytest(self, name: str, *args: str):
+    """(log path, exit status) of `pytest -q` on TESTS[name], as test.sh runs it."""
+    directory = tempfile.mkdtemp()
+    with open(os.path.join(directory, f"{name}_test.py"), "w") as f:
+      f.write(TESTS[name])
+    log = os.path.join(directory, "unit.log")
+    command = (f"{sys.executable} -m pytest -q -p no:cacheprovider {' '.join(args)} . 2>&1 "
+               f"| tee {log} >/dev/null; exit ${{PIPESTATUS[0]}}")
+    status = subprocess.run(["bash", "-c", command], cwd=directory, check=False,
+                            env=dict(os.environ, PYTHONPATH=""), timeout=120).returncode
+    return log, status
+
+  def summary(self, log: str, status: int, e2e: str = "") -> list:
+    e2e_log = os.path.join(tempfile.mkdtemp(), "e2e.log")
+    with open(e2e_log, "w") as f:
+      f.write(e2e)
+    process = subprocess.run(
+        [sys.executable, "-m", "pyiree_tf_support.tools.test_summary", log, str(status), e2e_log],
+        capture_output=True, text=True, check=True, timeout=60)
+    return process.stdout.splitlines()
+
+  @parameterized.parameters(("clean", 0, "2 passed, 0 failed"),
+                            ("one_fails", 1, "1 passed, 1 failed"),
+                            ("collection_error", 2, "0 passed, 1 failed"))
+  def test_counts_what_pytest_counted(self, name, status, counts):
+    log, got_status = self.run_pytest(name)
+    self.assertEqual(got_status, status)
+    e2e = "//e2e:e2e_tests_a__tf__iree_vmla  PASSED in 3.1s\n//e2e:b  (cached) FAILED in 2s\n"
+    self.assertEqual(self.summary(log, got_status, e2e),
+                     [f"unit tests: {counts}; e2e (Bazel): 1 passed, 1 failed",
+                      f"{int(counts.split()[0]) + 1} passed, {int(counts.split()[2]) + 1} failed"])
+
+  @parameterized.parameters(("segfault", 139), ("exits", 3))
+  def test_a_crashed_pytest_is_its_exit_status_not_0_failed(self, name, status):
+    log, got_status = self.run_pytest(name)
+    self.assertEqual(got_status, status)
+    lines = self.summary(log, got_status)
+    self.assertEqual(lines, [
+        f"unit tests: pytest ended with exit status {status} and no count of failures (crashed "
+        "or stopped; see its output above); e2e (Bazel): 0 passed, 0 failed",
+        f"0 passed, 0 failed (e2e only: the unit tests' pytest ended with exit status {status} "
+        "and no count)"])
+
+  def test_a_usage_error_is_its_exit_status(self):
+    log, status = self.run_pytest("clean", "--no-such-option")
+    self.assertEqual(status, 4)
+    self.assertIn("pytest ended with exit status 4 and no count", self.summary(log, status)[0])
+
+  def test_test_sh_prints_the_summary_of_its_logs(self):
+    with open(os.path.join(REPO, "scripts", "test.sh")) as f:
+      self.assertIn('-m pyiree_tf_support.tools.test_summary "$unit_log" "$unit_status" "$e2e_log"', f.read())
+
+
+if __name__ == "__main__":
+  absltest.main()
