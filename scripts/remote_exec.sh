@@ -10,7 +10,7 @@
 #
 # PYIREE_REMOTE_EXEC_PORT (9094) and PYIREE_REMOTE_EXEC_DIR (<tmp>/pyiree_tf_support_remote_exec)
 # choose where; PYIREE_REMOTE_EXEC_JOBS (2) caps parallel actions. Starting a running worker does
-# nothing. BuildGrid (PyPI) was tried first: no release on PyPI ships a worker (see README).
+# nothing. BuildGrid (PyPI) was tried first: no release on PyPI ships a worker (see docs/scaling_out.md).
 set -euo pipefail
 
 port=${PYIREE_REMOTE_EXEC_PORT:-9094}

@@ -1,5 +1,5 @@
 """Bazel contracts, checked with the real Bazel: 2020 target names and tags, manual binaries,
-a backend added by one table row, and a user's own package as README.md teaches it.
+a backend added by one table row, and a user's own package as docs/driving.md teaches it.
 
 These run `bazel` themselves, so they are skipped inside a Bazel test sandbox (`bazel test //tests/...`);
 `scripts/test.sh` runs them with pytest.
@@ -164,7 +164,7 @@ class TargetNamesTest(parameterized.TestCase):
 
 @NEEDS_BAZEL
 class AddingABackendTest(absltest.TestCase):
-  """README.md "Adding a backend": one table row plus one expected-failure list, nothing else."""
+  """docs/backends.md "Adding a backend": one table row plus one expected-failure list, nothing else."""
 
   def test_a_fake_backend_needs_only_its_row_and_its_failure_list(self):
     ws = TempWorkspace(self)
@@ -230,18 +230,18 @@ class FailingPhaseCheckTest(parameterized.TestCase):
 
 
 def readme_block(first_line: str) -> str:
-  """The fenced code block of README.md whose first line is `first_line`."""
-  with open(os.path.join(ROOT, "README.md")) as f:
+  """The fenced code block of docs/driving.md whose first line is `first_line`."""
+  with open(os.path.join(ROOT, "docs", "driving.md")) as f:
     blocks = re.findall(r"^```[a-z]*\n(.*?)^```$", f.read(), re.M | re.S)
   matching = [b for b in blocks if b.startswith(first_line + "\n")]
   if len(matching) != 1:
-    raise AssertionError(f"README.md should have one code block starting {first_line!r}")
+    raise AssertionError(f"docs/driving.md should have one code block starting {first_line!r}")
   return matching[0]
 
 
 @NEEDS_BAZEL
 class UserPackageTest(absltest.TestCase):
-  """README.md "Your own test files under Bazel", followed literally in a copy of the workspace."""
+  """docs/driving.md "Your own test files under Bazel", followed literally in a copy of the workspace."""
 
   def test_the_readme_build_file_makes_tests_and_a_manual_binary_that_pass(self):
     ws = TempWorkspace(self)

@@ -1,6 +1,6 @@
 """Robustness: no silent pass, no lost artifact, no clobbered directory (issue 9).
 
-Every test here runs the real TensorFlow and IREE; each names the guarantee of README.md
+Every test here runs the real TensorFlow and IREE; each names the guarantee of docs/guarantees.md
 "Guarantees" it backs.
 """
 

@@ -45,7 +45,7 @@ class RefusedCastsTest(parameterized.TestCase):
 class AllowedCastsTest(parameterized.TestCase):
 
   @parameterized.named_parameters(
-      # Documented in README.md: these lose precision silently, as TensorFlow's conversions do.
+      # Documented in docs/guarantees.md: these lose precision silently, as TensorFlow's conversions do.
       ("float_truncates_to_int", "int32", 1.5, np.int32(1)),
       ("negative_float_truncates_toward_zero", "int32", -1.5, np.int32(-1)),
       ("int64_rounds_to_float32", "float32", np.int64(2**24 + 1), np.float32(2**24)),

@@ -4,7 +4,7 @@ A trace that passes `None` or `"abc"` to a float32 function would otherwise beco
 backend, and NaN equals NaN: the comparison passes having tested nothing. Every dtype numpy and
 ml_dtypes know (bfloat16, the float8/float6/float4 types, int4/uint4/int2/..., complex32) falls in
 one `Kind`; `_ALLOWED` says which kinds may become which, and the value rules then check the
-values (README.md "Guarantees" lists the rules for users):
+values (docs/guarantees.md lists the rules for users):
 
 - `None` anywhere in the value is an error (TensorFlow raises TypeError for it too);
 - strings go only to string inputs, and string inputs take only strings;
