@@ -1,6 +1,6 @@
 # GENERATED from pyiree_tf_support/core/backends.py: do not edit. After changing the table,
 # regenerate with `python -m pyiree_tf_support.tools.generate_backends_bzl`;
-# tests/backends_test.py fails while this file is stale.
+# tests/core/backends_test.py fails while this file is stale.
 
 # The name each backend's e2e tests use (the 2020 name where one exists), in table order.
 E2E_BACKENDS = ["tf", "iree_vmla", "iree_llvmjit", "iree_vulkan"]

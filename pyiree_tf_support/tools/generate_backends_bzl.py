@@ -4,7 +4,7 @@ pyiree_tf_support/core/backends.py.
   .venv/bin/python -m pyiree_tf_support.tools.generate_backends_bzl           # rewrite the file
   .venv/bin/python -m pyiree_tf_support.tools.generate_backends_bzl --check   # exit 1 if stale
 
-Starlark cannot import Python, so the table reaches Bazel as a generated file; tests/backends_test.py
+Starlark cannot import Python, so the table reaches Bazel as a generated file; tests/core/backends_test.py
 fails when the checked-in file differs from what this tool writes, so the two cannot drift.
 """
 
@@ -37,7 +37,7 @@ def render(table: Sequence[backends.BackendSpec] = backends.BACKENDS) -> str:
   return "\n".join([
       "# GENERATED from pyiree_tf_support/core/backends.py: do not edit. After changing the table,",
       f"# regenerate with `{TOOL}`;",
-      "# tests/backends_test.py fails while this file is stale.",
+      "# tests/core/backends_test.py fails while this file is stale.",
       "",
       "# The name each backend's e2e tests use (the 2020 name where one exists), in table order.",
       f"E2E_BACKENDS = {_list(spec.e2e_name for spec in table)}",

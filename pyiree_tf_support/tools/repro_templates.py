@@ -1,7 +1,7 @@
 """The text of the files a standalone reproduction consists of (shell scripts, a TF-only import
 script, an MLIR driver module), as data: `make_repros` fills them in.
 
-Every repro.sh has the same contract, which tests/repros_test.py checks: it runs IREE's (or
+Every repro.sh has the same contract, which tests/tooling/repros_test.py checks: it runs IREE's (or
 TensorFlow's) own tools, prints their output, and ends with one line `FIRST_ERROR: <line>` and exit
 status 1 while the failure persists, or `NO FAILURE` and exit status 0 once it is gone (status 2:
 the tools were not found). The first error line drops the `file:line:col: ` prefix of compiler

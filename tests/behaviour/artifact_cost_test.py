@@ -10,7 +10,7 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
-from tests import robustness_test
+from tests.behaviour import robustness_test
 
 CALLS = 200
 

@@ -57,7 +57,7 @@ class BazelNamesTest(parameterized.TestCase):
     self.assertEqual((spec.e2e_name, spec.bazel_driver_tags), ("iree_new", ("new",)))
 
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 @unittest.skipIf("TEST_SRCDIR" in os.environ, "build_tools/ is not in a Bazel test's runfiles")

@@ -21,7 +21,7 @@ from pyiree_tf_support import cli_flags
 from pyiree_tf_support.reporting import report_files
 from pyiree_tf_support import tf_test_utils
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 BACKEND_KEYS = {"backend", "outcome", "phase", "first_error", "detail", "call", "worst", "paths",
                 "commands"}

@@ -12,7 +12,7 @@ import numpy as np
 from pyiree_tf_support.importing import import_pipeline
 from pyiree_tf_support.comparing import trace_io
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROCESSES = 8
 
 

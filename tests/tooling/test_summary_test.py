@@ -10,7 +10,7 @@ import textwrap
 from absl.testing import absltest
 from absl.testing import parameterized
 
-REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 TESTS = {
     "clean": "def test_a():\n  pass\n\ndef test_b():\n  pass\n",

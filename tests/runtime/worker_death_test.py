@@ -16,7 +16,7 @@ from absl.testing import absltest
 from pyiree_tf_support.runtime import drivers
 from pyiree_tf_support.reporting import report_files
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BACKENDS = "--target_backends=iree_llvmcpu,iree_vulkan"
 
 _TEST_FILE = textwrap.dedent("""

@@ -31,8 +31,8 @@ from pyiree_tf_support import cli_flags
 from pyiree_tf_support.core import faults
 from pyiree_tf_support import tf_test_utils
 
-REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-TESTS = os.path.dirname(os.path.realpath(__file__))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+TESTS = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 import run_results  # pylint: disable=wrong-import-position
 

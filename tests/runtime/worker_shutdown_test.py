@@ -13,7 +13,7 @@ import tensorflow as tf
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support.runtime import worker_client
-from tests import robustness_test
+from tests.behaviour import robustness_test
 
 
 def live_workers(ignore=frozenset()) -> set:

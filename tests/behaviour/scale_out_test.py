@@ -19,7 +19,7 @@ import zipfile
 
 from absl.testing import absltest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Each test starts the engine itself (bazel, pytest -n, a venv), which a Bazel sandbox cannot.
 NEEDS_BAZEL = unittest.skipIf("TEST_SRCDIR" in os.environ, "starts bazel / pytest / a venv itself")
 if "TEST_SRCDIR" not in os.environ:

@@ -2,7 +2,7 @@
 tensor.expand_shape and gives numpy's reshape; any other dynamic reshape is left as it is.
 
 The inputs are StableHLO as TF's lowering writes it (softmax's keepdims reshape is covered on TF's
-real output by tests/dynamic_broadcasts_test.py); compiled and run by the real IREE."""
+real output by tests/importing/dynamic_broadcasts_test.py); compiled and run by the real IREE."""
 
 from absl.testing import absltest
 from absl.testing import parameterized

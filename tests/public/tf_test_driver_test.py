@@ -20,7 +20,7 @@ from absl.testing import parameterized
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support import tf_test_driver
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = os.path.join(REPO, "docs", "examples", "saved_model_import_lit.py")
 
 _MODULES = '''

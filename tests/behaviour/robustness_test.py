@@ -27,7 +27,7 @@ from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.harness import test_setup
 from pyiree_tf_support import tf_test_utils
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 E2E_FILE = os.path.join(REPO, "e2e", "simple_stateful_test.py")
 
 
@@ -414,7 +414,7 @@ class StaleSavedModelTest(absltest.TestCase):
 
   def test_a_dead_process_s_saved_model_is_removed_by_the_next_import(self):
     # Left by an earlier version (named with a pid, never locked) more than an hour ago; the
-    # locked directories of killed processes: tests/saved_models_test.py.
+    # locked directories of killed processes: tests/importing/saved_models_test.py.
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     stale = os.path.join(tempfile.gettempdir(), f"pyiree_tf_support_saved_model_{dead.pid}_x1")
@@ -430,7 +430,7 @@ class PytestSurfaceTest(absltest.TestCase):
 
   def test_a_bad_flag_value_is_one_line(self):
     process = run_python(["-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          "tests/signatures_test.py", "--xfail_backends=iree_bogus"])
+                          "tests/core/signatures_test.py", "--xfail_backends=iree_bogus"])
     self.assertNotEqual(process.returncode, 0)
     output = (process.stdout + process.stderr).strip().splitlines()
     self.assertEqual(output, ["ERROR: $PYIREE_TF_SUPPORT_FLAGS: flag --xfail_backends=['iree_bogus']: "

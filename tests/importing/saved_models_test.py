@@ -29,7 +29,7 @@ from pyiree_tf_support.core import locked_dirs
 from pyiree_tf_support.importing import saved_models
 from pyiree_tf_support import tf_test_utils
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PREFIX = "pyiree_tf_support_saved_model_"
 
 _MODULE = textwrap.dedent("""

@@ -25,7 +25,7 @@ from pyiree_tf_support.runtime import runtime_worker
 from pyiree_tf_support.runtime import worker_client
 from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError, WorkerCrashedError
 
-_REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # A counter variable (state), a vector variable, several results with bool and scalar ones,
 # a bool input, and a function without results.

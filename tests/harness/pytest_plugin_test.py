@@ -15,7 +15,7 @@ from absl.testing import absltest
 
 from pyiree_tf_support import cli_flags
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLUGIN = "pyiree_tf_support.pytest_plugin"
 
 MUL_TEST = textwrap.dedent('''

@@ -20,28 +20,11 @@ from pyiree_tf_support import cli_flags
 from pyiree_tf_support.core.phases import Phase
 from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
+from tests.support import test_files
 
-REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # runfiles: the source tree
+# Under Bazel, realpath leads from the runfiles back to the source tree.
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 TOOL = ["-m", "pyiree_tf_support.tools.update_e2e_coverage"]
-
-MODULE_TEST = '''
-import numpy as np
-import tensorflow as tf
-from pyiree_tf_support import tf_test_utils
-
-class {name}Module(tf.Module):
-  @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
-  def f(self, a):
-    return {body}
-
-@tf_test_utils.compile_module({name}Module)
-class {name}Test(tf_test_utils.TracedModuleTestCase):
-  def test_f(self):
-    self.compare_backends(lambda module: module.f(np.arange(4, dtype=np.float32)))
-
-if __name__ == "__main__":
-  tf.test.main()
-'''
 
 ERF_ERROR = ("error: failed to legalize operation 'stablehlo.custom_call' that was explicitly marked "
              "illegal")
@@ -69,7 +52,7 @@ class UpdateListsTest(parameterized.TestCase):
     os.mkdir(cls.files)
     for name, body in (("Erf", "tf.math.erf(a)"), ("Double", "a + a")):
       with open(os.path.join(cls.files, f"{name.lower()}_test.py"), "w") as f:
-        f.write(MODULE_TEST.format(name=name, body=body))
+        f.write(test_files.one_method_test(name, body))
     # The run: pytest with the plugin, with no BUILD.bazel beside the files (nothing expected).
     cls.artifacts = os.path.join(cls.dir, "artifacts")
     cls.pytest_log = subprocess.run(

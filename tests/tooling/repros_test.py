@@ -20,7 +20,7 @@ from pyiree_tf_support.tools import repro_layout
 from pyiree_tf_support.tools import repro_templates
 from pyiree_tf_support.tools import repro_values
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 UNDER_BAZEL = "TEST_SRCDIR" in os.environ
 NOT_IN_BAZEL = unittest.skipIf(UNDER_BAZEL, "e2e/repros/ is not in a Bazel test's runfiles")
 

@@ -7,7 +7,7 @@ import tempfile
 
 from absl.testing import absltest
 
-E2E_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "e2e",
+E2E_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "e2e",
                         "simple_stateful_test.py")
 
 

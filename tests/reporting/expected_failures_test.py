@@ -219,7 +219,7 @@ class FailingByBackendTest(parameterized.TestCase):
       ("keras", "e2e/keras"),
   )
   def test_our_own_lists_are_all_typed(self, directory):
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     lists = expected_failures.failing_by_backend(os.path.join(root, directory, "BUILD.bazel"))
     untyped = [(b, f) for b, files in lists.items() for f, e in files.items() if e.phase is None]
     self.assertTrue(lists)

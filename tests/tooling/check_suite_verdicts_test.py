@@ -12,25 +12,10 @@ import textwrap
 from absl.testing import absltest
 
 from pyiree_tf_support import cli_flags
+from tests.support import test_files
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = ["-m", "pyiree_tf_support.tools.check_suite_verdicts"]
-
-MODULE_TEST = '''
-import numpy as np
-import tensorflow as tf
-from pyiree_tf_support import tf_test_utils
-
-class {name}Module(tf.Module):
-  @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
-  def f(self, a):
-    return {body}
-
-@tf_test_utils.compile_module({name}Module)
-class {name}Test(tf_test_utils.TracedModuleTestCase):
-  def test_f(self):
-    self.compare_backends(lambda module: module.f(np.arange(4, dtype=np.float32)))
-'''
 
 BUILD = textwrap.dedent('''
     FAILING = {
@@ -53,7 +38,7 @@ class CheckSuiteVerdictsTest(absltest.TestCase):
     os.mkdir(cls.suite)
     for name, body in (("Erf", "tf.math.erf(a)"), ("Square", "a * a"), ("Double", "a + a")):
       with open(os.path.join(cls.suite, f"{name.lower()}_test.py"), "w") as f:
-        f.write(MODULE_TEST.format(name=name, body=body))
+        f.write(test_files.one_method_test(name, body))
     with open(os.path.join(cls.suite, "BUILD.bazel"), "w") as f:
       f.write(BUILD)
     cls.junit = os.path.join(cls.dir, "junit.xml")

@@ -15,7 +15,7 @@ from absl.testing import parameterized
 
 from pyiree_tf_support.core import verbosity
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 E2E_FILE = os.path.join(REPO, "e2e", "simple_arithmetic_test.py")
 # Lines that only TensorFlow's or IREE's noise prints.
 NOISE = ("oneDNN custom operations", "reader.cc", "Sharding callback", "Assets written",
