@@ -4,7 +4,7 @@ A full disk while writing iree_input.mlir was the IMPORT ERROR of every IREE bac
 so the list tool listed it), while saving a target's trace its RUNTIME ERROR, and while saving the
 reference trace a raw traceback; none named the path. Now each errors the test with one line
 naming the path and the errno, report.json records no phase for it, and the list tool's reader
-(scripts/run_results.py) finds nothing to list.
+(reporting/run_results.py) finds nothing to list.
 
 Real failures only: a 64 KiB tmpfs mounted as --artifacts_dir (we are root) filled up, or
 remounted read-only, by the trace function itself at the moment under test; EACCES from a child
@@ -30,11 +30,10 @@ from pyiree_tf_support.core import artifacts
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.core import faults
 from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support.reporting import run_results
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 TESTS = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-sys.path.insert(0, os.path.join(REPO, "scripts"))
-import run_results  # pylint: disable=wrong-import-position
 
 
 class SmallModule(tf.Module):
