@@ -29,6 +29,7 @@ from pyiree_tf_support import method_imports
 from pyiree_tf_support import runtime
 from pyiree_tf_support import saved_models
 from pyiree_tf_support import structure
+from pyiree_tf_support import timeouts
 from pyiree_tf_support.compile_cache import CompileCache
 from pyiree_tf_support.signatures import FunctionSignature, signatures_to_json
 
@@ -174,10 +175,13 @@ class BackendInfo:
   def compile(self, module: ModuleClass, exported_names: Sequence[str] = (),
               artifacts_dir: Optional[str] = None,
               compile_cache: Optional[CompileCache] = None,
-              each_method_on_failure: bool = False) -> "CompiledModule":
+              each_method_on_failure: bool = False,
+              limits: timeouts.Timeouts = timeouts.DEFAULT) -> "CompiledModule":
     """Compiles `module` (a tf.Module class or factory) for this backend.
 
     `compile_cache` is the on-disk cache to read and fill (None: compile without one).
+    `limits`: how long iree-compile, loading the module into a worker and each call there may
+    take (`timeouts`; the test case passes --compile_timeout, --load_timeout, --call_timeout).
     `each_method_on_failure`: when the whole module does not compile, compile each method alone
     and keep those that do (`IreeCompiledModule.method_compiles` says which); calling one that
     did not raises `MethodNotCompiledError`. Without it a failure raises CompileError, as in 2020.
@@ -189,7 +193,7 @@ class BackendInfo:
     if self.is_iree:
       return IreeCompiledModule(module, self, exported_names, artifacts_dir,
                                 compile_cache=compile_cache,
-                                each_method_on_failure=each_method_on_failure)
+                                each_method_on_failure=each_method_on_failure, limits=limits)
     return TfCompiledModule(module, self, exported_names, artifacts_dir)
 
   @classmethod
@@ -285,8 +289,12 @@ def _keep_saved_model_at(artifacts_dir: Optional[str], backends_str: str) -> Tup
 
 
 def _compile_once(request: compiler.CompileRequest, description: str,
-                  reproducer: Optional[str], cache: Optional[CompileCache]) -> bytes:
-  """Compiles `request` once per process: a second backend asking for it waits for the first."""
+                  reproducer: Optional[str], cache: Optional[CompileCache],
+                  limit: timeouts.Limit) -> bytes:
+  """Compiles `request` once per process: a second backend asking for it waits for the first.
+
+  An interrupted compile is forgotten (its waiters see the interrupt), so a later one runs again.
+  """
   key = request.key()  # outside the lock: it hashes the whole input.
   with _process_cache_lock:
     future = _compiles.get(key)
@@ -295,8 +303,12 @@ def _compile_once(request: compiler.CompileRequest, description: str,
       future = _compiles[key] = concurrent.futures.Future()
   if owner:
     try:
-      future.set_result(compiler.compile_request(request, description, reproducer, cache, key))
+      future.set_result(compiler.compile_request(request, description, reproducer, cache, key,
+                                                 limit))
     except BaseException as e:
+      if not isinstance(e, compiler.CompileError):
+        with _process_cache_lock:
+          _compiles.pop(key, None)
       future.set_exception(e)
   else:
     logging.debug("Reusing this process's compilation of %s.", description)
@@ -311,11 +323,13 @@ def _request_for(imported: importer.ImportedModule,
 
 
 def _compile_imported(imported: importer.ImportedModule, backend_infos: Sequence[BackendInfo],
-                      artifacts_dir: Optional[str], cache: Optional[CompileCache]) -> bytes:
+                      artifacts_dir: Optional[str], cache: Optional[CompileCache],
+                      limit: timeouts.Limit) -> bytes:
   names = backends_to_str(backend_infos)
   reproducer = None if artifacts_dir is None else artifacts.reproducer_path(artifacts_dir, names)
   description = f"module '{imported.module_name}' for backend(s) {names}"
-  vmfb = _compile_once(_request_for(imported, backend_infos), description, reproducer, cache)
+  vmfb = _compile_once(_request_for(imported, backend_infos), description, reproducer, cache,
+                       limit)
   if artifacts_dir is not None:
     artifacts.write_bytes(artifacts.compiled_path(artifacts_dir, names), vmfb)
   return vmfb
@@ -323,7 +337,7 @@ def _compile_imported(imported: importer.ImportedModule, backend_infos: Sequence
 
 def _compile_each_method(imported: importer.ImportedModule, backend_info: BackendInfo,
                          artifacts_dir: Optional[str], cache: Optional[CompileCache],
-                         module_error: compiler.CompileError
+                         module_error: compiler.CompileError, limit: timeouts.Limit
                          ) -> Tuple[bytes, method_compiles.MethodCompiles]:
   """After `module_error`: the binary of the methods that compile alone (saved where the whole
   module's would be), and which do not; CompileError listing them all when none compiles."""
@@ -332,7 +346,7 @@ def _compile_each_method(imported: importer.ImportedModule, backend_info: Backen
       _request_for(imported, [backend_info]), module_error, backend_info.name,
       f"module '{imported.module_name}' for backend(s) {names}",
       lambda request, description, reproducer: _compile_once(request, description, reproducer,
-                                                             cache),
+                                                             cache, limit),
       lambda method: None if artifacts_dir is None else artifacts.reproducer_path(
           artifacts_dir, f"{names}.{method}"))
   if vmfb is None:
@@ -347,11 +361,13 @@ def _compile_each_method(imported: importer.ImportedModule, backend_info: Backen
 def compile_tf_module(tf_module: tf.Module, backend_infos: Sequence[BackendInfo] = (),
                       exported_names: Sequence[str] = (),
                       artifacts_dir: Optional[str] = None,
-                      compile_cache: Optional[CompileCache] = None) -> bytes:
+                      compile_cache: Optional[CompileCache] = None,
+                      compile_timeout: timeouts.Limit = timeouts.DEFAULT.compile) -> bytes:
   """Compiles a tf.Module instance for the IREE backends `backend_infos`, returning the vmfb.
 
   Saves tf_input.mlir, iree_input.mlir and compiled__<backends>.vmfb in `artifacts_dir` (and a
-  reproducer on failure, the SavedModel with --keep_saved_model).
+  reproducer on failure, the SavedModel with --keep_saved_model). Past `compile_timeout`
+  iree-compile is killed (`compiler.CompileTimeoutError`).
   """
   backend_infos = list(backend_infos) or [BackendInfo("iree_vmvx")]
   not_iree = [info.name for info in backend_infos if not info.is_iree]
@@ -361,7 +377,7 @@ def compile_tf_module(tf_module: tf.Module, backend_infos: Sequence[BackendInfo]
   exported_names = importer.normalize_exported_names(exported_names)
   imported = _import_module(tf_module, module_name, exported_names, artifacts_dir,
                             _keep_saved_model_at(artifacts_dir, backends_to_str(backend_infos)))
-  return _compile_imported(imported, backend_infos, artifacts_dir, compile_cache)
+  return _compile_imported(imported, backend_infos, artifacts_dir, compile_cache, compile_timeout)
 
 
 # --- Compiled modules -------------------------------------------------------------------------
@@ -509,25 +525,30 @@ class IreeCompiledModule(CompiledModule):
                                          Optional[method_compiles.MethodCompiles],
                                          Optional[method_imports.MethodImports]]] = None,
                compile_cache: Optional[CompileCache] = None,
-               each_method_on_failure: bool = False):
+               each_method_on_failure: bool = False,
+               limits: timeouts.Timeouts = timeouts.DEFAULT):
     super().__init__(module_class, backend_info, exported_names, artifacts_dir)
+    self._limits = limits
     if _compiled is None:
       imported = import_module_class(
           module_class, exported_names, artifacts_dir,
           _keep_saved_model_at(artifacts_dir, backends_to_str([backend_info])),
           each_function_on_failure=each_method_on_failure)
       try:
-        _compiled = (_compile_imported(imported, [backend_info], artifacts_dir, compile_cache),
+        _compiled = (_compile_imported(imported, [backend_info], artifacts_dir, compile_cache,
+                                       limits.compile),
                      imported.signatures, None, imported.method_imports)
       except compiler.CompileError as e:
-        if not each_method_on_failure or len(imported.imported_names) < 2:
+        # A timeout says nothing about any method; compiling each alone would only wait longer.
+        if (not each_method_on_failure or len(imported.imported_names) < 2
+            or isinstance(e, compiler.CompileTimeoutError)):
           raise
         vmfb, record = _compile_each_method(imported, backend_info, artifacts_dir,
-                                            compile_cache, e)
+                                            compile_cache, e, limits.compile)
         _compiled = (vmfb, imported.signatures, record, imported.method_imports)
     self._vmfb, self._signatures, self.method_compiles, self.method_imports = _compiled
     self._loaded = runtime.load_module(self._vmfb, backend_info.driver,
-                                       isolated=backend_info.isolated)
+                                       isolated=backend_info.isolated, limits=limits)
 
   @property
   def signatures(self) -> Dict[str, FunctionSignature]:
@@ -554,7 +575,7 @@ class IreeCompiledModule(CompiledModule):
     return IreeCompiledModule(self._module_class, self._backend_info, self._exported_names,
                               self._artifacts_dir,
                               _compiled=(self._vmfb, self._signatures, self.method_compiles,
-                                         self.method_imports))
+                                         self.method_imports), limits=self._limits)
 
   def reinitialize(self) -> None:
     self._loaded.reset()  # a new context; an isolated module keeps its worker process.
