@@ -52,14 +52,22 @@ def _reap(process: subprocess.Popen) -> None:
         pass
 
 
-def run(command: Sequence[str], stdin: bytes, timeout: Optional[float]) -> subprocess.CompletedProcess:
+def run(command: Sequence[str], stdin: bytes,
+        timeout: Optional[float]) -> subprocess.CompletedProcess:
   """Runs `command` with `stdin`, capturing stdout and stderr (bytes), for at most `timeout` s.
 
   Raises CompileTimeout (the group killed), CompileInterrupted (killed by `cancel_running`),
   and on any other exception here (KeyboardInterrupt) kills the group before re-raising.
+  On the main thread, SIGTERM meanwhile kills the compile before the process dies of it.
   """
   if _cancelled.is_set():
     raise CompileInterrupted("not started: the process is being interrupted")
+  with _sigterm_kills_compiles():
+    return _run(command, stdin, timeout)
+
+
+def _run(command: Sequence[str], stdin: bytes,
+         timeout: Optional[float]) -> subprocess.CompletedProcess:
   with _lock:
     process = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, start_new_session=True)
@@ -117,6 +125,22 @@ def interruptible(unwind: Callable[[], None] = lambda: None) -> Iterator[None]:
   SIGTERM is handled only on the main thread, and only when its handler is the default (a
   caller's own handler or SIG_IGN is left alone).
   """
+  with _sigterm_kills_compiles():
+    try:
+      yield
+    except BaseException:
+      cancel_running()
+      try:
+        unwind()
+      finally:
+        resume()
+      raise
+
+
+@contextlib.contextmanager
+def _sigterm_kills_compiles() -> Iterator[None]:
+  """Within, on the main thread with SIGTERM's default action: SIGTERM kills the running
+  compiles, then the process dies of it as it would have."""
   on_main = threading.current_thread() is threading.main_thread()
   previous = signal.getsignal(signal.SIGTERM) if on_main else None
   installed = previous == signal.SIG_DFL
@@ -124,13 +148,6 @@ def interruptible(unwind: Callable[[], None] = lambda: None) -> Iterator[None]:
     signal.signal(signal.SIGTERM, _die_of_sigterm)
   try:
     yield
-  except BaseException:
-    cancel_running()
-    try:
-      unwind()
-    finally:
-      resume()
-    raise
   finally:
     if installed:
       signal.signal(signal.SIGTERM, previous)

@@ -66,6 +66,16 @@ def alive(pid: int) -> bool:
     return False
 
 
+def gone(pid: int, timeout: float = 5.0) -> bool:
+  """Whether `pid` is dead (or a zombie) within `timeout` s (a SIGKILL lands asynchronously)."""
+  deadline = time.monotonic() + timeout
+  while alive(pid):
+    if time.monotonic() > deadline:
+      return False
+    time.sleep(0.01)
+  return True
+
+
 def wait_for(root: int, matches: Callable[[int], bool], timeout: float = 300.0,
              done: Callable[[], bool] = lambda: False) -> Optional[int]:
   """The first descendant of `root` that `matches`, polled every 5 ms; None after `timeout` s or

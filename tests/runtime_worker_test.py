@@ -530,12 +530,14 @@ class ImportHygieneTest(absltest.TestCase):
       "exit_status": set(),
       "runtime_errors": set(),
       "worker_protocol": set(),
-      "worker_client": {"exit_status", "runtime_errors", "worker_protocol"},
+      "timeouts": set(),
+      "worker_client": {"exit_status", "runtime_errors", "timeouts", "worker_protocol"},
       "drivers": {"exit_status", "worker_client"},
       "readback": {"drivers", "structure"},
       "runtime_host": {"readback"},
       "runtime_worker": {"drivers", "runtime_host", "worker_protocol"},
-      "runtime": {"drivers", "runtime_errors", "runtime_host", "signatures", "worker_client"},
+      "runtime": {"drivers", "runtime_errors", "runtime_host", "signatures", "timeouts",
+                  "worker_client"},
   }
 
   def test_runtime_modules_import_only_downward(self):
