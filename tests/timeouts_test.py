@@ -11,6 +11,7 @@ import io
 import json
 import os
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -100,6 +101,7 @@ class TimeoutTest(absltest.TestCase):
       stopper.finish()
     self.assertIsNotNone(stopped, "no iree-compile for vmvx was seen")
     self.assertFalse(still_alive, "the timed-out iree-compile is still running")
+    print(f"{self._testMethodName}: {elapsed:.2f} s", file=sys.stderr)
     self.assertLess(elapsed, _BOUND_SECONDS)
     message = _messages(result)
     self.assertIn("iree_vmla: COMPILE ERROR", message)
@@ -144,6 +146,7 @@ class TimeoutTest(absltest.TestCase):
     elapsed = time.monotonic() - started
     self.assertEqual(len(stopped), 1, stopped)
     self.assertTrue(child_processes.gone(stopped[0]), "the timed-out worker is still running")
+    print(f"{self._testMethodName}: {elapsed:.2f} s", file=sys.stderr)
     self.assertLess(elapsed, _BOUND_SECONDS)
     self.assertEqual(result.testsRun, 2)
     self.assertEqual(len(result.failures), 1, _messages(result))
@@ -172,6 +175,7 @@ class TimeoutTest(absltest.TestCase):
       stopper.finish()
     self.assertIsNotNone(stopped, "no worker was seen")
     self.assertFalse(still_alive, "the timed-out worker is still running")
+    print(f"{self._testMethodName}: {elapsed:.2f} s", file=sys.stderr)
     self.assertLess(elapsed, _BOUND_SECONDS)
     message = _messages(result)
     self.assertIn("iree_vulkan: RUNTIME ERROR", message)
