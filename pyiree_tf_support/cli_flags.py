@@ -12,6 +12,7 @@ from pyiree_tf_support.core import backends
 from pyiree_tf_support.compiling import compile_cache
 from pyiree_tf_support.core import phases
 from pyiree_tf_support.core import run_settings as run_settings_lib
+from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.reporting import expected_failures
 
@@ -57,6 +58,21 @@ flags.DEFINE_bool("compile_cache", True, "Reuse compiled modules from the on-dis
 flags.DEFINE_string("compile_cache_dir", None,
                     "Compile cache location. Default: $PYIREE_TF_SUPPORT_CACHE_DIR, else "
                     "~/.cache/pyiree_tf_support/compile_cache.")
+flags.DEFINE_float("compile_timeout", timeouts.COMPILE_SECONDS,
+                   "Seconds an iree-compile may run, plus "
+                   f"{timeouts.COMPILE_SECONDS_PER_MIB:g} s per MiB of its input; past it the "
+                   "compiler is killed and that backend is a COMPILE ERROR. 0: no limit.",
+                   lower_bound=0)
+flags.DEFINE_float("load_timeout", timeouts.LOAD_SECONDS,
+                   "Seconds to start a worker process and load a module there, plus "
+                   f"{timeouts.LOAD_SECONDS_PER_MIB:g} s per MiB of the module; past it the "
+                   "worker is killed and that backend is a RUNTIME ERROR. 0: no limit.",
+                   lower_bound=0)
+flags.DEFINE_float("call_timeout", timeouts.CALL_SECONDS,
+                   "Seconds one call in a worker process (Vulkan, --run_in_worker) may take, plus "
+                   f"{timeouts.CALL_SECONDS_PER_MIB:g} s per MiB of the module and the inputs; "
+                   "past it the worker is killed (a fresh one serves the next test) and that "
+                   "backend is a RUNTIME ERROR. 0: no limit.", lower_bound=0)
 
 FLAGS = flags.FLAGS
 
@@ -171,7 +187,14 @@ def run_settings() -> run_settings_lib.RunSettings:
       compile_jobs=value("compile_jobs"),
       compile_cache_dir=None if cache is None else cache.directory,
       xfail_backends=tuple(xfail_entries().items()),
-      keep_saved_model=bool(value("keep_saved_model")))
+      keep_saved_model=bool(value("keep_saved_model")),
+      timeouts=timeouts_from_flags())
+
+
+def timeouts_from_flags() -> timeouts.Timeouts:
+  """The limits --compile_timeout, --load_timeout and --call_timeout set."""
+  return timeouts.from_flags(value("compile_timeout"), value("load_timeout"),
+                             value("call_timeout"))
 
 
 def compile_cache_from_flags() -> Optional[compile_cache.CompileCache]:

@@ -26,6 +26,7 @@ from pyiree_tf_support.reporting import replay_input
 from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support.runtime import loading
 from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.reporting.replay_input import ReplayError, ReplayInput  # pylint: disable=unused-import
 from pyiree_tf_support.core.signatures import FunctionSignature
@@ -79,15 +80,17 @@ def replay(trace_dir: str, target_backends: Sequence[str],
 def replay_loaded(loaded: ReplayInput, target_backends: Sequence[str],
                   cache: Optional[CompileCache] = None,
                   policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
-                  recompile: bool = False) -> List[verdicts.Outcome]:
+                  recompile: bool = False,
+                  limits: timeouts.Timeouts = timeouts.DEFAULT) -> List[verdicts.Outcome]:
   """Replays an already checked reference trace on each target backend: a bundle's compiled
-  vmfbs (BundleError if one is missing or changed) unless `recompile`."""
+  vmfbs (BundleError if one is missing or changed) unless `recompile`; `limits` bound each
+  compile, load and call."""
   specs = _target_specs(target_backends)
   names = backends.indexed_names(list(target_backends))
   module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
   bundled = [None if recompile else bundle.compiled_vmfb(module_dir, n) for n in target_backends]
   return [_replay_on(loaded.reference, spec, artifact_name, (artifact_name, backend_name),
-                     loaded.iree_input, loaded.signatures, cache, policy, vmfb)
+                     loaded.iree_input, loaded.signatures, cache, policy, vmfb, limits)
           for backend_name, artifact_name, spec, vmfb
           in zip(target_backends, names, specs, bundled)]
 
@@ -95,16 +98,17 @@ def replay_loaded(loaded: ReplayInput, target_backends: Sequence[str],
 def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_names,
                iree_input: str, signatures, cache,
                policy: tolerances.TolerancePolicy,
-               vmfb: Optional[bytes] = None) -> verdicts.Outcome:
+               vmfb: Optional[bytes] = None,
+               limits: timeouts.Timeouts = timeouts.DEFAULT) -> verdicts.Outcome:
   available, reason = loading.driver_available(spec.driver)
   if not available:
     return verdicts.Outcome(name, verdicts.Status.SKIPPED, reason)
   if vmfb is None:
-    vmfb, failure = _compile(ref_trace, spec, name, iree_input, cache)
+    vmfb, failure = _compile(ref_trace, spec, name, iree_input, cache, limits.compile)
     if failure is not None:
       return failure
   try:
-    loaded = loading.load_module(vmfb, spec.driver, isolated=spec.isolated)
+    loaded = loading.load_module(vmfb, spec.driver, isolated=spec.isolated, limits=limits)
   except Exception as e:  # pylint: disable=broad-except
     # The vmfb is the one compiled or bundled for this backend: its runtime's verdict.
     return verdicts.Outcome(name, verdicts.Status.RUNTIME_ERROR,
@@ -124,7 +128,8 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
     loaded.close()
 
 
-def _compile(ref_trace: Trace, spec: backends.BackendSpec, name: str, iree_input: str, cache):
+def _compile(ref_trace: Trace, spec: backends.BackendSpec, name: str, iree_input: str, cache,
+             limit: timeouts.Limit):
   """(vmfb, None), or (None, the COMPILE_ERROR outcome). Imports the compiler only here."""
   try:
     from pyiree_tf_support.compiling import compiler  # pylint: disable=import-outside-toplevel
@@ -136,13 +141,16 @@ def _compile(ref_trace: Trace, spec: backends.BackendSpec, name: str, iree_input
   request = compiler.CompileRequest(iree_input, spec.compiler_targets, spec.compiler_flags)
   try:
     vmfb = compiler.compile_request(request, f"module '{ref_trace.module_name}' for {name}",
-                                    cache=cache)
+                                    cache=cache, timeout=limit)
+  except compiler.CompileTimeoutError as e:
+    return None, verdicts.Outcome(name, verdicts.Status.COMPILE_ERROR, str(e))
   except compiler.CompileError as e:
     try:  # as the test run did: the methods that compile, here the ones the trace calls.
       vmfb = compiler.compile_request(
           dataclasses.replace(request, iree_input=mlir_functions.only_exporting(
               iree_input, sorted({call.method for call in ref_trace.calls}))),
-          f"the traced methods of module '{ref_trace.module_name}' for {name}", cache=cache)
+          f"the traced methods of module '{ref_trace.module_name}' for {name}", cache=cache,
+          timeout=limit)
     except (compiler.CompileError, ValueError):
       return None, verdicts.Outcome(name, verdicts.Status.COMPILE_ERROR, str(e))
   return vmfb, None
@@ -168,7 +176,7 @@ def main(argv: Sequence[str]) -> int:
     return 2
   try:
     outcomes = replay_loaded(loaded, targets, cli_flags.compile_cache_from_flags(), policy,
-                             recompile=_RECOMPILE.value)
+                             recompile=_RECOMPILE.value, limits=cli_flags.timeouts_from_flags())
   except (bundle.BundleError, ReplayError) as e:
     print(f"replay: {e}", file=sys.stderr)
     return 2

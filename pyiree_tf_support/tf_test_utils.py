@@ -191,13 +191,13 @@ class TracedModuleTestCase(tf.test.TestCase):
   def _backend_record(self, setup: test_setup.BackendSetup, module, outcome: Outcome,
                       raw: Outcome, trace_name: str, repros: Optional[repro.CallRepros]) -> dict:
     """report.json's entry for one target of one compared trace (`raw`: before XFAIL)."""
-    name = tf_utils.backends_to_str([setup.info])
     call = (repros.call(outcome.call_index)
             if outcome.call_index is not None and repros is not None else None)
     paths = {"trace": outcome.trace_path,
              "trace_dir": outcome.trace_path and outcome.trace_path[:-len(".txt")],
              "compiled": self._vmfb_path(module) if module is not None and repros is not None else None,
-             "reproducer": (artifacts.reproducer_path(self._artifacts_dir, name)
+             # the compile error's own (none after a timeout: nothing was reproduced).
+             "reproducer": (getattr(setup.error, "reproducer_path", None)
                             if setup.status is Status.COMPILE_ERROR else None),
              "repro_dir": (artifacts.repro_dir(self._artifacts_dir, trace_name, outcome.backend)
                            if call is not None else None)}

@@ -25,6 +25,7 @@ from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import structure
+from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.importing import method_imports
@@ -143,10 +144,13 @@ class BackendInfo:
   def compile(self, module: ModuleClass, exported_names: Sequence[str] = (),
               artifacts_dir: Optional[str] = None,
               compile_cache: Optional[CompileCache] = None,
-              each_method_on_failure: bool = False) -> "CompiledModule":
+              each_method_on_failure: bool = False,
+              limits: timeouts.Timeouts = timeouts.DEFAULT) -> "CompiledModule":
     """Compiles `module` (a tf.Module class or factory) for this backend.
 
     `compile_cache` is the on-disk cache to read and fill (None: compile without one).
+    `limits`: how long iree-compile, loading the module into a worker and each call there may
+    take (`timeouts`; the test case passes --compile_timeout, --load_timeout, --call_timeout).
     `each_method_on_failure`: when the whole module does not compile, compile each method alone
     and keep those that do (`IreeCompiledModule.method_compiles` says which); calling one that
     did not raises `MethodNotCompiledError`. Without it a failure raises CompileError, as in 2020.
@@ -158,7 +162,7 @@ class BackendInfo:
     if self.is_iree:
       return IreeCompiledModule(module, self, exported_names, artifacts_dir,
                                 compile_cache=compile_cache,
-                                each_method_on_failure=each_method_on_failure)
+                                each_method_on_failure=each_method_on_failure, limits=limits)
     return TfCompiledModule(module, self, exported_names, artifacts_dir)
 
   @classmethod
@@ -185,11 +189,13 @@ def _keep_saved_model_at(artifacts_dir: Optional[str], backends_str: str) -> Tup
 def compile_tf_module(tf_module: tf.Module, backend_infos: Sequence[BackendInfo] = (),
                       exported_names: Sequence[str] = (),
                       artifacts_dir: Optional[str] = None,
-                      compile_cache: Optional[CompileCache] = None) -> bytes:
+                      compile_cache: Optional[CompileCache] = None,
+                      compile_timeout: timeouts.Limit = timeouts.DEFAULT.compile) -> bytes:
   """Compiles a tf.Module instance for the IREE backends `backend_infos`, returning the vmfb.
 
   Saves tf_input.mlir, iree_input.mlir and compiled__<backends>.vmfb in `artifacts_dir` (and a
-  reproducer on failure, the SavedModel with --keep_saved_model).
+  reproducer on failure, the SavedModel with --keep_saved_model). Past `compile_timeout`
+  iree-compile is killed (`compiler.CompileTimeoutError`).
   """
   backend_infos = list(backend_infos) or [BackendInfo("iree_vmvx")]
   not_iree = [info.name for info in backend_infos if not info.is_iree]
@@ -203,7 +209,7 @@ def compile_tf_module(tf_module: tf.Module, backend_infos: Sequence[BackendInfo]
   return module_compiles.compile_module(imported.iree_input, imported.module_name,
                                         [info.spec for info in backend_infos],
                                         backends_to_str(backend_infos), artifacts_dir,
-                                        compile_cache)
+                                        compile_cache, compile_timeout)
 
 
 # --- Compiled modules -------------------------------------------------------------------------
@@ -346,8 +352,10 @@ class IreeCompiledModule(CompiledModule):
                                          Optional[method_compiles.MethodCompiles],
                                          Optional[method_imports.MethodImports]]] = None,
                compile_cache: Optional[CompileCache] = None,
-               each_method_on_failure: bool = False):
+               each_method_on_failure: bool = False,
+               limits: timeouts.Timeouts = timeouts.DEFAULT):
     super().__init__(module_class, backend_info, exported_names, artifacts_dir)
+    self._limits = limits
     if _compiled is None:
       imported = import_module_class(
           module_class, exported_names, artifacts_dir,
@@ -357,18 +365,20 @@ class IreeCompiledModule(CompiledModule):
       try:
         _compiled = (module_compiles.compile_module(imported.iree_input, imported.module_name,
                                                     [backend_info.spec], names, artifacts_dir,
-                                                    compile_cache),
+                                                    compile_cache, limits.compile),
                      imported.signatures, None, imported.method_imports)
       except compiler.CompileError as e:
-        if not each_method_on_failure or len(imported.imported_names) < 2:
+        # A timeout says nothing about any method; compiling each alone would only wait longer.
+        if (not each_method_on_failure or len(imported.imported_names) < 2
+            or isinstance(e, compiler.CompileTimeoutError)):
           raise
         vmfb, record = module_compiles.compile_each_method(
             imported.iree_input, imported.module_name, backend_info.spec, backend_info.name,
-            names, artifacts_dir, compile_cache, e)
+            names, artifacts_dir, compile_cache, e, limits.compile)
         _compiled = (vmfb, imported.signatures, record, imported.method_imports)
     self._vmfb, self._signatures, self.method_compiles, self.method_imports = _compiled
     self._loaded = loading.load_module(self._vmfb, backend_info.driver,
-                                       isolated=backend_info.isolated)
+                                       isolated=backend_info.isolated, limits=limits)
 
   @property
   def signatures(self) -> Dict[str, FunctionSignature]:
@@ -395,7 +405,7 @@ class IreeCompiledModule(CompiledModule):
     return IreeCompiledModule(self._module_class, self._backend_info, self._exported_names,
                               self._artifacts_dir,
                               _compiled=(self._vmfb, self._signatures, self.method_compiles,
-                                         self.method_imports))
+                                         self.method_imports), limits=self._limits)
 
   def reinitialize(self) -> None:
     self._loaded.reset()  # a new context; an isolated module keeps its worker process.

@@ -12,10 +12,11 @@ Two things would make a shared key lie or miss needlessly:
 import functools
 import logging
 import re
-import subprocess
 from typing import Iterable, Tuple
 
 from iree.compiler.tools import binaries
+
+from pyiree_tf_support.compiling import compile_process
 
 _HOST_FLAGS = ("--iree-llvmcpu-target-cpu=host", "--iree-llvmcpu-target-cpu-features=host")
 _LLVMCPU_FLAG = "--iree-llvmcpu-"
@@ -26,6 +27,8 @@ func.func @probe(%arg0: tensor<4xf32>) -> tensor<4xf32> {
 }"""
 _LOC = re.compile(r"(?<![\w.$@-])loc\(")  # not `memref.alloc(`.
 _TARGET_ATTR = re.compile(r'#hal\.executable\.target<"llvm-cpu".*?\}>', re.S)
+# The probe compiles a 4-element add to executable sources (~0.25 s): a minute means it hangs.
+_PROBE_TIMEOUT_SECONDS = 60.0
 
 
 def names_host(targets: Iterable[str], flags: Iterable[str]) -> bool:
@@ -47,12 +50,17 @@ def resolve_host_target(llvmcpu: Tuple[str, ...]) -> str:
   """
   command = [binaries.find_tool("iree-compile"), "-", "--iree-input-type=stablehlo_xla",
              "--iree-hal-target-backends=llvm-cpu", *llvmcpu, "--compile-to=executable-sources"]
-  process = subprocess.run(command, input=_PROBE, capture_output=True, text=True, check=False)
-  match = _TARGET_ATTR.search(process.stdout)
+  try:
+    process = compile_process.run(command, _PROBE.encode("utf-8"), _PROBE_TIMEOUT_SECONDS)
+  except compile_process.CompileTimeout:
+    raise RuntimeError(f"iree-compile did not say within {_PROBE_TIMEOUT_SECONDS:g} s which "
+                       "llvm-cpu target it resolves 'host' to; it was killed") from None
+  stdout = process.stdout.decode("utf-8", errors="replace")
+  match = _TARGET_ATTR.search(stdout)
   if process.returncode != 0 or match is None:
     raise RuntimeError("iree-compile did not report the llvm-cpu target it resolves 'host' to; "
                        "pass --iree-llvmcpu-target-cpu=<cpu> explicitly to use the compile cache. "
-                       + process.stderr.strip()[-500:])
+                       + process.stderr.decode("utf-8", errors="replace").strip()[-500:])
   logging.debug("llvm-cpu 'host' is %s", match.group(0))
   return match.group(0)
 

@@ -6,17 +6,24 @@ import logging
 import os
 import secrets
 import shlex
+import sys
 from typing import Optional, Sequence, Tuple
 
-import iree.compiler
 from iree.compiler import version as iree_compiler_version
+from iree.compiler.tools import binaries as iree_binaries
+from iree.compiler.tools import core as iree_core
+from iree.compiler.tools import debugging as iree_debugging
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.compiling import compile_key
+from pyiree_tf_support.compiling import compile_process
 from pyiree_tf_support.core import exit_status
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.compiling.compile_cache import CompileCache
+# Re-exported: callers catch compiler.CompileInterrupted.
+from pyiree_tf_support.compiling.compile_process import CompileInterrupted  # pylint: disable=unused-import
+from pyiree_tf_support.core import timeouts
 
 INPUT_TYPE = "stablehlo_xla"
 
@@ -35,6 +42,11 @@ class CompileError(RuntimeError):
     self.reproducer_path = reproducer_path
     self.reason = reason or message
     self.methods = methods
+
+
+class CompileTimeoutError(CompileError):
+  """iree-compile ran past its limit (--compile_timeout) and was killed; no reproducer is
+  written (nothing says the compiler is wrong) and no method is compiled alone."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,12 +130,35 @@ def _in_methods(methods: Sequence[str]) -> str:
   return f" in method{'s' if len(methods) > 1 else ''} {', '.join(methods)}"
 
 
+def _run_compiler(request: CompileRequest, crash_path: Optional[str],
+                  timeout: Optional[float]) -> bytes:
+  """iree-compile's output for `request`, run as a child we can time out and kill (see
+  compile_process), with the command line `iree.compiler.compile_str` would use."""
+  with iree_debugging.TempFileSaver.implicit() as saver:
+    options = iree_core.CompilerOptions(target_backends=list(request.targets),
+                                        input_type=INPUT_TYPE, extra_args=list(request.flags),
+                                        crash_reproducer_path=crash_path)
+    command = iree_core.build_compile_command_line("-", saver, options)
+  if iree_binaries.logger.isEnabledFor(logging.INFO):  # the line compile_str logs, as before.
+    logging.info("Invoke IREE Tool: %s", shlex.join(command))
+  completed = compile_process.run(command, request.iree_input.encode("utf-8"), timeout)
+  if completed.returncode != 0:
+    raise iree_binaries.CompilerToolError(completed)
+  if completed.stderr:  # warnings of a successful compile, shown as compile_str shows them.
+    sys.stderr.write(completed.stderr.decode("utf-8", errors="replace"))
+  return completed.stdout
+
+
 def compile_request(request: CompileRequest, description: str,
                     reproducer_path: Optional[str] = None,
-                    cache: Optional[CompileCache] = None, key: Optional[str] = None) -> bytes:
+                    cache: Optional[CompileCache] = None, key: Optional[str] = None,
+                    timeout: timeouts.Limit = timeouts.DEFAULT.compile) -> bytes:
   """Compiles `request` (or fetches it from `cache`); `description` names it in errors and logs.
 
   `key`: `request.key()` when the caller has it already (computing it hashes the whole input).
+  `timeout`: past it (scaled by the input's size) iree-compile is killed and CompileTimeoutError
+  raised. An interrupt kills it too and raises CompileInterrupted (no CompileError: nothing was
+  wrong with the input).
   """
   if cache is not None:
     key = key or request.key()
@@ -139,10 +174,13 @@ def compile_request(request: CompileRequest, description: str,
       artifacts.make_dirs(os.path.dirname(reproducer_path) or ".")
     crash_path = os.path.join(os.path.dirname(reproducer_path) or ".",
                               f".tmp-reproducer-{secrets.token_hex(8)}.mlir")
+  seconds = timeout.seconds(len(request.iree_input))
   try:
-    vmfb = iree.compiler.compile_str(
-        request.iree_input, target_backends=list(request.targets), input_type=INPUT_TYPE,
-        extra_args=list(request.flags), crash_reproducer_path=crash_path)
+    vmfb = _run_compiler(request, crash_path, seconds)
+  except compile_process.CompileTimeout:
+    raise CompileTimeoutError(
+        f"Compiling {description} did not finish {timeout.explain(seconds)}; iree-compile was "
+        "killed.", reason=f"iree-compile did not finish {timeout.explain(seconds)}") from None
   except Exception as e:  # CompilerToolError, or an OSError starting the tool.
     reason, methods = _describe_failure(e, request.iree_input)
     message = f"Compiling {description} failed{_in_methods(methods)}: {reason}"

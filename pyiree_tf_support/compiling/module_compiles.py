@@ -16,6 +16,7 @@ from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import method_compiles
 from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core.backends import BackendSpec
 
 _lock = threading.Lock()
@@ -23,8 +24,12 @@ _compiles: Dict[str, concurrent.futures.Future] = {}
 
 
 def compile_once(request: compiler.CompileRequest, description: str,
-                 reproducer: Optional[str], cache: Optional[CompileCache]) -> bytes:
-  """Compiles `request` once per process: a second backend asking for it waits for the first."""
+                 reproducer: Optional[str], cache: Optional[CompileCache],
+                 limit: timeouts.Limit = timeouts.DEFAULT.compile) -> bytes:
+  """Compiles `request` once per process: a second backend asking for it waits for the first.
+
+  An interrupted compile is forgotten (its waiters see the interrupt), so a later one runs again.
+  """
   key = request.key()  # outside the lock: it hashes the whole input.
   with _lock:
     future = _compiles.get(key)
@@ -33,8 +38,12 @@ def compile_once(request: compiler.CompileRequest, description: str,
       future = _compiles[key] = concurrent.futures.Future()
   if owner:
     try:
-      future.set_result(compiler.compile_request(request, description, reproducer, cache, key))
+      future.set_result(compiler.compile_request(request, description, reproducer, cache, key,
+                                                 limit))
     except BaseException as e:
+      if not isinstance(e, compiler.CompileError):
+        with _lock:
+          _compiles.pop(key, None)
       future.set_exception(e)
   else:
     logging.debug("Reusing this process's compilation of %s.", description)
@@ -53,12 +62,14 @@ def _description(module_name: str, names: str) -> str:
 
 
 def compile_module(iree_input: str, module_name: str, specs: Sequence[BackendSpec], names: str,
-                   artifacts_dir: Optional[str], cache: Optional[CompileCache]) -> bytes:
+                   artifacts_dir: Optional[str], cache: Optional[CompileCache],
+                   limit: timeouts.Limit = timeouts.DEFAULT.compile) -> bytes:
   """The vmfb of `iree_input` for `specs`; `names` (the backends' artifact names joined) names
-  its files in `artifacts_dir`. Raises CompileError (a reproducer saved beside it)."""
+  its files in `artifacts_dir`. Raises CompileError (a reproducer saved beside it), and
+  CompileTimeoutError past `limit`."""
   reproducer = None if artifacts_dir is None else artifacts.reproducer_path(artifacts_dir, names)
   vmfb = compile_once(request_for(iree_input, specs), _description(module_name, names),
-                      reproducer, cache)
+                      reproducer, cache, limit)
   if artifacts_dir is not None:
     artifacts.write_bytes(artifacts.compiled_path(artifacts_dir, names), vmfb)
   return vmfb
@@ -66,7 +77,8 @@ def compile_module(iree_input: str, module_name: str, specs: Sequence[BackendSpe
 
 def compile_each_method(iree_input: str, module_name: str, spec: BackendSpec, backend: str,
                         names: str, artifacts_dir: Optional[str], cache: Optional[CompileCache],
-                        module_error: compiler.CompileError
+                        module_error: compiler.CompileError,
+                        limit: timeouts.Limit = timeouts.DEFAULT.compile
                         ) -> Tuple[bytes, method_compiles.MethodCompiles]:
   """After `module_error`: the binary of the methods that compile alone (saved where the whole
   module's would be), and which do not; CompileError listing them all when none compiles.
@@ -74,7 +86,7 @@ def compile_each_method(iree_input: str, module_name: str, spec: BackendSpec, ba
   vmfb, record = method_compiles.compile_each_method(
       request_for(iree_input, [spec]), module_error, backend, _description(module_name, names),
       lambda request, description, reproducer: compile_once(request, description, reproducer,
-                                                             cache),
+                                                             cache, limit),
       lambda method: None if artifacts_dir is None else artifacts.reproducer_path(
           artifacts_dir, f"{names}.{method}"))
   if vmfb is None:

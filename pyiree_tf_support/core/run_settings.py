@@ -9,6 +9,7 @@ the public API behaves the same whoever calls it, and a test can set up a class 
 import dataclasses
 from typing import Optional, Tuple
 
+from pyiree_tf_support.core import timeouts as timeouts_lib
 from pyiree_tf_support.core.phases import Phase
 
 
@@ -25,3 +26,5 @@ class RunSettings:
   # means is expected_failures' (reporting/expected_failures/xfail_flag.py).
   xfail_backends: Tuple[Tuple[str, Optional[Phase]], ...] = ()
   keep_saved_model: bool = False
+  # --compile_timeout, --load_timeout, --call_timeout.
+  timeouts: timeouts_lib.Timeouts = timeouts_lib.DEFAULT

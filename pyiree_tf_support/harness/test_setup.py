@@ -16,13 +16,16 @@ from absl import logging
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.compiling import compile_process
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import timeouts
 from pyiree_tf_support import tf_utils
 from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.importing.method_imports import MethodImports
 from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
 from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
 from pyiree_tf_support.tf_utils import BackendInfo
 
 
@@ -141,6 +144,7 @@ class _CompileJob:
   artifacts_dir: str
   import_error: Optional[str]
   compile_cache: Optional[CompileCache]
+  limits: timeouts.Timeouts = timeouts.DEFAULT
 
   def run(self, info: BackendInfo) -> BackendSetup:
     available, reason = info.available()
@@ -151,9 +155,12 @@ class _CompileJob:
     try:
       return BackendSetup(info, info.compile(self.module_class, self.exported_names,
                                              self.artifacts_dir, self.compile_cache,
-                                             each_method_on_failure=True))
+                                             each_method_on_failure=True, limits=self.limits))
     except faults.OwnFault:  # e.g. the vmfb could not be saved: no compile error.
       raise
+    except BackendRuntimeError as e:  # it compiled; loading it (e.g. into a worker) failed.
+      return BackendSetup(info, status=Status.RUNTIME_ERROR, detail=f"{type(e).__name__}: {e}",
+                          error=e)
     except Exception as e:  # pylint: disable=broad-except
       return BackendSetup(info, status=Status.COMPILE_ERROR, detail=f"{type(e).__name__}: {e}",
                           error=e)
@@ -164,15 +171,19 @@ def compile_backends(job: _CompileJob, plan: BackendPlan,
   """The reference's setup first, then one per target, in the plan's order.
 
   IREE backends compile in a thread pool while TensorFlow builds its modules on this thread.
+  An interrupt (Ctrl-C, SIGTERM) kills the running iree-compile processes at once instead of
+  waiting for them (see compile_process); it is raised, never a backend's COMPILE ERROR.
   """
   infos = (plan.reference,) + plan.targets
   iree = [i for i, info in enumerate(infos) if info.is_iree]
   jobs = max(1, min(len(iree) or 1, compile_jobs or os.cpu_count() or 1))
-  with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+  pool = concurrent.futures.ThreadPoolExecutor(jobs)
+  with compile_process.interruptible(lambda: pool.shutdown(wait=True, cancel_futures=True)):
     pending = {i: pool.submit(job.run, infos[i]) for i in iree}
     done: Dict[int, BackendSetup] = {i: job.run(info)
                                      for i, info in enumerate(infos) if i not in pending}
     done.update({i: future.result() for i, future in pending.items()})
+  pool.shutdown()
   return tuple(done[i] for i in range(len(infos)))
 
 
@@ -191,7 +202,8 @@ def set_up_class(module_class, exported_names: Sequence[str], settings: RunSetti
     plan = dataclasses.replace(plan, targets=tuple(t for t in plan.targets if t.name in only_targets))
   imported = pre_import(module_class, exported_names, artifacts_dir, plan)
   cache = None if settings.compile_cache_dir is None else CompileCache(settings.compile_cache_dir)
-  job = _CompileJob(module_class, tuple(exported_names), artifacts_dir, imported.error, cache)
+  job = _CompileJob(module_class, tuple(exported_names), artifacts_dir, imported.error, cache,
+                    settings.timeouts)
   reference, *targets = compile_backends(job, plan, settings.compile_jobs)
   if reference.module is None:
     raise RuntimeError(f"The reference backend '{plan.reference.name}' could not be used for "

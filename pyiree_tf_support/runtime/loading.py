@@ -13,6 +13,7 @@ from pyiree_tf_support.runtime.drivers import driver_available  # pylint: disabl
 from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError, WorkerCrashedError  # pylint: disable=unused-import
 from pyiree_tf_support.runtime.runtime_host import InProcessHost
 from pyiree_tf_support.core.signatures import FunctionSignature
+from pyiree_tf_support.core import timeouts
 
 
 class LoadedModule(Protocol):
@@ -59,12 +60,16 @@ def call_function(loaded: LoadedModule, signature: FunctionSignature, module_nam
   return signature.pack_outputs(loaded.call(signature.name, flat))
 
 
-def load_module(vmfb: bytes, driver: str, *, isolated: bool = False) -> LoadedModule:
+def load_module(vmfb: bytes, driver: str, *, isolated: bool = False,
+                limits: timeouts.Timeouts = timeouts.DEFAULT) -> LoadedModule:
   """Loads `vmfb` (a module imported from TensorFlow) for `driver`, here or in a TF-free worker.
 
   A worker releases an idle Vulkan device (TF modules keep all their state in variables, which
-  the worker carries over; see runtime_host).
+  the worker carries over; see runtime_host). `limits.load` and `limits.call` bound a worker's
+  start and load, and each of its calls: past them it is killed (a thread of this process
+  cannot be, so in-process modules have no limit).
   """
   if isolated:
-    return worker_client.WorkerModule(vmfb, driver, release_when_idle=True)
+    return worker_client.WorkerModule(vmfb, driver, release_when_idle=True,
+                                      start_timeout=limits.load, call_timeout=limits.call)
   return InProcessModule(vmfb, driver)

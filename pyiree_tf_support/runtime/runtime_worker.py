@@ -5,8 +5,8 @@ Why a separate process: TensorFlow and Mesa's lavapipe (the CPU Vulkan driver) c
 `python -P -m pyiree_tf_support.runtime.runtime_worker --serve REQUEST_FD REPLY_FD` and talks to it with
 worker_protocol; `--serve` alone serves on stdin and stdout; `--probe DRIVER` prints whether a
 driver can create a device (drivers.probe_driver). This module and everything it imports
-(runtime_host, readback, drivers, worker_client, worker_protocol, exit_status, runtime_errors)
-must never import TensorFlow; the worker refuses to load a module if something did.
+(runtime_host, readback, drivers, worker_client, worker_protocol, exit_status, runtime_errors,
+timeouts) must never import TensorFlow; the worker refuses to load a module if something did.
 """
 
 import faulthandler

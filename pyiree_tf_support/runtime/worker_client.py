@@ -25,13 +25,14 @@ import tempfile
 import threading
 import time
 import weakref
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from pyiree_tf_support.core import exit_status
 from pyiree_tf_support.runtime import worker_protocol
 from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError, WorkerCrashedError
+from pyiree_tf_support.core import timeouts
 
 WORKER_MODULE = "pyiree_tf_support.runtime.runtime_worker"
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -39,7 +40,7 @@ _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Seconds a worker gets to exit after its request pipe is closed before it is killed.
 _EXIT_GRACE_SECONDS = 5.0
 # Default seconds to start a worker and load a module (a cold disk cache can take ~20 s).
-DEFAULT_START_TIMEOUT = 120.0
+DEFAULT_START_TIMEOUT = timeouts.LOAD_SECONDS
 _STDERR_TAIL_CHARS = 3000
 
 
@@ -60,6 +61,10 @@ def worker_command(*args: str) -> List[str]:
   # directory must not shadow anything); the package is found through PYTHONPATH instead.
   safe_path = ["-P"] if sys.version_info >= (3, 11) else []
   return [sys.executable, *safe_path, "-m", WORKER_MODULE, *args]
+
+
+def _as_limit(timeout: Union[None, float, timeouts.Limit]) -> timeouts.Limit:
+  return timeout if isinstance(timeout, timeouts.Limit) else timeouts.fixed(timeout)
 
 
 def _close_quietly(*closeables: Any) -> None:
@@ -161,14 +166,17 @@ class WorkerModule:
                vmfb: bytes,
                driver: str,
                *,
-               call_timeout: Optional[float] = None,
-               start_timeout: float = DEFAULT_START_TIMEOUT,
+               call_timeout: Union[None, float, timeouts.Limit] = None,
+               start_timeout: Union[float, timeouts.Limit] = DEFAULT_START_TIMEOUT,
                extra_env: Optional[Dict[str, str]] = None,
                release_when_idle: bool = False):
     """Starts a worker and loads `vmfb` on `driver` there; raises BackendRuntimeError on failure.
 
     `call_timeout` (seconds, None = wait forever) bounds each call/reset; a worker that exceeds it
-    is killed and reported as WorkerCrashedError. `extra_env` adds environment variables for the
+    is killed and reported as WorkerCrashedError, and the next `reset()` starts a fresh one.
+    `start_timeout` bounds starting the worker and loading the module. Either may be a
+    `timeouts.Limit` (scaled by the module's and inputs' size, its flag named in the error).
+    `extra_env` adds environment variables for the
     worker (e.g. Vulkan loader settings). `release_when_idle`: on a driver that spins while idle
     (Vulkan), the worker gives the device up after a second without requests and carries the
     variables over through their get/set accessors; pass it only for modules whose whole mutable
@@ -177,8 +185,8 @@ class WorkerModule:
     self.driver = driver
     self.function_names: Tuple[str, ...] = ()
     self._vmfb = bytes(vmfb)
-    self._call_timeout = call_timeout
-    self._start_timeout = start_timeout
+    self._call_timeout = _as_limit(call_timeout)
+    self._start_timeout = _as_limit(start_timeout)
     self._extra_env = dict(extra_env) if extra_env else None
     self._release_when_idle = release_when_idle
     self._lock = threading.RLock()
@@ -198,8 +206,9 @@ class WorkerModule:
     inputs = [worker_protocol.plain_input(value) for value in flat_inputs]
     with self._lock:
       self._check_usable(f"call '{function_name}'")
+      size = len(self._vmfb) + sum(getattr(value, "nbytes", 0) for value in inputs)
       return list(self._request(("call", function_name, inputs), f"call to '{function_name}'",
-                                self._call_timeout))
+                                self._call_timeout, size))
 
   def reset(self) -> None:
     """Fresh state (initial variable values) without recompiling; restarts a dead worker."""
@@ -210,7 +219,7 @@ class WorkerModule:
         self._dead_reason = None
         self._start()
       else:
-        self._request(("reset",), "reset", self._call_timeout)
+        self._request(("reset",), "reset", self._call_timeout, len(self._vmfb))
 
   def close(self) -> None:
     """Stops the worker process (idempotent)."""
@@ -235,8 +244,7 @@ class WorkerModule:
     self._process = _WorkerProcess(self._extra_env)
     try:
       reply = self._request(("load", self._vmfb, self.driver, self._release_when_idle),
-                            "loading the module",
-                            self._start_timeout)
+                            "loading the module", self._start_timeout, len(self._vmfb))
     except BackendRuntimeError:
       self._stop_process()
       raise
@@ -255,9 +263,11 @@ class WorkerModule:
           f"{self._dead_reason or 'the worker is gone'}. Cannot {action}: the module's worker is "
           "dead; call reset() to start a fresh worker (state restarts from initial values)")
 
-  def _request(self, message: Any, what: str, timeout: Optional[float]) -> Any:
+  def _request(self, message: Any, what: str, limit: timeouts.Limit, size: int) -> Any:
+    """Sends `message`, returns the answer's value; `limit` for work on `size` bytes."""
     process = self._process
     assert process is not None
+    timeout = limit.seconds(size)
     deadline = None if timeout is None else time.monotonic() + timeout
     if process.exit_status() is not None:  # it died between requests.
       raise self._die(process, f"{self._label()}: worker process (pid {process.pid}) "
@@ -277,7 +287,7 @@ class WorkerModule:
       process.kill()
       process.wait_for_exit(_EXIT_GRACE_SECONDS)
       raise self._die(process, f"{self._label()}: worker process (pid {process.pid}) did not answer "
-                      f"within {timeout:g} s during {what}; it was killed") from None
+                      f"{limit.explain(timeout)} during {what}; it was killed") from None
     except BaseException:
       # Interrupted mid-message (e.g. KeyboardInterrupt): the stream is out of sync; drop it.
       self._dead_reason = f"{self._label()}: worker was stopped after an interrupted {what}"

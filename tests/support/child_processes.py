@@ -1,0 +1,118 @@
+"""Finding a test process's real children in /proc (iree-compile, runtime workers) to stop,
+signal and check them, for the timeout and interrupt tests."""
+
+import os
+import signal
+import threading
+import time
+from typing import Callable, Dict, List, Optional
+
+from pyiree_tf_support.runtime import worker_client
+
+
+def _parents() -> Dict[int, int]:
+  parents = {}
+  for entry in os.listdir("/proc"):
+    if not entry.isdigit():
+      continue
+    try:
+      with open(f"/proc/{entry}/stat") as f:
+        stat = f.read()
+    except OSError:
+      continue
+    parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])  # the comm may hold spaces.
+  return parents
+
+
+def cmdline(pid: int) -> List[str]:
+  try:
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+      return [arg.decode("utf-8", "replace") for arg in f.read().split(b"\0") if arg]
+  except OSError:
+    return []
+
+
+def descendants(root: int) -> List[int]:
+  """Pids of every living descendant of `root`."""
+  children: Dict[int, List[int]] = {}
+  for pid, parent in _parents().items():
+    children.setdefault(parent, []).append(pid)
+  found, todo = [], [root]
+  while todo:
+    for child in children.get(todo.pop(), []):
+      found.append(child)
+      todo.append(child)
+  return found
+
+
+def is_module_compile(pid: int, target: Optional[str] = None) -> bool:
+  """An iree-compile compiling a module (not the probe of what `host` means), for `target`."""
+  args = cmdline(pid)
+  return (bool(args) and os.path.basename(args[0]) == "iree-compile"
+          and "--compile-to=executable-sources" not in args
+          and (target is None or f"--iree-hal-target-backends={target}" in args))
+
+
+def is_worker(pid: int) -> bool:
+  return worker_client.WORKER_MODULE in cmdline(pid)
+
+
+def alive(pid: int) -> bool:
+  """Whether `pid` exists and is not a zombie."""
+  try:
+    with open(f"/proc/{pid}/stat") as f:
+      return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+  except OSError:
+    return False
+
+
+def gone(pid: int, timeout: float = 5.0) -> bool:
+  """Whether `pid` is dead (or a zombie) within `timeout` s (a SIGKILL lands asynchronously)."""
+  deadline = time.monotonic() + timeout
+  while alive(pid):
+    if time.monotonic() > deadline:
+      return False
+    time.sleep(0.01)
+  return True
+
+
+def wait_for(root: int, matches: Callable[[int], bool], timeout: float = 300.0,
+             done: Callable[[], bool] = lambda: False) -> Optional[int]:
+  """The first descendant of `root` that `matches`, polled every 5 ms; None after `timeout` s or
+  once `done()`."""
+  deadline = time.monotonic() + timeout
+  while time.monotonic() < deadline and not done():
+    for pid in descendants(root):
+      if matches(pid):
+        return pid
+    time.sleep(0.005)
+  return None
+
+
+class Stopper:
+  """A thread that SIGSTOPs the first descendant of this process that `matches` (a hung child,
+  for real), and SIGKILLs it after `rescue_after` s if it is still there, so that a missing
+  timeout fails the test instead of hanging it."""
+
+  def __init__(self, matches: Callable[[int], bool], rescue_after: float = 90.0):
+    self.pid: Optional[int] = None
+    self._matches = matches
+    self._finished = threading.Event()
+    self._rescue_after = rescue_after
+    self._thread = threading.Thread(target=self._run, daemon=True)
+    self._thread.start()
+
+  def _run(self) -> None:
+    pid = wait_for(os.getpid(), self._matches, done=self._finished.is_set)
+    if pid is None:
+      return
+    os.kill(pid, signal.SIGSTOP)
+    self.pid = pid
+    if not self._finished.wait(self._rescue_after) and alive(pid):
+      os.kill(pid, signal.SIGKILL)
+
+  def finish(self) -> None:
+    self._finished.set()
+    self._thread.join()
+    if self.pid is not None and alive(self.pid):
+      os.kill(self.pid, signal.SIGKILL)
