@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # Each test starts the engine itself (bazel, pytest -n, a venv), which a Bazel sandbox cannot.
 NEEDS_BAZEL = unittest.skipIf("TEST_SRCDIR" in os.environ, "starts bazel / pytest / a venv itself")
 if "TEST_SRCDIR" not in os.environ:
-  from bazel_test import TempWorkspace  # pylint: disable=g-import-not-at-top
+  from tests.tooling.bazel_test import TempWorkspace  # pylint: disable=g-import-not-at-top
 
 SHARDED_BUILD = '''load("//build_tools/bazel:iree_e2e_test_suite.bzl", "iree_e2e_test_suite")
 

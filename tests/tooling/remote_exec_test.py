@@ -13,7 +13,7 @@ from absl.testing import absltest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NEEDS_BAZEL = unittest.skipIf("TEST_SRCDIR" in os.environ, "starts bazel and a worker itself")
 if "TEST_SRCDIR" not in os.environ:
-  from bazel_test import TempWorkspace  # pylint: disable=g-import-not-at-top
+  from tests.tooling.bazel_test import TempWorkspace  # pylint: disable=g-import-not-at-top
 
 TARGET = "//e2e:e2e_tests_bool_test__tf__iree_llvmjit"
 
