@@ -59,7 +59,8 @@ class ImportContractsTest(unittest.TestCase):
     result = self._with_added_line("core/phases.py",
                                    "from pyiree_tf_support.harness import test_setup  # forbidden")
     self.assertNotEqual(result.returncode, 0, result.stdout[-3000:])
-    self.assertIn("Public modules over harness over phases over core BROKEN", result.stdout)
+    self.assertIn("Tools over public modules over harness over phases over core BROKEN",
+                  result.stdout)
     self.assertIn("pyiree_tf_support.core.phases -> pyiree_tf_support.harness.test_setup",
                   result.stdout)
 

@@ -57,8 +57,9 @@ class BigConstantModule(tf.Module):
 
 def mount_tmpfs(test_case: absltest.TestCase, size: str = "64k") -> str:
   directory = tempfile.mkdtemp(prefix="infra_failures_")
-  mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", directory],
-                           capture_output=True, text=True, check=False)
+  # 0700: a world-writable artifacts root (tmpfs's default 1777) is refused.
+  mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs",
+                            directory], capture_output=True, text=True, check=False)
   if mounted.returncode != 0:
     test_case.skipTest(f"cannot mount a tmpfs here (needs root): {mounted.stderr.strip()}")
   test_case.addCleanup(os.rmdir, directory)

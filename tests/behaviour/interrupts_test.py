@@ -30,7 +30,7 @@ from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support import tf_test_utils
 from tests.support import child_processes
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _PROMPT_SECONDS = 10.0
 
 # Two methods, so a whole-module failure would start per-method compiles; `chain` makes

@@ -531,9 +531,11 @@ class ImportHygieneTest(absltest.TestCase):
     self.addCleanup(shutil.rmtree, site_dir, ignore_errors=True)
     with open(os.path.join(site_dir, "sitecustomize.py"), "w") as f:
       f.write("import sys, types\nsys.modules['tensorflow'] = types.ModuleType('tensorflow')\n")
+    # Ahead of the package's own path (set when this checkout is not the installed one).
+    path = os.pathsep.join(filter(None, [site_dir, os.environ.get("PYTHONPATH")]))
     with self.assertRaisesRegex(BackendRuntimeError, "tensorflow was imported in the runtime worker"):
-      worker_client.WorkerModule(b"unused", "local-task", extra_env={"PYTHONPATH": site_dir})
-    available, reason = drivers.probe_driver("vulkan", extra_env={"PYTHONPATH": site_dir})
+      worker_client.WorkerModule(b"unused", "local-task", extra_env={"PYTHONPATH": path})
+    available, reason = drivers.probe_driver("vulkan", extra_env={"PYTHONPATH": path})
     self.assertFalse(available)
     self.assertIn("tensorflow was imported", reason)
 
