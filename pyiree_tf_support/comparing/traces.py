@@ -7,7 +7,6 @@ each call. Comparing two traces returns mismatch records from `comparison`.
 import copy
 import dataclasses
 import inspect
-import sys
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -15,10 +14,10 @@ import numpy as np
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.comparing import comparison
 from pyiree_tf_support.core import faults
-from pyiree_tf_support.core import structure
 from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.comparing import trace_text
 
-NUMPY_LINEWIDTH = 120  # 2020's width for arrays in traces (tf_test_utils.NUMPY_LINEWIDTH).
+NUMPY_LINEWIDTH = trace_text.NUMPY_LINEWIDTH  # 2020's tf_test_utils.NUMPY_LINEWIDTH.
 
 
 DEFAULT_RTOL = 1e-6
@@ -72,19 +71,8 @@ class ModuleCall:
     return lambda dtype: policy.for_dtype(dtype, backend_names, self.given_rtol, self.given_atol)
 
   def format(self, summarize: bool = True) -> str:
-    threshold = 64 if summarize else sys.maxsize  # a summary keeps a log readable.
-    with np.printoptions(threshold=threshold, edgeitems=3 if summarize else 1000,
-                         linewidth=NUMPY_LINEWIDTH):
-      lines = [f"Method: {self.method}", "Inputs:"]
-      lines += [_indent(_format_value(value)) for value in self.inputs]
-      lines += [_indent(f"{key}=" + _format_value(value)) for key, value in self.kwargs.items()]
-      lines.append("Outputs:" if self.outputs else "Outputs: none")
-      lines += [_indent(_format_value(value)) for value in self.outputs]
-      given = self.given_rtol is not None or self.given_atol is not None
-      lines.append(f"Tolerances: rtol={self.rtol}, atol={self.atol}"
-                   + ("" if given else " (defaults; exact dtypes and float16/bfloat16 follow "
-                                       "the per-dtype table)"))
-    return "\n".join(lines)
+    """The call as text: arrays over 64 elements summarized, or whole (see `trace_text`)."""
+    return trace_text.format_call(self, summarize)
 
   def __str__(self) -> str:
     return self.format()
@@ -95,48 +83,6 @@ class ModuleCall:
 
 def _indent(text: str, prefix: str = "  ") -> str:
   return "\n".join(prefix + line for line in text.splitlines())
-
-
-# Above this many elements an unsummarized array is written one row (of its last axis) per line
-# with a fixed round-trip precision: numpy's aligned shortest printing costs ~7 µs per element
-# (seconds per trace file for a 128x3072 matmul input), this ~0.3 µs.
-_FAST_TEXT_ELEMENTS = 4096
-_ROUND_TRIP_FORMATS = {"float16": "%.5g", "float32": "%.9g", "float64": "%.17g"}
-
-
-def _fast_text(value: np.ndarray) -> Optional[str]:
-  """A large array written whole, cheaply; None when it is small, summarized or of another dtype."""
-  whole = value.size <= np.get_printoptions()["threshold"]  # not summarized (trace files)
-  if value.size <= _FAST_TEXT_ELEMENTS or not whole or value.ndim == 0:
-    return None
-  if value.dtype.kind in "iu":
-    fmt = "%d"
-  else:
-    fmt = _ROUND_TRIP_FORMATS.get(value.dtype.name)
-    if fmt is None:
-      return None
-  rows = value.reshape(-1, value.shape[-1])
-  row_format = ", ".join([fmt] * rows.shape[1])
-  lines = "\n".join(row_format % tuple(row) for row in rows.tolist())
-  return f"(whole, one row of the last axis per line)\n{lines}"
-
-
-def _format_value(value: Any) -> str:
-  """Nested values one per line, walked by `structure` (tf.nest order: dict keys sorted)."""
-  items = structure.children(value)
-  if items is None:
-    if isinstance(value, np.ndarray):
-      text = _fast_text(value)
-      return f"{value.dtype}{list(value.shape)}: " + (
-          text if text is not None else np.array2string(value, separator=", "))
-    return repr(value)
-  if isinstance(value, dict):
-    open_, close = "{", "}"
-    parts = [f"{key!r}: {_format_value(child)}" for key, child in items]
-  else:
-    open_, close = ("[", "]") if isinstance(value, list) else ("(", ")")
-    parts = [_format_value(child) for _, child in items]
-  return open_ + "\n" + ",\n".join(_indent(part) for part in parts) + "\n" + close
 
 
 def _source_of(function: Optional[Callable]) -> Tuple[Optional[str], Optional[Tuple[int, int]], str]:
@@ -172,16 +118,19 @@ class Trace:
   def __str__(self) -> str:
     return self.format()
 
-  def format(self, summarize: bool = True) -> str:
-    header = (f"Trace of '{self.function_name}' on module '{self.module_name}', "
-              f"backend '{self.backend}': {len(self.calls)} call(s)")
-    body = [f"\nCall {i}:\n" + _indent(call.format(summarize)) for i, call in enumerate(self.calls)]
-    return header + "\n" + "\n".join(body) + "\n"
+  def format(self, summarize: bool = True, complete_values: Optional[str] = None) -> str:
+    """The trace as text; `complete_values` names where a summary's whole arrays are."""
+    return trace_text.format_trace(self, summarize, complete_values)
 
-  def save_plaintext(self, artifacts_dir: str, summarize: bool = True) -> str:
-    """Writes <artifacts_dir>/traces/<function>__<backend>.txt (as 2020 did); returns its path."""
+  def save_plaintext(self, artifacts_dir: str, summarize: bool = True,
+                     complete_values: Optional[str] = None) -> str:
+    """Writes <artifacts_dir>/traces/<function>__<backend>.txt (as 2020 did); returns its path.
+
+    Summarized (2020's default) it is a few KiB whatever the arrays hold; `complete_values`
+    names the file with the whole arrays, which the text then points to.
+    """
     path = artifacts.trace_path(artifacts_dir, self.function_name, self.backend)
-    artifacts.write_text(path, self.format(summarize))
+    trace_text.save(self, path, summarize, complete_values)
     return path
 
   @staticmethod
