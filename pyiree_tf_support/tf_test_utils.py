@@ -221,7 +221,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     if reset_error is not None:
       return Outcome(setup.info.name, Status.RUNTIME_ERROR,
                      f"resetting the module before the test raised {reset_error}"), repros
-    trace, error = run_trace(module, trace_function, tf_utils.set_random_seed, trace_name)
+    trace, error = run_trace(module, trace_function, tf_utils.set_random_seed, trace_name,
+                             reference=ref_trace)
     path = None
     step = "saving the trace"
     try:

@@ -4,7 +4,6 @@
 each call. Comparing two traces returns mismatch records from `comparison`.
 """
 
-import copy
 import dataclasses
 import inspect
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -13,6 +12,7 @@ import numpy as np
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.comparing import comparison
+from pyiree_tf_support.comparing import recorded_values
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import trace_text
@@ -39,15 +39,20 @@ class ModuleCall:
   mismatch messages can say `outputs['logits']` rather than `outputs[0]['logits']`. Whether the
   user gave a tolerance is kept too (`given_rtol`/`given_atol`, None when not): only then does it
   override the per-dtype table (float16 1e-3, ...); the 1e-6 defaults are what 2020 reported.
+  Given the `reference` backend's record of the same call, arrays equal to its bit for bit are
+  shared with it instead of copied (`recorded_values`).
   """
 
   def __init__(self, method_name: str, inputs: Sequence[Any], outputs: Any,
                rtol: Optional[float] = None, atol: Optional[float] = None,
-               kwargs: Optional[Dict[str, Any]] = None):
+               kwargs: Optional[Dict[str, Any]] = None,
+               reference: Optional["ModuleCall"] = None):
     self.method = method_name
-    self.inputs = copy.deepcopy(tuple(inputs))
-    self.kwargs = copy.deepcopy(dict(kwargs or {}))
-    self.result = copy.deepcopy(outputs)
+    ref = (reference.inputs, reference.kwargs, reference.result) if reference else (
+        recorded_values.NOTHING,) * 3
+    self.inputs = recorded_values.record(tuple(inputs), ref[0])
+    self.kwargs = recorded_values.record(dict(kwargs or {}), ref[1])
+    self.result = recorded_values.record(outputs, ref[2])
     self.outputs = _as_output_tuple(self.result)  # shares the arrays of `result`.
     self.given_rtol = rtol
     self.given_atol = atol
@@ -226,12 +231,17 @@ def compare_calls(ref_trace: Trace, tar_trace: Trace,
 
 
 def run_trace(module: Any, trace_function: Callable, before: Callable[[], None] = lambda: None,
-              function_name: Optional[str] = None) -> Tuple["Trace", Optional[str]]:
-  """Runs `trace_function` on `module`, recording a Trace; returns it and the error, if any."""
+              function_name: Optional[str] = None, reference: Optional[Trace] = None
+              ) -> Tuple["Trace", Optional[str]]:
+  """Runs `trace_function` on `module`, recording a Trace; returns it and the error, if any.
+
+  `reference`: the reference backend's trace of the same function, whose arrays the new trace
+  shares where they are equal (see `ModuleCall`).
+  """
   trace = Trace(module, trace_function, function_name=function_name)
   before()
   try:
-    trace_function(TracedModule(module, trace))
+    trace_function(TracedModule(module, trace, reference))
   except faults.OwnFault:  # not the backend's doing: the test errors (see faults).
     raise
   except Exception as e:  # pylint: disable=broad-except
@@ -249,12 +259,19 @@ class TracedModule:
   """Wraps a compiled module; every method call is run and recorded in the trace.
 
   `rtol=`/`atol=` are taken out of a call's keyword arguments and recorded with it; attributes
-  that are not callable (`backend`, `module_name`) are returned as they are.
+  that are not callable (`backend`, `module_name`) are returned as they are. With the
+  `reference` trace, each call is recorded against the reference's call of the same index.
   """
 
-  def __init__(self, module: Any, trace: Trace):
+  def __init__(self, module: Any, trace: Trace, reference: Optional[Trace] = None):
     self._module = module
     self._trace = trace
+    self._reference = reference
+
+  def _reference_call(self, method_name: str) -> Optional[ModuleCall]:
+    calls = self._reference.calls if self._reference is not None else []
+    index = len(self._trace.calls)
+    return calls[index] if index < len(calls) and calls[index].method == method_name else None
 
   def _trace_call(self, method: Callable, method_name: str) -> Callable:
     def call(*args, **kwargs):
@@ -263,7 +280,8 @@ class TracedModule:
       self._trace.pending_method = method_name
       outputs = method(*args, **kwargs)
       self._trace.pending_method = None
-      self._trace.calls.append(ModuleCall(method_name, args, outputs, rtol, atol, kwargs))
+      self._trace.calls.append(ModuleCall(method_name, args, outputs, rtol, atol, kwargs,
+                                          self._reference_call(method_name)))
       return outputs
 
     call.__name__ = method_name
