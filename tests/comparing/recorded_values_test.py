@@ -47,6 +47,8 @@ class RecordedValuesTest(absltest.TestCase):
     self.assertFalse(recorded_values.same_bits(np.zeros(2, np.float32), np.zeros(2, np.int32)))
     self.assertFalse(recorded_values.same_bits(np.zeros(2), np.zeros((2, 1))))
     self.assertFalse(recorded_values.same_bits(np.array(["a"], object), np.array(["a"], object)))
+    row = np.zeros((1, 2))
+    self.assertFalse(recorded_values.same_bits(row.view(np.matrix), row))  # kept a matrix.
 
   def test_a_record_is_a_copy_the_trace_function_cannot_change(self):
     reference, _ = run_trace(Doubler(), reused_buffer)
