@@ -29,7 +29,13 @@ flags.DEFINE_string("artifacts_dir", None,
                     "$TEST_UNDECLARED_OUTPUTS_DIR under Bazel, else a directory private to "
                     "you: ~/.cache/pyiree_tf_support/modules ($XDG_CACHE_HOME if set).")
 flags.DEFINE_bool("summarize", True,
-                  "Summarize large arrays in logged traces (trace files are always complete).")
+                  "Summarize arrays over 64 elements in logged traces (for trace files see "
+                  "--full_text_traces).")
+flags.DEFINE_bool("full_text_traces", False,
+                  "Write every element of every array into the readable trace files "
+                  "(traces/<trace>__<backend>.txt; ~5x the arrays' bytes). Default: arrays over "
+                  "64 elements are summarized there, and their complete values are in the "
+                  "loadable trace beside each file (<trace>__<backend>/arrays.npz).")
 flags.DEFINE_bool("verbose", False,
                   "Show TensorFlow's and IREE's logs (C++ INFO lines, saved-model notices, "
                   "iree-compile commands) and the library's details (timings, cache hits), "
@@ -188,6 +194,7 @@ def run_settings() -> run_settings_lib.RunSettings:
       compile_cache_dir=None if cache is None else cache.directory,
       xfail_backends=tuple(xfail_entries().items()),
       keep_saved_model=bool(value("keep_saved_model")),
+      full_text_traces=bool(value("full_text_traces")),
       timeouts=timeouts_from_flags())
 
 

@@ -122,7 +122,8 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
         getattr(traced, call.method)(*call.inputs, rtol=call.given_rtol, atol=call.given_atol,
                                       **call.kwargs)
 
-    trace, error = run_trace(module, replay_calls, function_name=ref_trace.function_name)
+    trace, error = run_trace(module, replay_calls, function_name=ref_trace.function_name,
+                             reference=ref_trace)
     return verdicts.evaluate(ref_trace, trace, error, tolerance_policy=policy)
   finally:
     loaded.close()

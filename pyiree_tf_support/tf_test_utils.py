@@ -6,6 +6,7 @@ compiles MyModule once for the reference and every target backend (`test_setup`)
 """
 
 import dataclasses
+import os
 import sys
 import time
 import unittest
@@ -167,12 +168,14 @@ class TracedModuleTestCase(tf.test.TestCase):
     return getattr(sys.modules.get(cls.__module__), "__file__", None)
 
   def _save_trace(self, trace: Trace, reference: bool = False) -> str:
-    """Saves the trace readable (.txt, returned; complete, whatever --summarize says) and
-    loadable (a directory beside it)."""
-    trace_io.save_trace(trace, artifacts.trace_path(
-        self._artifacts_dir, trace.function_name, trace.backend, suffix=""), reference,
-                        self._iree_input)
-    return trace.save_plaintext(self._artifacts_dir, summarize=False)
+    """Saves the trace loadable (a directory: every value, which replay reads) and readable
+    (.txt beside it, returned: arrays over 64 elements summarized unless --full_text_traces)."""
+    loadable = artifacts.trace_path(self._artifacts_dir, trace.function_name, trace.backend,
+                                    suffix="")
+    trace_io.save_trace(trace, loadable, reference, self._iree_input)
+    return trace.save_plaintext(
+        self._artifacts_dir, summarize=not self._settings.full_text_traces,
+        complete_values=os.path.join(os.path.basename(loadable), trace_io.ARRAYS_NAME))
 
   def _call_repros(self, module, ref_trace: Trace,
                    trace: Trace) -> Optional[repro.CallRepros]:
@@ -218,7 +221,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     if reset_error is not None:
       return Outcome(setup.info.name, Status.RUNTIME_ERROR,
                      f"resetting the module before the test raised {reset_error}"), repros
-    trace, error = run_trace(module, trace_function, tf_utils.set_random_seed, trace_name)
+    trace, error = run_trace(module, trace_function, tf_utils.set_random_seed, trace_name,
+                             reference=ref_trace)
     path = None
     step = "saving the trace"
     try:

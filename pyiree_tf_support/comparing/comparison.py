@@ -12,7 +12,7 @@ change together, and a split would leave two modules that both know every record
 """
 
 import dataclasses
-from typing import Any, Callable, List, Optional, Tuple, Union
+from typing import Any, Callable, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -146,11 +146,6 @@ def _element(ref: np.ndarray, tar: np.ndarray, index: Index) -> Element:
   return Element(index, ref[index], tar[index])
 
 
-def _first(mask: np.ndarray) -> Index:
-  """The first True element of `mask` in C order."""
-  return _index_of(int(np.argmax(mask.reshape(-1))), mask.shape)
-
-
 def _compare_arrays(ref: np.ndarray, tar: np.ndarray, path: Path,
                     tolerance_fn: ToleranceFn) -> List[Mismatch]:
   """One array pair: shapes and dtypes must match exactly; then the elements."""
@@ -164,20 +159,66 @@ def _compare_arrays(ref: np.ndarray, tar: np.ndarray, path: Path,
   return [mismatch] if mismatch else []
 
 
+# Elements compared at a time: the float64 (complex128) copies and masks of a chunk take a few MB
+# whatever the arrays' size (over whole arrays they took ~10x the data: issue 19 item 15).
+_CHUNK_ELEMENTS = 1 << 16
+
+
+def _chunks(ref: np.ndarray, tar: np.ndarray) -> Iterator[Tuple[int, np.ndarray, np.ndarray]]:
+  """(offset, ref part, tar part) of the arrays in C order; an empty pair for empty arrays, so
+  that bad tolerances raise whatever the size. Views, unless an array is not contiguous."""
+  flat_ref, flat_tar = ref.reshape(-1), tar.reshape(-1)
+  for start in range(0, max(flat_ref.size, 1), _CHUNK_ELEMENTS):
+    yield start, flat_ref[start:start + _CHUNK_ELEMENTS], flat_tar[start:start + _CHUNK_ELEMENTS]
+
+
+class _Greatest:
+  """The first element with the greatest value, over chunks seen in C order (np.argmax's
+  choice over the whole array)."""
+
+  def __init__(self):
+    self.value = -np.inf
+    self.index = -1
+
+  def update(self, start: int, values: np.ndarray, mask: np.ndarray) -> None:
+    i = int(np.argmax(np.where(mask, values, -1.0)))
+    value = values[i]  # NaN counts as the greatest, as for np.argmax.
+    if self.index < 0 or (not np.isnan(self.value) and (np.isnan(value) or value > self.value)):
+      self.value, self.index = value, start + i
+
+
+class _Count:
+  """How many elements of a mask over chunks are set, and the first that is."""
+
+  def __init__(self):
+    self.count = 0
+    self.first = -1
+
+  def add(self, start: int, mask: np.ndarray) -> None:
+    found = int(np.count_nonzero(mask))
+    if found and not self.count:
+      self.first = start + int(np.argmax(mask))
+    self.count += found
+
+
 def _compare_exact(ref: np.ndarray, tar: np.ndarray, path: Path) -> Optional[ExactMismatch]:
-  bad = ~np.asarray(ref == tar, dtype=bool).reshape(ref.shape)
-  if not bad.any():
+  bad, greatest = _Count(), _Greatest()
+  for start, r, t in _chunks(ref, tar):
+    mask = ~np.asarray(r == t, dtype=bool).reshape(r.shape)
+    bad.add(start, mask)
+    if ref.dtype.kind in "iu" and mask.any():
+      # float64 ranks the differences; the reported one is exact (Python ints do not overflow).
+      greatest.update(start, np.abs(r.astype(np.float64) - t.astype(np.float64)), mask)
+  if not bad.count:
     return None
   shape = tuple(ref.shape)
-  greatest, greatest_diff = None, None
-  if ref.dtype.kind in "iu":
-    # float64 ranks the differences; the reported one is exact (Python ints do not overflow).
-    diffs = np.where(bad, np.abs(ref.astype(np.float64) - tar.astype(np.float64)), -1.0)
-    index = _index_of(int(np.argmax(diffs)), shape)
-    greatest = _element(ref, tar, index)
-    greatest_diff = abs(int(greatest.expected) - int(greatest.got))
-  return ExactMismatch(path, str(ref.dtype), shape, int(np.count_nonzero(bad)),
-                       _element(ref, tar, _first(bad)), greatest, greatest_diff)
+  greatest_element, greatest_diff = None, None
+  if greatest.index >= 0:
+    greatest_element = _element(ref, tar, _index_of(greatest.index, shape))
+    greatest_diff = abs(int(greatest_element.expected) - int(greatest_element.got))
+  return ExactMismatch(path, str(ref.dtype), shape, bad.count,
+                       _element(ref, tar, _index_of(bad.first, shape)), greatest_element,
+                       greatest_diff)
 
 
 def _placement_differs(ref: np.ndarray, tar: np.ndarray) -> np.ndarray:
@@ -199,28 +240,33 @@ def _wide(array: np.ndarray) -> np.ndarray:
 
 def _compare_inexact(ref: np.ndarray, tar: np.ndarray, path: Path,
                      tolerance: Tolerance) -> List[Mismatch]:
-  wide_ref, wide_tar = _wide(ref), _wide(tar)
+  placement, bad = _Count(), _Count()
+  greatest_abs, greatest_rel = _Greatest(), _Greatest()
+  for start, r, t in _chunks(ref, tar):
+    wide_ref, wide_tar = _wide(r), _wide(t)
+    placement.add(start, _placement_differs(wide_ref, wide_tar))
+    finite = np.isfinite(wide_ref) & np.isfinite(wide_tar)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+      close = np.isclose(wide_tar, wide_ref, rtol=tolerance.rtol, atol=tolerance.atol)
+      mask = finite & ~close
+      if not mask.any():
+        continue
+      bad.add(start, mask)
+      diffs = np.abs(wide_tar - wide_ref)
+      greatest_abs.update(start, diffs, mask)
+      greatest_rel.update(start, diffs / np.abs(wide_ref), mask)  # inf where the reference is 0.
   shape, dtype = tuple(ref.shape), str(ref.dtype)
   mismatches: List[Mismatch] = []
-  placement = _placement_differs(wide_ref, wide_tar)
-  if placement.any():
-    mismatches.append(NonFiniteMismatch(path, dtype, shape, int(np.count_nonzero(placement)),
-                                        _element(ref, tar, _first(placement))))
-  finite = np.isfinite(wide_ref) & np.isfinite(wide_tar)
-  with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-    close = np.isclose(wide_tar, wide_ref, rtol=tolerance.rtol, atol=tolerance.atol)
-    bad = finite & ~close
-    if not bad.any():
-      return mismatches
-    diffs = np.abs(wide_tar - wide_ref)
-    rel = diffs / np.abs(wide_ref)  # inf where the reference is 0.
-  abs_index = _index_of(int(np.argmax(np.where(bad, diffs, -1.0))), shape)
-  rel_index = _index_of(int(np.argmax(np.where(bad, rel, -1.0))), shape)
-  worst = _element(ref, tar, abs_index)
+  if placement.count:
+    mismatches.append(NonFiniteMismatch(path, dtype, shape, placement.count,
+                                        _element(ref, tar, _index_of(placement.first, shape))))
+  if not bad.count:
+    return mismatches
+  worst = _element(ref, tar, _index_of(greatest_abs.index, shape))
   mismatches.append(NumericMismatch(
-      path, dtype, shape, int(np.count_nonzero(bad)), worst, float(diffs[abs_index]),
-      _element(ref, tar, rel_index), float(rel[rel_index]), ulp_distance(worst.expected, worst.got),
-      tolerance))
+      path, dtype, shape, bad.count, worst, float(greatest_abs.value),
+      _element(ref, tar, _index_of(greatest_rel.index, shape)), float(greatest_rel.value),
+      ulp_distance(worst.expected, worst.got), tolerance))
   return mismatches
 
 

@@ -4,10 +4,9 @@ Never pickle: a saved trace can be read by any process, including one without Te
 """
 
 import hashlib
-import io
 import json
 import os
-from typing import Any, Dict, Optional, Union
+from typing import Any, BinaryIO, Dict, Optional, Union
 
 import numpy as np
 
@@ -16,6 +15,7 @@ from pyiree_tf_support.core import structure
 from pyiree_tf_support.comparing.traces import ModuleCall, Trace
 
 FORMAT_VERSION = 1
+ARRAYS_NAME = "arrays.npz"  # beside trace.json: every array of every call, in call order.
 _PY_TYPES = {"float": float, "int": int, "bool": bool, "str": str, "bytes": bytes}
 
 
@@ -82,10 +82,15 @@ def save_trace(trace: Trace, directory: str, reference: bool = False,
       "reference": reference,
       "iree_input_sha256": None if iree_input is None else content_sha256(iree_input),
   }
-  buffer = io.BytesIO()
-  np.savez(buffer, **arrays)
-  document["arrays_sha256"] = content_sha256(buffer.getvalue())  # written first, must pair up.
-  artifacts.write_bytes(os.path.join(directory, "arrays.npz"), buffer.getvalue())
+  digest = []
+
+  def fill(npz: BinaryIO) -> None:
+    np.savez(npz, **arrays)  # uncompressed, straight to the file: no copy of the arrays.
+    npz.seek(0)
+    digest.append(hashlib.file_digest(npz, "sha256").hexdigest())
+
+  artifacts.write_with(os.path.join(directory, ARRAYS_NAME), fill)
+  document["arrays_sha256"] = digest[0]  # the arrays are written first: the two must pair up.
   artifacts.write_text(os.path.join(directory, "trace.json"), json.dumps(document, indent=1))
 
 
@@ -96,7 +101,7 @@ def load_trace(directory: str) -> Trace:
   if document.get("format") != FORMAT_VERSION:
     raise ValueError(f"{directory}/trace.json has format {document.get('format')}, "
                      f"this library reads format {FORMAT_VERSION}.")
-  with np.load(os.path.join(directory, "arrays.npz"), allow_pickle=False) as npz:
+  with np.load(os.path.join(directory, ARRAYS_NAME), allow_pickle=False) as npz:
     arrays = {key: npz[key] for key in npz.files}
   trace = Trace(module_name=document["module_name"], backend=document["backend"],
                 function_name=document["function_name"],

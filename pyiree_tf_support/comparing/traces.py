@@ -4,21 +4,20 @@
 each call. Comparing two traces returns mismatch records from `comparison`.
 """
 
-import copy
 import dataclasses
 import inspect
-import sys
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.comparing import comparison
+from pyiree_tf_support.comparing import recorded_values
 from pyiree_tf_support.core import faults
-from pyiree_tf_support.core import structure
 from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.comparing import trace_text
 
-NUMPY_LINEWIDTH = 120  # 2020's width for arrays in traces (tf_test_utils.NUMPY_LINEWIDTH).
+NUMPY_LINEWIDTH = trace_text.NUMPY_LINEWIDTH  # 2020's tf_test_utils.NUMPY_LINEWIDTH.
 
 
 DEFAULT_RTOL = 1e-6
@@ -40,15 +39,20 @@ class ModuleCall:
   mismatch messages can say `outputs['logits']` rather than `outputs[0]['logits']`. Whether the
   user gave a tolerance is kept too (`given_rtol`/`given_atol`, None when not): only then does it
   override the per-dtype table (float16 1e-3, ...); the 1e-6 defaults are what 2020 reported.
+  Given the `reference` backend's record of the same call, arrays equal to its bit for bit are
+  shared with it instead of copied (`recorded_values`).
   """
 
   def __init__(self, method_name: str, inputs: Sequence[Any], outputs: Any,
                rtol: Optional[float] = None, atol: Optional[float] = None,
-               kwargs: Optional[Dict[str, Any]] = None):
+               kwargs: Optional[Dict[str, Any]] = None,
+               reference: Optional["ModuleCall"] = None):
     self.method = method_name
-    self.inputs = copy.deepcopy(tuple(inputs))
-    self.kwargs = copy.deepcopy(dict(kwargs or {}))
-    self.result = copy.deepcopy(outputs)
+    ref = (reference.inputs, reference.kwargs, reference.result) if reference else (
+        recorded_values.NOTHING,) * 3
+    self.inputs = recorded_values.record(tuple(inputs), ref[0])
+    self.kwargs = recorded_values.record(dict(kwargs or {}), ref[1])
+    self.result = recorded_values.record(outputs, ref[2])
     self.outputs = _as_output_tuple(self.result)  # shares the arrays of `result`.
     self.given_rtol = rtol
     self.given_atol = atol
@@ -72,19 +76,8 @@ class ModuleCall:
     return lambda dtype: policy.for_dtype(dtype, backend_names, self.given_rtol, self.given_atol)
 
   def format(self, summarize: bool = True) -> str:
-    threshold = 64 if summarize else sys.maxsize  # a summary keeps a log readable.
-    with np.printoptions(threshold=threshold, edgeitems=3 if summarize else 1000,
-                         linewidth=NUMPY_LINEWIDTH):
-      lines = [f"Method: {self.method}", "Inputs:"]
-      lines += [_indent(_format_value(value)) for value in self.inputs]
-      lines += [_indent(f"{key}=" + _format_value(value)) for key, value in self.kwargs.items()]
-      lines.append("Outputs:" if self.outputs else "Outputs: none")
-      lines += [_indent(_format_value(value)) for value in self.outputs]
-      given = self.given_rtol is not None or self.given_atol is not None
-      lines.append(f"Tolerances: rtol={self.rtol}, atol={self.atol}"
-                   + ("" if given else " (defaults; exact dtypes and float16/bfloat16 follow "
-                                       "the per-dtype table)"))
-    return "\n".join(lines)
+    """The call as text: arrays over 64 elements summarized, or whole (see `trace_text`)."""
+    return trace_text.format_call(self, summarize)
 
   def __str__(self) -> str:
     return self.format()
@@ -95,48 +88,6 @@ class ModuleCall:
 
 def _indent(text: str, prefix: str = "  ") -> str:
   return "\n".join(prefix + line for line in text.splitlines())
-
-
-# Above this many elements an unsummarized array is written one row (of its last axis) per line
-# with a fixed round-trip precision: numpy's aligned shortest printing costs ~7 µs per element
-# (seconds per trace file for a 128x3072 matmul input), this ~0.3 µs.
-_FAST_TEXT_ELEMENTS = 4096
-_ROUND_TRIP_FORMATS = {"float16": "%.5g", "float32": "%.9g", "float64": "%.17g"}
-
-
-def _fast_text(value: np.ndarray) -> Optional[str]:
-  """A large array written whole, cheaply; None when it is small, summarized or of another dtype."""
-  whole = value.size <= np.get_printoptions()["threshold"]  # not summarized (trace files)
-  if value.size <= _FAST_TEXT_ELEMENTS or not whole or value.ndim == 0:
-    return None
-  if value.dtype.kind in "iu":
-    fmt = "%d"
-  else:
-    fmt = _ROUND_TRIP_FORMATS.get(value.dtype.name)
-    if fmt is None:
-      return None
-  rows = value.reshape(-1, value.shape[-1])
-  row_format = ", ".join([fmt] * rows.shape[1])
-  lines = "\n".join(row_format % tuple(row) for row in rows.tolist())
-  return f"(whole, one row of the last axis per line)\n{lines}"
-
-
-def _format_value(value: Any) -> str:
-  """Nested values one per line, walked by `structure` (tf.nest order: dict keys sorted)."""
-  items = structure.children(value)
-  if items is None:
-    if isinstance(value, np.ndarray):
-      text = _fast_text(value)
-      return f"{value.dtype}{list(value.shape)}: " + (
-          text if text is not None else np.array2string(value, separator=", "))
-    return repr(value)
-  if isinstance(value, dict):
-    open_, close = "{", "}"
-    parts = [f"{key!r}: {_format_value(child)}" for key, child in items]
-  else:
-    open_, close = ("[", "]") if isinstance(value, list) else ("(", ")")
-    parts = [_format_value(child) for _, child in items]
-  return open_ + "\n" + ",\n".join(_indent(part) for part in parts) + "\n" + close
 
 
 def _source_of(function: Optional[Callable]) -> Tuple[Optional[str], Optional[Tuple[int, int]], str]:
@@ -172,16 +123,19 @@ class Trace:
   def __str__(self) -> str:
     return self.format()
 
-  def format(self, summarize: bool = True) -> str:
-    header = (f"Trace of '{self.function_name}' on module '{self.module_name}', "
-              f"backend '{self.backend}': {len(self.calls)} call(s)")
-    body = [f"\nCall {i}:\n" + _indent(call.format(summarize)) for i, call in enumerate(self.calls)]
-    return header + "\n" + "\n".join(body) + "\n"
+  def format(self, summarize: bool = True, complete_values: Optional[str] = None) -> str:
+    """The trace as text; `complete_values` names where a summary's whole arrays are."""
+    return trace_text.format_trace(self, summarize, complete_values)
 
-  def save_plaintext(self, artifacts_dir: str, summarize: bool = True) -> str:
-    """Writes <artifacts_dir>/traces/<function>__<backend>.txt (as 2020 did); returns its path."""
+  def save_plaintext(self, artifacts_dir: str, summarize: bool = True,
+                     complete_values: Optional[str] = None) -> str:
+    """Writes <artifacts_dir>/traces/<function>__<backend>.txt (as 2020 did); returns its path.
+
+    Summarized (2020's default) it is a few KiB whatever the arrays hold; `complete_values`
+    names the file with the whole arrays, which the text then points to.
+    """
     path = artifacts.trace_path(artifacts_dir, self.function_name, self.backend)
-    artifacts.write_text(path, self.format(summarize))
+    trace_text.save(self, path, summarize, complete_values)
     return path
 
   @staticmethod
@@ -277,12 +231,17 @@ def compare_calls(ref_trace: Trace, tar_trace: Trace,
 
 
 def run_trace(module: Any, trace_function: Callable, before: Callable[[], None] = lambda: None,
-              function_name: Optional[str] = None) -> Tuple["Trace", Optional[str]]:
-  """Runs `trace_function` on `module`, recording a Trace; returns it and the error, if any."""
+              function_name: Optional[str] = None, reference: Optional[Trace] = None
+              ) -> Tuple["Trace", Optional[str]]:
+  """Runs `trace_function` on `module`, recording a Trace; returns it and the error, if any.
+
+  `reference`: the reference backend's trace of the same function, whose arrays the new trace
+  shares where they are equal (see `ModuleCall`).
+  """
   trace = Trace(module, trace_function, function_name=function_name)
   before()
   try:
-    trace_function(TracedModule(module, trace))
+    trace_function(TracedModule(module, trace, reference))
   except faults.OwnFault:  # not the backend's doing: the test errors (see faults).
     raise
   except Exception as e:  # pylint: disable=broad-except
@@ -300,12 +259,19 @@ class TracedModule:
   """Wraps a compiled module; every method call is run and recorded in the trace.
 
   `rtol=`/`atol=` are taken out of a call's keyword arguments and recorded with it; attributes
-  that are not callable (`backend`, `module_name`) are returned as they are.
+  that are not callable (`backend`, `module_name`) are returned as they are. With the
+  `reference` trace, each call is recorded against the reference's call of the same index.
   """
 
-  def __init__(self, module: Any, trace: Trace):
+  def __init__(self, module: Any, trace: Trace, reference: Optional[Trace] = None):
     self._module = module
     self._trace = trace
+    self._reference = reference
+
+  def _reference_call(self, method_name: str) -> Optional[ModuleCall]:
+    calls = self._reference.calls if self._reference is not None else []
+    index = len(self._trace.calls)
+    return calls[index] if index < len(calls) and calls[index].method == method_name else None
 
   def _trace_call(self, method: Callable, method_name: str) -> Callable:
     def call(*args, **kwargs):
@@ -314,7 +280,8 @@ class TracedModule:
       self._trace.pending_method = method_name
       outputs = method(*args, **kwargs)
       self._trace.pending_method = None
-      self._trace.calls.append(ModuleCall(method_name, args, outputs, rtol, atol, kwargs))
+      self._trace.calls.append(ModuleCall(method_name, args, outputs, rtol, atol, kwargs,
+                                          self._reference_call(method_name)))
       return outputs
 
     call.__name__ = method_name

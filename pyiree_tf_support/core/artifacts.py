@@ -234,7 +234,7 @@ def _open_file(directory: int, name: str, path: str, flags: int, replace_links: 
 
 
 def _create_temp(directory: int, prefix: str) -> Tuple[int, str]:
-  """A new file in `directory`, open for writing: (fd, name).
+  """A new file in `directory`, open for writing (and reading back): (fd, name).
 
   Unlike tempfile.mkstemp (always 0600), the file gets 0666 less the umask, as any file the user
   creates would, so the artifacts it becomes after a rename are readable by CI uploaders and
@@ -243,7 +243,7 @@ def _create_temp(directory: int, prefix: str) -> Tuple[int, str]:
   while True:
     name = f"{prefix}{secrets.token_hex(6)}"
     try:
-      return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FILE_FLAGS, 0o666,
+      return os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL | _FILE_FLAGS, 0o666,
                      dir_fd=directory), name
     except FileExistsError:
       continue
@@ -334,14 +334,14 @@ def locked(path: str) -> Iterator[None]:
 
 
 def _write(path: str, fill: Callable[[BinaryIO], Any]) -> None:
-  """Writes `path` atomically: a temp file beside it, filled by `fill`, renamed over it (a link
-  there replaced, never followed)."""
+  """Writes `path` atomically: a temp file beside it (open for reading too), filled by `fill`,
+  renamed over it (a link there replaced, never followed)."""
   with faults.writing(path):  # disk full, read-only: the path's fault, not a backend's.
     with _directory(os.path.dirname(path), create=True, replace_links=True) as directory:
       name = os.path.basename(path)
       descriptor, temp = _create_temp(directory, f".tmp-{name}-")
       try:
-        with os.fdopen(descriptor, "wb") as f:
+        with os.fdopen(descriptor, "w+b") as f:
           fill(f)
         os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
       except BaseException:
@@ -405,6 +405,12 @@ def write_text(path: str, text: str) -> None:
 
 def write_bytes(path: str, data: bytes) -> None:
   _write(path, lambda f: f.write(data))
+
+
+def write_with(path: str, fill: Callable[[BinaryIO], Any]) -> None:
+  """Writes `path` atomically with what `fill` writes into the file it is given (which it may
+  also read back): a large artifact goes to disk as it is made, never whole in memory."""
+  _write(path, fill)
 
 
 def rename(source: str, destination: str) -> None:

@@ -26,5 +26,7 @@ class RunSettings:
   # means is expected_failures' (reporting/expected_failures/xfail_flag.py).
   xfail_backends: Tuple[Tuple[str, Optional[Phase]], ...] = ()
   keep_saved_model: bool = False
+  # --full_text_traces: trace files hold every element (default: arrays over 64 summarized).
+  full_text_traces: bool = False
   # --compile_timeout, --load_timeout, --call_timeout.
   timeouts: timeouts_lib.Timeouts = timeouts_lib.DEFAULT

@@ -1,22 +1,63 @@
-"""The readable trace file (traces/<trace>__<backend>.txt) is complete and cheap to write, also for
-large arrays: e2e/simple_arithmetic_test.py's 128x3072 and 3072x256 matmul inputs took ~30 s of
-numpy's aligned printing per trace file on a loaded machine (most of the test's time)."""
+"""The readable trace file (traces/<trace>__<backend>.txt): summarized by default, a few KiB
+whatever the arrays hold (issue 19 item 15: a 200 MB input wrote two 315 MB text traces), naming
+the loadable trace with the complete values; whole on request, cheap to write and written as it
+is formatted, also for large arrays (e2e/simple_arithmetic_test.py's 128x3072 and 3072x256 matmul
+inputs took ~30 s of numpy's aligned printing per trace file on a loaded machine)."""
 
+import os
 import re
+import tempfile
 import time
+import tracemalloc
 
 from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
 
-from pyiree_tf_support.comparing.traces import ModuleCall
+from pyiree_tf_support.comparing.traces import ModuleCall, Trace
+
+MB = 1_000_000
 
 
 def _numbers(text: str) -> np.ndarray:
   return np.array([float(n) for n in re.findall(r"-?\d+\.?\d*(?:e[-+]?\d+)?", text)])
 
 
-class TraceTextTest(parameterized.TestCase):
+def _trace(*calls: ModuleCall) -> Trace:
+  trace = Trace(module_name="M", backend="iree_vmla", function_name="f")
+  trace.calls = list(calls)
+  return trace
+
+
+def _read(path: str) -> str:
+  with open(path) as f:
+    return f.read()
+
+
+class SummarizedTraceFileTest(absltest.TestCase):
+
+  def test_a_big_array_is_summarized_and_the_file_names_the_complete_values(self):
+    value = np.arange(5_000_000, dtype=np.float32)
+    path = _trace(ModuleCall("f", (value,), {"y": value * 2})).save_plaintext(
+        tempfile.mkdtemp(), complete_values="f__iree_vmla/arrays.npz")
+    self.assertLessEqual(os.path.getsize(path), 2048)
+    text = _read(path)
+    self.assertIn("float32[5000000]: [0.000000e+00, 1.000000e+00, 2.000000e+00, ..., 4.999997e+06,",
+                  text)
+    self.assertIn("'y': float32[5000000]: [0.000000e+00, 2.000000e+00, 4.000000e+00, ...", text)
+    self.assertIn("Arrays over 64 elements are summarized here; their complete values are in "
+                  "f__iree_vmla/arrays.npz", text)
+
+  def test_a_trace_with_nothing_summarized_says_nothing_about_it(self):
+    value = np.arange(64, dtype=np.int32)
+    path = _trace(ModuleCall("f", (value,), value)).save_plaintext(
+        tempfile.mkdtemp(), complete_values="f__iree_vmla/arrays.npz")
+    text = _read(path)
+    self.assertNotIn("summarized", text)
+    self.assertIn("63]", text)
+
+
+class WholeTraceFileTest(parameterized.TestCase):
 
   @parameterized.parameters(np.float32, np.float64, np.int32)
   def test_a_large_array_is_written_whole_and_reads_back_exactly(self, dtype):
@@ -28,12 +69,31 @@ class TraceTextTest(parameterized.TestCase):
     self.assertLen(numbers, value.size)
     np.testing.assert_array_equal(numbers.astype(dtype).reshape(value.shape), value)
 
+  def test_a_long_row_is_written_whole_in_pieces(self):
+    value = np.arange(200_000, dtype=np.int64)
+    path = _trace(ModuleCall("f", (value,), None)).save_plaintext(tempfile.mkdtemp(),
+                                                                   summarize=False)
+    body = _read(path).split("(whole, one row of the last axis per line)\n")[1]
+    np.testing.assert_array_equal(_numbers(body.split("Outputs:")[0]), value)
+
   def test_formatting_a_million_floats_takes_under_two_cpu_seconds(self):
     a = np.random.default_rng(0).random((128, 3072), np.float32) * 1e-3
     b = np.random.default_rng(1).random((3072, 256), np.float32) * 1e-3
     started = time.process_time()
     ModuleCall("simple_matmul", (a, b), a[:, :256] @ b[:256]).format(summarize=False)
     self.assertLess(time.process_time() - started, 2.0)
+
+  def test_a_whole_trace_file_is_written_as_it_is_formatted(self):
+    value = np.random.default_rng(0).random(500_000, np.float32)  # 2 MB, ~12 MB of text.
+    trace = _trace(ModuleCall("f", (value,), value))
+    tracemalloc.start()
+    try:
+      path = trace.save_plaintext(tempfile.mkdtemp(), summarize=False)
+      _, peak = tracemalloc.get_traced_memory()
+    finally:
+      tracemalloc.stop()
+    self.assertGreater(os.path.getsize(path), 2 * 500_000 * 10)
+    self.assertLess(peak, 6 * MB)  # ~4 MB: 64K elements as Python floats and their text.
 
   def test_small_arrays_keep_numpys_aligned_shortest_form(self):
     text = ModuleCall("f", (np.array([1.5, 2.25], np.float32),), None).format(summarize=False)

@@ -18,6 +18,7 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.reporting import report_files
 from pyiree_tf_support import tf_test_utils
 
@@ -133,13 +134,18 @@ class ReportFilesTest(absltest.TestCase):
     self.assertIn("Trace 'failing' failed", failure)
     self.assertNotIn("Trace 'failing' failed", self.logged.getvalue())
 
-  def test_failing_trace_is_logged_summarized_and_saved_in_full(self):
+  def test_failing_trace_is_logged_and_saved_summarized_its_values_whole_beside(self):
     logged = self.logged.getvalue()
     self.assertIn("...", logged)
     with open(os.path.join(self.module_dir, "traces", "failing__iree_llvmjit.txt")) as f:
       saved = f.read()
-    self.assertNotIn("...", saved)
-    self.assertIn("255.", saved)
+    self.assertIn("float32[256]: [  0.,   1.,   2., ..., 253., 254., 255.]", saved)
+    self.assertIn("their complete values are in failing__iree_llvmjit/arrays.npz", saved)
+    trace = trace_io.load_trace(os.path.join(self.module_dir, "traces", "failing__iree_llvmjit"))
+    expected = np.arange(256, dtype=np.float32)
+    expected[3] += 0.5
+    np.testing.assert_array_equal(trace.calls[0].inputs[0], expected)
+    np.testing.assert_array_equal(trace.calls[0].outputs[0], 2 * expected)
 
 
 class ConcurrentWritersTest(absltest.TestCase):

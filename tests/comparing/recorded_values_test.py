@@ -1,0 +1,77 @@
+"""A trace records copies of a call's values, except arrays equal bit for bit to the reference
+backend's record of the same call, which it shares (issue 19 item 15: a 200 MB input was held
+twice per target besides the reference's copies)."""
+
+import tracemalloc
+
+from absl.testing import absltest
+import numpy as np
+
+from pyiree_tf_support.comparing import recorded_values
+from pyiree_tf_support.comparing.traces import ModuleCall, run_trace
+
+
+class Doubler:
+  """A module as traces see one: methods taking and returning numpy arrays."""
+  backend = "plain"
+
+  def double(self, x, scale=1.0):
+    return {"twice": np.asarray(x) * 2 * scale, "shape": list(np.shape(x))}
+
+
+def reused_buffer(module):
+  buffer = np.zeros(4, np.float32)
+  for i in range(3):
+    buffer[:] = i
+    module.double(buffer)
+
+
+class RecordedValuesTest(absltest.TestCase):
+
+  def test_a_target_call_shares_the_references_equal_arrays_and_copies_the_rest(self):
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    ref = ModuleCall("double", (x, [x]), {"y": x * 2, "n": 3}, kwargs={"k": x})
+    tar = ModuleCall("double", (x.copy(), [x + 1]), {"y": x * 2, "n": 3}, kwargs={"k": x.copy()},
+                     reference=ref)
+    self.assertIs(tar.inputs[0], ref.inputs[0])
+    self.assertIsNot(tar.inputs[1][0], ref.inputs[1][0])
+    np.testing.assert_array_equal(tar.inputs[1][0], x + 1)
+    self.assertIs(tar.kwargs["k"], ref.kwargs["k"])
+    self.assertIs(tar.result["y"], ref.result["y"])
+    self.assertEqual(tar.result["n"], 3)
+
+  def test_equal_is_bit_for_bit(self):
+    nan = np.array([np.nan, 1.0])
+    self.assertTrue(recorded_values.same_bits(nan, nan.copy()))
+    self.assertFalse(recorded_values.same_bits(np.array([0.0]), np.array([-0.0])))
+    self.assertFalse(recorded_values.same_bits(np.zeros(2, np.float32), np.zeros(2, np.int32)))
+    self.assertFalse(recorded_values.same_bits(np.zeros(2), np.zeros((2, 1))))
+    self.assertFalse(recorded_values.same_bits(np.array(["a"], object), np.array(["a"], object)))
+    row = np.zeros((1, 2))
+    self.assertFalse(recorded_values.same_bits(row.view(np.matrix), row))  # kept a matrix.
+
+  def test_a_record_is_a_copy_the_trace_function_cannot_change(self):
+    reference, _ = run_trace(Doubler(), reused_buffer)
+    target, error = run_trace(Doubler(), reused_buffer, reference=reference)
+    self.assertIsNone(error)
+    for i, (ref_call, call) in enumerate(zip(reference.calls, target.calls)):
+      np.testing.assert_array_equal(call.inputs[0], np.full(4, i, np.float32))
+      self.assertIs(call.inputs[0], ref_call.inputs[0])
+      self.assertIs(call.result["twice"], ref_call.result["twice"])
+
+  def test_an_agreeing_target_trace_takes_no_memory_for_its_arrays(self):
+    x = np.random.default_rng(0).random(4_000_000, np.float32)  # 16 MB in, 16 MB out.
+    trace_function = lambda module: module.double(x)
+    reference, _ = run_trace(Doubler(), trace_function)
+    tracemalloc.start()
+    try:
+      target, _ = run_trace(Doubler(), trace_function, reference=reference)
+      kept, _ = tracemalloc.get_traced_memory()
+    finally:
+      tracemalloc.stop()
+    self.assertIs(target.calls[0].result["twice"], reference.calls[0].result["twice"])
+    self.assertLess(kept, x.nbytes // 8)
+
+
+if __name__ == "__main__":
+  absltest.main()
