@@ -25,6 +25,8 @@ from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support import cli_flags
 
+__all__ = ["FORMAT", "MANIFEST", "BundleError", "compiled_vmfb", "main", "write"]
+
 FORMAT = "pyiree_tf_support.bundle/1"
 MANIFEST = "manifest.json"
 

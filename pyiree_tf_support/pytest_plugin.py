@@ -37,6 +37,11 @@ from pyiree_tf_support.core import faults
 from pyiree_tf_support.harness import pytest_listed
 from pyiree_tf_support.harness import pytest_summary
 
+__all__ = [
+    "pytest_addoption", "pytest_cmdline_main", "pytest_configure", "pytest_pycollect_makeitem",
+    "BackendFailed", "BackendItem", "NoVerdict", "TestFailed", "TracedCaseCollector",
+]
+
 _STATE = pytest.StashKey["_Session"]()
 
 

@@ -28,9 +28,11 @@ from pyiree_tf_support.runtime import loading
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.compiling.compile_cache import CompileCache
-from pyiree_tf_support.reporting.replay_input import ReplayError, ReplayInput  # pylint: disable=unused-import
+from pyiree_tf_support.reporting.replay_input import ReplayError, ReplayInput
 from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.comparing.traces import Trace, run_trace
+
+__all__ = ["ReplayError", "ReplayInput", "ReplayModule", "main", "replay", "replay_loaded"]
 
 _RECOMPILE = flags.DEFINE_bool(
     "recompile", False, "In a bundle: compile iree_input.mlir instead of running its vmfbs.")

@@ -63,6 +63,9 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-posi
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support import tf_utils
 
+# 2020's names (FLAGS, add_test, run_tests) and the error lit files' CHECK lines name.
+__all__ = ["FLAGS", "PassFailedError", "add_test", "run_tests"]
+
 flags.DEFINE_string("filecheck_binary", None,
                     "An LLVM FileCheck executable to check the tests' output with: absolute, on "
                     "PATH, or relative to Bazel's runfiles or the working directory. Default: the "
