@@ -15,9 +15,8 @@ So `pytest e2e/` reaches Bazel's verdict for every (file, backend), also for a f
 only one test fails. absltest and `python file.py` are untouched: there one test still compares
 every backend.
 
-Over 300 lines because pytest's hooks, the collector, the items and the per-session state share
-one registration and stash; the parts that need no pytest live beside it (`pytest_summary`,
-`pytest_listed`, `expected_failures`).
+The module holds pytest's hooks, the collector, the items and the per-session state; the parts
+that need no pytest live beside it (`pytest_summary`, `pytest_listed`, `expected_failures`).
 """
 
 import dataclasses

@@ -1,9 +1,9 @@
 """TensorFlow -> MLIR: a tf.Module becomes TF-dialect text (tf_input), StableHLO text (iree_input)
 and the metadata of its exported functions.
 
-Over 300 lines because the checks of what TF's tools accept (exported names, signatures, Python
-defaults, namedtuples, ops left unconverted, text that does not parse back) share the one import
-they guard, whole-module or per function (`method_imports` decides which functions to keep).
+The checks of what TF's tools accept (exported names, signatures, Python defaults, namedtuples,
+ops left unconverted, text that does not parse back) live here, beside the import they guard,
+whole-module or per function (`method_imports` decides which functions to keep).
 """
 
 import dataclasses
