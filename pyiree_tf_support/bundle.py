@@ -9,7 +9,10 @@ reference traces `traces/<trace>__<ref>_ref/`), compiles iree_input.mlir for eve
 `<bundle_dir>/<Module>/` with `compiled__<backend>.vmfb` per backend, those files, and
 `manifest.json` naming each file with its SHA-256 and each backend with its compiler targets and
 flags. On the other machine
-`python -m pyiree_tf_support.replay <bundle_dir>/<Module>/traces/<trace>__tf_ref --target_backends=a,b`
+
+  python -m pyiree_tf_support.replay <bundle_dir>/<Module>/traces/<trace>__tf_ref \\
+      --target_backends=a,b
+
 runs the bundled vmfbs (checked against the manifest; `--recompile` compiles instead) and prints
 the report a live run prints.
 """

@@ -102,7 +102,8 @@ def pytest_configure(config):
 def _traced_case_class(obj) -> bool:
   module = sys.modules.get("pyiree_tf_support.tf_test_utils")
   return (module is not None and isinstance(obj, type) and
-          issubclass(obj, module.TracedModuleTestCase) and obj._module_class is not None)  # pylint: disable=protected-access
+          issubclass(obj, module.TracedModuleTestCase) and
+          obj._module_class is not None)  # pylint: disable=protected-access
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -1,4 +1,5 @@
-"""Compiler lit tests from tf.Modules: import a module, run passes on it, FileCheck the printed MLIR.
+"""Compiler lit tests from tf.Modules: import a module, run passes on it, FileCheck the printed
+MLIR.
 
 The 2020 `pyiree.tf.support.tf_test_driver` contract, on today's import. A test file registers
 tests and ends with `run_tests(__file__)`; the file itself is FileCheck's check file, so its
