@@ -1,12 +1,14 @@
-"""e2e/simple_arithmetic_test.py done by hand against the raw TensorFlow and IREE APIs (no library).
+"""e2e/simple_arithmetic_test.py done by hand against the raw TensorFlow and IREE APIs \
+(no library).
 
-Only the backend table (`pyiree_tf_support/core/backends.py`, pure data) is read, so both sides compile
-with the same targets, flags and driver.
+Only the backend table (`pyiree_tf_support/core/backends.py`, pure data) is read, so both sides
+compile with the same targets, flags and driver.
 
-The baseline of bench/run_benchmark.py ratio 1: one process imports TF, builds SimpleArithmeticModule,
-saves a SavedModel, converts it to TF-dialect MLIR, lowers it to StableHLO, compiles it with
-iree-compile for each requested target, runs the same two traces on TensorFlow and on IREE, compares
-them with numpy.allclose and writes the same kinds of files (MLIR texts, .vmfb, trace texts).
+The baseline of bench/run_benchmark.py ratio 1: one process imports TF, builds
+SimpleArithmeticModule, saves a SavedModel, converts it to TF-dialect MLIR, lowers it to StableHLO,
+compiles it with iree-compile for each requested target, runs the same two traces on TensorFlow and
+on IREE, compares them with numpy.allclose and writes the same kinds of files (MLIR texts, .vmfb,
+trace texts).
 
   python bench/hand_written_simple_arithmetic.py --target_backends=iree_llvmjit --artifacts_dir=DIR
 """
@@ -126,7 +128,8 @@ def main() -> int:
   """Import, compile, run on TF and IREE, compare; prints phase times; exit status 1 on mismatch."""
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--target_backends", default="iree_llvmjit")
-  parser.add_argument("--artifacts_dir", default=os.path.join(tempfile.gettempdir(), "hand_written"))
+  parser.add_argument("--artifacts_dir",
+                      default=os.path.join(tempfile.gettempdir(), "hand_written"))
   args = parser.parse_args()
   names = [n for n in args.target_backends.split(",") if n]
   module_dir = os.path.join(args.artifacts_dir, "SimpleArithmeticModule")

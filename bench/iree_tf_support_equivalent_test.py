@@ -1,4 +1,5 @@
-"""The simple_arithmetic e2e test written against IREE's own `iree.tf.support` (run as its own process).
+"""The simple_arithmetic e2e test written against IREE's own `iree.tf.support` (run as its own
+process).
 
 Used only by bench/run_benchmark.py (ratio 5). Never import this from pyiree_tf_support: IREE's
 package defines absl flags with the same names as ours.

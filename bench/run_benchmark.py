@@ -164,7 +164,8 @@ def run_process(label: str, args: Sequence[str], timeout: float) -> Run:
     run.error = f"exit status {run.returncode}: {_failure_reason(stderr)}"
   print(f"    {label:<30} wall {run.wall_s:6.2f} s  cpu {run.cpu_s:5.2f} s  compile phase "
         f"{_fmt(run.compile_phase_s):>6} s  maxrss {run.maxrss_kib / 1024:5.0f} MiB  "
-        f"tree peak {run.tree_peak_kib / 1024:4.0f} MiB  files {run.artifacts_bytes / 2**20:4.1f} MiB"
+        f"tree peak {run.tree_peak_kib / 1024:4.0f} MiB  "
+        f"files {run.artifacts_bytes / 2**20:4.1f} MiB"
         + (f"  cache hits {run.cache_hits}" if run.cache_hits else "")
         + (f"  ERROR {run.error}" if run.error else ""), flush=True)
   return run
@@ -381,7 +382,8 @@ def bench_duplicate_backends(bench: Bench) -> None:
 
 def bench_compile_cache(bench: Bench) -> None:
   """Ratio 3: the same file run cold (fresh cache dir) then warm (same dir)."""
-  print("[3] e2e/matmul_test.py --target_backends=iree_vmla,iree_llvmjit: warm vs cold compile cache")
+  print("[3] e2e/matmul_test.py --target_backends=iree_vmla,iree_llvmjit: "
+        "warm vs cold compile cache")
   cold: List[Run] = []
   warm: List[Run] = []
   print(f"  N={bench.repeats} cold/warm pairs, each with its own fresh cache dir", flush=True)
@@ -523,7 +525,8 @@ def main() -> int:
         f"at end {loadavg()}")
 
   results = {
-      "repeats": args.repeats, "cheap_repeats": args.cheap_repeats, "cpu_count": os.cpu_count(), "load_before": load_before,
+      "repeats": args.repeats, "cheap_repeats": args.cheap_repeats, "cpu_count": os.cpu_count(),
+      "load_before": load_before,
       "load_after": loadavg(), "elapsed_s": elapsed, "python": PYTHON,
       "ratios": bench.ratios,
       "runs": [dataclasses.asdict(r) for r in bench.runs],

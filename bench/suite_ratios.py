@@ -52,7 +52,8 @@ def bench_suite(bench: Any, python: str, repo: str, run_process: Any, print_memo
   """S1 and S2, interleaved: pytest one process, Bazel, pytest -n 2 (when xdist is installed)."""
   bazel = shutil.which("bazel")
   missing_xdist = xdist_missing(python)
-  print("[S1+S2] the whole e2e suite: one pytest process vs Bazel vs pytest -n 2 (no compile cache)")
+  print("[S1+S2] the whole e2e suite: one pytest process vs Bazel vs pytest -n 2 "
+        "(no compile cache)")
   configs = [("pytest e2e/ one process", lambda: _pytest_args(bench, "s1", []))]
   if bazel:
     configs.append(("bazel test e2e suites", lambda: [

@@ -9,7 +9,10 @@ reference traces `traces/<trace>__<ref>_ref/`), compiles iree_input.mlir for eve
 `<bundle_dir>/<Module>/` with `compiled__<backend>.vmfb` per backend, those files, and
 `manifest.json` naming each file with its SHA-256 and each backend with its compiler targets and
 flags. On the other machine
-`python -m pyiree_tf_support.replay <bundle_dir>/<Module>/traces/<trace>__tf_ref --target_backends=a,b`
+
+  python -m pyiree_tf_support.replay <bundle_dir>/<Module>/traces/<trace>__tf_ref \\
+      --target_backends=a,b
+
 runs the bundled vmfbs (checked against the manifest; `--recompile` compiles instead) and prints
 the report a live run prints.
 """
@@ -24,6 +27,8 @@ from typing import Any, Dict, Optional, Sequence
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support import cli_flags
+
+__all__ = ["FORMAT", "MANIFEST", "BundleError", "compiled_vmfb", "main", "write"]
 
 FORMAT = "pyiree_tf_support.bundle/1"
 MANIFEST = "manifest.json"

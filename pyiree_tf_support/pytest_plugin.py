@@ -15,9 +15,8 @@ So `pytest e2e/` reaches Bazel's verdict for every (file, backend), also for a f
 only one test fails. absltest and `python file.py` are untouched: there one test still compares
 every backend.
 
-Over 300 lines because pytest's hooks, the collector, the items and the per-session state share
-one registration and stash; the parts that need no pytest live beside it (`pytest_summary`,
-`pytest_listed`, `expected_failures`).
+The module holds pytest's hooks, the collector, the items and the per-session state; the parts
+that need no pytest live beside it (`pytest_summary`, `pytest_listed`, `expected_failures`).
 """
 
 import dataclasses
@@ -36,6 +35,11 @@ from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.harness import pytest_listed
 from pyiree_tf_support.harness import pytest_summary
+
+__all__ = [
+    "pytest_addoption", "pytest_cmdline_main", "pytest_configure", "pytest_pycollect_makeitem",
+    "BackendFailed", "BackendItem", "NoVerdict", "TestFailed", "TracedCaseCollector",
+]
 
 _STATE = pytest.StashKey["_Session"]()
 
@@ -98,7 +102,8 @@ def pytest_configure(config):
 def _traced_case_class(obj) -> bool:
   module = sys.modules.get("pyiree_tf_support.tf_test_utils")
   return (module is not None and isinstance(obj, type) and
-          issubclass(obj, module.TracedModuleTestCase) and obj._module_class is not None)  # pylint: disable=protected-access
+          issubclass(obj, module.TracedModuleTestCase) and
+          obj._module_class is not None)  # pylint: disable=protected-access
 
 
 @pytest.hookimpl(tryfirst=True)

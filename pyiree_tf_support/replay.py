@@ -5,9 +5,10 @@
 
 The module's iree_input.mlir and signatures.json (saved next to traces/) are compiled for each
 target (through the compile cache; in a bundle, see `bundle`, its compiled vmfbs run instead, and
-neither the compiler nor TensorFlow is imported, unless --recompile) and every call of the trace is made again, in order, on one
-module instance, so each call sees the state the earlier ones left; the report is the one a live
-run prints. Only a reference trace whose files belong together is replayed (see `replay_input`).
+neither the compiler nor TensorFlow is imported, unless --recompile) and every call of the trace
+is made again, in order, on one module instance, so each call sees the state the earlier ones
+left; the report is the one a live run prints. Only a reference trace whose files belong together
+is replayed (see `replay_input`).
 Exit status: 0 all passed, 1 a backend failed, 2 input replay does not trust (one line on stderr).
 """
 
@@ -28,9 +29,11 @@ from pyiree_tf_support.runtime import loading
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.compiling.compile_cache import CompileCache
-from pyiree_tf_support.reporting.replay_input import ReplayError, ReplayInput  # pylint: disable=unused-import
+from pyiree_tf_support.reporting.replay_input import ReplayError, ReplayInput
 from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.comparing.traces import Trace, run_trace
+
+__all__ = ["ReplayError", "ReplayInput", "ReplayModule", "main", "replay", "replay_loaded"]
 
 _RECOMPILE = flags.DEFINE_bool(
     "recompile", False, "In a bundle: compile iree_input.mlir instead of running its vmfbs.")
@@ -133,8 +136,8 @@ def _compile(ref_trace: Trace, spec: backends.BackendSpec, name: str, iree_input
              limit: timeouts.Limit):
   """(vmfb, None), or (None, the COMPILE_ERROR outcome). Imports the compiler only here."""
   try:
-    from pyiree_tf_support.compiling import compiler  # pylint: disable=import-outside-toplevel
-    from pyiree_tf_support.compiling import mlir_functions  # pylint: disable=import-outside-toplevel
+    from pyiree_tf_support.compiling import (  # pylint: disable=import-outside-toplevel
+        compiler, mlir_functions)
   except ImportError as e:  # a runtime-only machine: only a bundle's vmfbs can run there.
     raise ReplayError(f"Compiling {name} needs IREE's compiler (iree-base-compiler), which this "
                       f"Python cannot import ({e}); replay a bundle's compiled vmfbs without "

@@ -1,4 +1,5 @@
-"""Compiler lit tests from tf.Modules: import a module, run passes on it, FileCheck the printed MLIR.
+"""Compiler lit tests from tf.Modules: import a module, run passes on it, FileCheck the printed
+MLIR.
 
 The 2020 `pyiree.tf.support.tf_test_driver` contract, on today's import. A test file registers
 tests and ends with `run_tests(__file__)`; the file itself is FileCheck's check file, so its
@@ -62,6 +63,9 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-posi
 
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support import tf_utils
+
+# 2020's names (FLAGS, add_test, run_tests) and the error lit files' CHECK lines name.
+__all__ = ["FLAGS", "PassFailedError", "add_test", "run_tests"]
 
 flags.DEFINE_string("filecheck_binary", None,
                     "An LLVM FileCheck executable to check the tests' output with: absolute, on "

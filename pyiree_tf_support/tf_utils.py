@@ -200,7 +200,8 @@ def compile_tf_module(tf_module: tf.Module, backend_infos: Sequence[BackendInfo]
   backend_infos = list(backend_infos) or [BackendInfo("iree_vmvx")]
   not_iree = [info.name for info in backend_infos if not info.is_iree]
   if not_iree:
-    raise ValueError(f"compile_tf_module compiles for IREE backends only, got {', '.join(not_iree)}.")
+    raise ValueError(
+        f"compile_tf_module compiles for IREE backends only, got {', '.join(not_iree)}.")
   module_name = artifacts.safe_name(type(tf_module).__name__)
   exported_names = importer.normalize_exported_names(exported_names)
   imported = module_imports.import_instance(

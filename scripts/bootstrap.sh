@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-debian_packages=(mesa-vulkan-drivers libvulkan1 bazel-bootstrap nginx-light)  # nginx: scripts/remote_cache.sh
+# nginx-light: scripts/remote_cache.sh
+debian_packages=(mesa-vulkan-drivers libvulkan1 bazel-bootstrap nginx-light)
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   missing=()
   for pkg in "${debian_packages[@]}"; do
@@ -43,8 +44,8 @@ if ! .venv/bin/python -m pip show -q tf-keras >/dev/null 2>&1; then
   .venv/bin/python -m pip install -q --no-deps "$tf_keras_spec"
 fi
 if .venv/bin/python -m pip show -q tensorflow >/dev/null 2>&1; then
-  echo "bootstrap: .venv has both the tensorflow and tensorflow-cpu distributions (the same files;" \
-       "e.g. from 'pip install tf-keras' with its dependencies): run" \
+  echo "bootstrap: .venv has both the tensorflow and tensorflow-cpu distributions" \
+       "(the same files; e.g. from 'pip install tf-keras' with its dependencies): run" \
        "'.venv/bin/pip uninstall -y tensorflow tensorflow-cpu; rm $stamp' and bootstrap again" >&2
   exit 1
 fi

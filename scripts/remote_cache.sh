@@ -3,7 +3,8 @@
 # scripts/bootstrap.sh) serving GET and PUT of /ac/<digest> and /cas/<digest> from a directory
 # (its core WebDAV module), which is Bazel's HTTP cache protocol.
 #
-#   scripts/remote_cache.sh start   # prints the URL; then: bazel test --config=remote_cache //e2e:e2e_tests
+#   scripts/remote_cache.sh start   # prints the URL; then:
+#   bazel test --config=remote_cache //e2e:e2e_tests
 #   scripts/remote_cache.sh stop
 #
 # PYIREE_REMOTE_CACHE_PORT (9092) and PYIREE_REMOTE_CACHE_DIR (<tmp>/pyiree_tf_support_remote_cache)
@@ -22,7 +23,11 @@ usage() { echo "usage: $0 start|stop" >&2; exit 2; }
 
 case "$1" in
   start)
-    command -v nginx >/dev/null || { echo "remote_cache: nginx not found; run scripts/bootstrap.sh as root (Debian package nginx-light)" >&2; exit 1; }
+    if ! command -v nginx >/dev/null; then
+      echo "remote_cache: nginx not found; run scripts/bootstrap.sh as root" \
+           "(Debian package nginx-light)" >&2
+      exit 1
+    fi
     if [ -f "$pid" ] && kill -0 "$(cat "$pid")" 2>/dev/null; then
       echo "http://127.0.0.1:$port"; exit 0
     fi
@@ -54,7 +59,9 @@ http {
 CONF
     nginx -c "$conf" -p "$dir" -e "$dir/error.log"
     for _ in $(seq 50); do
-      curl -s -o /dev/null "http://127.0.0.1:$port/ac/0" && { echo "http://127.0.0.1:$port"; exit 0; }
+      if curl -s -o /dev/null "http://127.0.0.1:$port/ac/0"; then
+        echo "http://127.0.0.1:$port"; exit 0
+      fi
       sleep 0.1
     done
     echo "remote_cache: nginx did not answer on 127.0.0.1:$port; see $dir/error.log" >&2; exit 1

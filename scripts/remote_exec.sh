@@ -5,12 +5,14 @@
 # Bazel's own server jar, which already holds gRPC, netty, protobuf and the REAPI protos.
 # Nothing is downloaded but the two Debian packages (installed here when run as root).
 #
-#   scripts/remote_exec.sh start   # prints the URL; then: bazel test --config=remote_exec //e2e:e2e_tests
+#   scripts/remote_exec.sh start   # prints the URL; then:
+#   bazel test --config=remote_exec //e2e:e2e_tests
 #   scripts/remote_exec.sh stop
 #
 # PYIREE_REMOTE_EXEC_PORT (9094) and PYIREE_REMOTE_EXEC_DIR (<tmp>/pyiree_tf_support_remote_exec)
 # choose where; PYIREE_REMOTE_EXEC_JOBS (2) caps parallel actions. Starting a running worker does
-# nothing. BuildGrid (PyPI) was tried first: no release on PyPI ships a worker (see docs/scaling_out.md).
+# nothing. BuildGrid (PyPI) was tried first: no release on PyPI ships a worker
+# (see docs/scaling_out.md).
 set -euo pipefail
 
 port=${PYIREE_REMOTE_EXEC_PORT:-9094}
@@ -48,7 +50,8 @@ case "$1" in
     classes=$dir/classes
     if [ ! -f "$classes/.built" ] || [ "$server_jar" -nt "$classes/.built" ]; then
       rm -rf "$classes"; mkdir -p "$classes"
-      javac -nowarn -d "$classes" -cp "$server_jar" $(find "$sources" -name '*.java') 2>"$dir/javac.log" \
+      javac -nowarn -d "$classes" -cp "$server_jar" $(find "$sources" -name '*.java') \
+          2>"$dir/javac.log" \
         || { echo "remote_exec: javac failed; see $dir/javac.log" >&2; exit 1; }
       touch "$classes/.built"
     fi

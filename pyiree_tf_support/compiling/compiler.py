@@ -22,7 +22,8 @@ from pyiree_tf_support.core import faults
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.compiling.compile_cache import CompileCache
 # Re-exported: callers catch compiler.CompileInterrupted.
-from pyiree_tf_support.compiling.compile_process import CompileInterrupted  # pylint: disable=unused-import
+from pyiree_tf_support.compiling.compile_process import (  # pylint: disable=unused-import
+    CompileInterrupted)
 from pyiree_tf_support.core import timeouts
 
 INPUT_TYPE = "stablehlo_xla"
@@ -66,7 +67,8 @@ class CompileRequest:
     if compile_key.names_host(self.targets, self.flags):
       host = host_target or compile_key.resolve_host_target(compile_key.llvmcpu_flags(self.flags))
     digest = hashlib.sha256()
-    for part in (iree_compiler_version.VERSION, repr(sorted(iree_compiler_version.REVISIONS.items())),
+    for part in (iree_compiler_version.VERSION,
+                 repr(sorted(iree_compiler_version.REVISIONS.items())),
                  INPUT_TYPE, repr(self.targets), repr(self.flags), host,
                  compile_key.without_locations(self.iree_input)):
       digest.update(part.encode("utf-8"))

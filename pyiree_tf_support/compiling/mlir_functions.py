@@ -11,7 +11,8 @@ import dataclasses
 import re
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-_FUNC_RE = re.compile(r'^(\s*func\.func\s+)(?:(public|private|nested)\s+)?@("(?:[^"\\]|\\.)*"|[\w$.\-]+)\(')
+_FUNC_RE = re.compile(r'^(\s*func\.func\s+)(?:(public|private|nested)\s+)?'
+                      r'@("(?:[^"\\]|\\.)*"|[\w$.\-]+)\(')
 _SYMBOL_RE = re.compile(r'@("(?:[^"\\]|\\.)*"|[\w$.\-]+)')
 # `<stdin>:9:10: error:` and `loc("<stdin>":9:10)` / `callsite("<stdin>":8:10 at ...)`.
 _LOCATION_RE = re.compile(r'<stdin>"?:(\d+):(\d+)')

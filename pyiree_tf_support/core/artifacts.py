@@ -10,7 +10,8 @@ Layout under the artifacts root:
   <Module>/traces/<trace function>__<backend>.txt
   <Module>/traces/<trace function>__<backend>/  the same trace, loadable (trace.json + arrays.npz)
   <Module>/repro/<trace function>__<backend>/call_<i>_<method>/
-                                                inputs, expected outputs and an iree-run-module flagfile
+                                                inputs, expected outputs and an
+                                                iree-run-module flagfile
 
 Why no symlink is followed: a link where a directory of the layout belongs would turn "empty this
 repro directory" into "empty the directory the link names", and a write into one into a write
@@ -573,7 +574,8 @@ def claim_module_dir(root: str, module_name: str, identity: str) -> str:
 
 
 def _bazel_outputs(path: str) -> Optional[Tuple[str, str]]:
-  """(path relative to the outputs dir, the outputs.zip Bazel leaves) for a Bazel test's artifact."""
+  """(path relative to the outputs dir, the outputs.zip Bazel leaves) for a Bazel test's
+  artifact."""
   outputs = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
   if not outputs:
     return None

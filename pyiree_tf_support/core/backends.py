@@ -3,8 +3,8 @@
 Everything else that names backends reads this table: the flags, Bazel (through
 `build_tools/bazel/backends.bzl`, generated from it by `python -m
 pyiree_tf_support.tools.generate_backends_bzl`), the coverage tool and the benchmark. Adding a
-backend is one row here plus its list of known e2e failures in `e2e/BUILD.bazel` (see docs/backends.md,
-"Adding a backend").
+backend is one row here plus its list of known e2e failures in `e2e/BUILD.bazel` (see
+docs/backends.md, "Adding a backend").
 """
 
 import collections

@@ -177,7 +177,8 @@ def _contains_none(value: Any) -> bool:
 def cast(value: Any, dtype: np.dtype, where: str) -> np.ndarray:
   """`value` as an array of `dtype`; InputCastError naming `where` if its meaning would change."""
   if _contains_none(value):
-    raise InputCastError(f"{where} contains None, which no tensor can hold; pass a number or array.")
+    raise InputCastError(
+        f"{where} contains None, which no tensor can hold; pass a number or array.")
   if dtype.kind == "O":  # string inputs stay as given.
     array = np.asarray(value, dtype=object)
     if not all(isinstance(item, (str, bytes)) for item in array.flat):

@@ -51,7 +51,8 @@ _DIAGNOSTIC = re.compile(r"(?:[^\s:]+:\d+:\d+:\s*)?(error: .*)")
 _ONLY_LOCATION = re.compile(r"error:\s*(loc\(.*\):?)?\s*")
 # What the library's CompileError message appends after the compiler's first error.
 _REPRODUCER_TRAILER = re.compile(r"\s+Reproducer: \S+$")
-# The location MLIR prints after an op it quotes in a diagnostic (`... loc("iree_input.mlir":7:10)`).
+# The location MLIR prints after an op it quotes in a diagnostic
+# (`... loc("iree_input.mlir":7:10)`).
 _TRAILING_LOCATION = re.compile(r"\s+loc\([^()]*\)$")
 
 

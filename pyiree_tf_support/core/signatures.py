@@ -77,7 +77,8 @@ class FunctionSignature:
     try:
       flat = structure.flatten_as(self.input_structure, tuple(bound), "args")
     except TypeError as e:
-      raise TypeError(f"{module_name}.{self.name}() inputs do not match its signature: {e}.") from None
+      raise TypeError(
+          f"{module_name}.{self.name}() inputs do not match its signature: {e}.") from None
     return [self._cast(i, value, spec, module_name) for i, (value, spec)
             in enumerate(zip(flat, self.inputs))]
 

@@ -199,7 +199,8 @@ def set_up_class(module_class, exported_names: Sequence[str], settings: RunSetti
   logging.info("Artifacts of %s are saved in %s", module_name, artifacts_dir)
   plan = plan_backends(settings)
   if only_targets is not None:
-    plan = dataclasses.replace(plan, targets=tuple(t for t in plan.targets if t.name in only_targets))
+    plan = dataclasses.replace(
+        plan, targets=tuple(t for t in plan.targets if t.name in only_targets))
   imported = pre_import(module_class, exported_names, artifacts_dir, plan)
   cache = None if settings.compile_cache_dir is None else CompileCache(settings.compile_cache_dir)
   job = _CompileJob(module_class, tuple(exported_names), artifacts_dir, imported.error, cache,

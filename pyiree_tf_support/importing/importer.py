@@ -1,9 +1,9 @@
 """TensorFlow -> MLIR: a tf.Module becomes TF-dialect text (tf_input), StableHLO text (iree_input)
 and the metadata of its exported functions.
 
-Over 300 lines because the checks of what TF's tools accept (exported names, signatures, Python
-defaults, namedtuples, ops left unconverted, text that does not parse back) share the one import
-they guard, whole-module or per function (`method_imports` decides which functions to keep).
+The checks of what TF's tools accept (exported names, signatures, Python defaults, namedtuples,
+ops left unconverted, text that does not parse back) live here, beside the import they guard,
+whole-module or per function (`method_imports` decides which functions to keep).
 """
 
 import dataclasses
@@ -87,7 +87,8 @@ def normalize_exported_names(exported_names: Union[str, Sequence[str], None]) ->
 
 def not_exported_reason(module: tf.Module, name: str, exported_names: Sequence[str] = ()
                         ) -> Optional[str]:
-  """Why `name`, an attribute of `module`, is not an exported function (None: no such tf.function)."""
+  """Why `name`, an attribute of `module`, is not an exported function (None: no such
+  tf.function)."""
   if not _is_tf_function(getattr(module, name, None)):
     return None
   if getattr(module, name).input_signature is None:
@@ -135,7 +136,8 @@ def exported_function_names(module: tf.Module, module_name: str,
   exported_names = normalize_exported_names(exported_names)
   candidates = sorted(name for name in dir(module)
                       if not name.startswith("__") and _is_tf_function(getattr(module, name, None)))
-  with_signature = [name for name in candidates if getattr(module, name).input_signature is not None]
+  with_signature = [name for name in candidates
+                    if getattr(module, name).input_signature is not None]
   if not exported_names:
     if not with_signature:
       raise ModuleImportError(
@@ -158,7 +160,8 @@ def _arg_names(function) -> Tuple[str, ...]:
   """Names of the arguments the input_signature covers: Python defaults after them (a Keras
   `call(inputs, training=None, mask=None)`) are traced in as constants, not exported."""
   parameters = list(inspect.signature(function.python_function).parameters.values())
-  if parameters and parameters[0].name == "self" and len(parameters) > len(function.input_signature):
+  if (parameters and parameters[0].name == "self"
+      and len(parameters) > len(function.input_signature)):
     parameters = parameters[1:]
   return tuple(p.name for p in parameters[:len(function.input_signature)])
 
@@ -348,7 +351,8 @@ def _import_saved_model(saved_model_dir: str, module_name: str, names: Sequence[
   if partial is not None:
     not_imported = "".join(
         f"{import_pipeline.HEADER_PREFIX}function '{failure.function}' not imported: "
-        f"{phases.first_error_line(failure.reason, diagnostics=True)}\n" for failure in record.failed)
+        f"{phases.first_error_line(failure.reason, diagnostics=True)}\n"
+        for failure in record.failed)
     return ImportedModule(module_name, tuple(names), partial[0], not_imported + partial[1],
                           signatures, method_imports=record)
   if error is not None:

@@ -149,7 +149,8 @@ def _load_signatures(path: str) -> Dict[str, FunctionSignature]:
 
 
 def load(trace_dir: str) -> ReplayInput:
-  """The reference trace saved in `trace_dir` and its module; ReplayError if any is untrustworthy."""
+  """The reference trace saved in `trace_dir` and its module; ReplayError if any is
+  untrustworthy."""
   trace_dir = os.path.abspath(trace_dir)
   trace_json = os.path.join(trace_dir, "trace.json")
   if not os.path.isfile(trace_json):

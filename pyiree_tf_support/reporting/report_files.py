@@ -3,9 +3,9 @@
 report.json holds one entry per test (keyed by its unittest id; "file": the test file's
 basename), each with its traces and, per target backend, the outcome, the phase and first error
 line of the raw outcome (also when shown as XFAIL), the first failing call, its worst element, the
-artifact paths and the commands that reproduce it. report.txt is the same reports as text. Tests and processes sharing a
-module directory merge their entries per (test, backend) under a lock; each file is replaced
-atomically.
+artifact paths and the commands that reproduce it. report.txt is the same reports as text. Tests
+and processes sharing a module directory merge their entries per (test, backend) under a lock;
+each file is replaced atomically.
 """
 
 import json

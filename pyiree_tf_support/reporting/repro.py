@@ -56,7 +56,8 @@ class CallRepro:
 
 
 def has_state(iree_input: str) -> bool:
-  """Whether the module's functions store to globals (tf.Variables), so calls depend on earlier ones."""
+  """Whether the module's functions store to globals (tf.Variables), so calls depend on earlier
+  ones."""
   return bool(_STATE_WRITE.search(iree_input))
 
 

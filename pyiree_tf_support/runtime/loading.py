@@ -10,7 +10,8 @@ import numpy as np
 
 from pyiree_tf_support.runtime import worker_client
 from pyiree_tf_support.runtime.drivers import driver_available  # pylint: disable=unused-import
-from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError, WorkerCrashedError  # pylint: disable=unused-import
+from pyiree_tf_support.runtime.runtime_errors import (  # pylint: disable=unused-import
+    BackendRuntimeError, WorkerCrashedError)
 from pyiree_tf_support.runtime.runtime_host import InProcessHost
 from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.core import timeouts

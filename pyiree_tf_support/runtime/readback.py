@@ -30,7 +30,8 @@ def staging_copy_many(values: Sequence[Any], device: Any = None) -> List[np.ndar
 
   Batching matters on lavapipe, where every queue submission + host wait costs milliseconds.
   """
-  from iree.runtime import BufferUsage, HalCommandBuffer, HalElementType, HalFence, MemoryType  # pylint: disable=g-import-not-at-top
+  from iree.runtime import (  # pylint: disable=g-import-not-at-top
+      BufferUsage, HalCommandBuffer, HalElementType, HalFence, MemoryType)
 
   results: List[Optional[np.ndarray]] = [None] * len(values)
   pending = []  # (index, staging buffer, shape, dtype)
@@ -81,7 +82,8 @@ def _to_host_copy(value: Any) -> np.ndarray:
   return np.array(value.to_host(), copy=True)
 
 
-def results_to_numpy(result: Any, device: Any = None, driver: str = "local-task") -> List[np.ndarray]:
+def results_to_numpy(result: Any, device: Any = None,
+                     driver: str = "local-task") -> List[np.ndarray]:
   """A function's return value as a flat list of owned numpy arrays ([] for no result).
 
   IREE returns None for no result, the value itself for one, and a tuple for several; nested

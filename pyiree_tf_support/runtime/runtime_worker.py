@@ -1,9 +1,10 @@
-"""Entry point of the runtime worker: a fresh interpreter that runs one compiled module, no TensorFlow.
+"""Entry point of the runtime worker: a fresh interpreter that runs one compiled module, no
+TensorFlow.
 
 Why a separate process: TensorFlow and Mesa's lavapipe (the CPU Vulkan driver) cannot share one
 (their bundled LLVM symbols clash: segfault or hang). worker_client starts
-`python -P -m pyiree_tf_support.runtime.runtime_worker --serve REQUEST_FD REPLY_FD` and talks to it with
-worker_protocol; `--serve` alone serves on stdin and stdout; `--probe DRIVER` prints whether a
+`python -P -m pyiree_tf_support.runtime.runtime_worker --serve REQUEST_FD REPLY_FD` and talks to it
+with worker_protocol; `--serve` alone serves on stdin and stdout; `--probe DRIVER` prints whether a
 driver can create a device (drivers.probe_driver). This module and everything it imports
 (runtime_host, readback, drivers, worker_client, worker_protocol, exit_status, runtime_errors,
 timeouts) must never import TensorFlow; the worker refuses to load a module if something did.
@@ -24,7 +25,8 @@ from pyiree_tf_support.runtime.runtime_host import InProcessHost
 # Seconds without a request after which a releasable host gives its device up (re-creating it
 # costs ~0.35 s on lavapipe; calls of one trace come much closer together).
 IDLE_RELEASE_SECONDS = 1.0
-_USAGE = "usage: python -m pyiree_tf_support.runtime.runtime_worker [--serve [REQUEST_FD REPLY_FD] | --probe DRIVER]"
+_USAGE = ("usage: python -m pyiree_tf_support.runtime.runtime_worker "
+          "[--serve [REQUEST_FD REPLY_FD] | --probe DRIVER]")
 
 
 def _tensorflow_leak() -> Optional[str]:

@@ -77,7 +77,8 @@ def _close_quietly(*closeables: Any) -> None:
 
 def _shutdown_process(popen: subprocess.Popen, requests: Any, replies: Any, stderr_file: Any,
                       grace: float) -> None:
-  """Closes the request pipe (the worker then exits), waits `grace` s, kills it if needed, reaps it."""
+  """Closes the request pipe (the worker then exits), waits `grace` s, kills it if needed, reaps
+  it."""
   _close_quietly(requests)
   try:
     popen.wait(timeout=grace)
@@ -286,8 +287,8 @@ class WorkerModule:
     except TimeoutError:
       process.kill()
       process.wait_for_exit(_EXIT_GRACE_SECONDS)
-      raise self._die(process, f"{self._label()}: worker process (pid {process.pid}) did not answer "
-                      f"{limit.explain(timeout)} during {what}; it was killed") from None
+      raise self._die(process, f"{self._label()}: worker process (pid {process.pid}) did not "
+                      f"answer {limit.explain(timeout)} during {what}; it was killed") from None
     except BaseException:
       # Interrupted mid-message (e.g. KeyboardInterrupt): the stream is out of sync; drop it.
       self._dead_reason = f"{self._label()}: worker was stopped after an interrupted {what}"

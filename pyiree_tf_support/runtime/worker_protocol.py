@@ -5,7 +5,8 @@ plain pipes; each message is a pickle of plain Python and numpy values. The rece
 numpy arrays, scalars and dtypes (ml_dtypes' bfloat16, float8, int4, ... included) and a few
 builtins only, so a message can never run a function or import TensorFlow into the worker.
 
-Requests: ("load", vmfb, driver, release device when idle), ("call", function name, flat inputs), ("reset",), ("close",).
+Requests: ("load", vmfb, driver, release device when idle), ("call", function name, flat inputs),
+("reset",), ("close",).
 Replies: ("ok", value) or ("error", exception type name, message, traceback text).
 
 TensorFlow-free.
@@ -103,7 +104,8 @@ def receive(connection: Connection, timeout: Optional[float] = None) -> Any:
 
 def plain_input(value: Any) -> Any:
   """An input as a plain numpy value that pickles without importing anything but numpy."""
-  if type(value) is np.ndarray or isinstance(value, np.generic) or type(value) in (bool, int, float):  # pylint: disable=unidiomatic-typecheck
+  if (type(value) is np.ndarray  # pylint: disable=unidiomatic-typecheck
+      or isinstance(value, np.generic) or type(value) in (bool, int, float)):
     array = value
   else:
     array = np.asarray(value)  # e.g. a tf.Tensor or a numpy subclass.

@@ -85,7 +85,8 @@ def combine(item_verdicts: List[str]) -> str:
 
 
 def _bazel_target_passed(testlogs: str, package: str, target: str) -> Optional[bool]:
-  """Whether a Bazel test target passed (its test.xml has no failure/error); None if it did not run."""
+  """Whether a Bazel test target passed (its test.xml has no failure/error); None if it did not
+  run."""
   path = os.path.join(testlogs, package, target, "test.xml")
   if not os.path.exists(path):
     return None
@@ -109,7 +110,8 @@ def bazel_cells(testlogs: str, package: str, expected: Dict[Cell, str],
 
 def disagreements(expected: Dict[Cell, str], got: Dict[Cell, str], source: str) -> List[str]:
   """One line per expected cell that `got` does not match."""
-  return [f"{source}: {name} on {backend}: expected {want}, got {got.get((name, backend), 'missing')}"
+  return [f"{source}: {name} on {backend}: expected {want}, "
+          f"got {got.get((name, backend), 'missing')}"
           for (name, backend), want in sorted(expected.items())
           if got.get((name, backend), "missing") != want]
 

@@ -4,8 +4,9 @@ pyiree_tf_support/core/backends.py.
   .venv/bin/python -m pyiree_tf_support.tools.generate_backends_bzl           # rewrite the file
   .venv/bin/python -m pyiree_tf_support.tools.generate_backends_bzl --check   # exit 1 if stale
 
-Starlark cannot import Python, so the table reaches Bazel as a generated file; tests/core/backends_test.py
-fails when the checked-in file differs from what this tool writes, so the two cannot drift.
+Starlark cannot import Python, so the table reaches Bazel as a generated file;
+tests/core/backends_test.py fails when the checked-in file differs from what this tool writes, so
+the two cannot drift.
 """
 
 import argparse
@@ -54,7 +55,8 @@ def render(table: Sequence[backends.BackendSpec] = backends.BACKENDS) -> str:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
   parser = argparse.ArgumentParser(prog=TOOL, description=__doc__.split("\n\n")[0])
-  parser.add_argument("--check", action="store_true", help="only report whether the file is current")
+  parser.add_argument("--check", action="store_true",
+                      help="only report whether the file is current")
   args = parser.parse_args(argv)
   root = source_tree.checkout_root(TOOL)
   text = render()

@@ -18,8 +18,7 @@ happens before any backend); the others to <backend>/<file stem>/; each backend'
 its failures and their directories (`repro_layout`). Each repro is run once and its first error
 line recorded (expected.txt, README.txt). Directories of failures no longer listed are removed;
 e2e/repros/findings/ (hand-reduced cases) is kept. The file texts are in repro_templates, the
-values and the driver module in repro_values. (Over 300 lines: finding, writing and checking a
-repro share the Found record and the phase writers.)
+values and the driver module in repro_values.
 """
 
 import argparse

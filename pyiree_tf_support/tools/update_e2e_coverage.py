@@ -39,7 +39,8 @@ from pyiree_tf_support.tools import update_lists
 
 TOOL = "python -m pyiree_tf_support.tools.update_e2e_coverage"
 BACKENDS = e2e_lists.e2e_backends()
-PASS, XFAIL, SKIP, FAIL, XPASS, NOT_RUN = "pass", "fail (expected)", "skip", "FAIL", "XPASS", "not run"
+PASS, XFAIL, SKIP, FAIL, XPASS, NOT_RUN = (
+    "pass", "fail (expected)", "skip", "FAIL", "XPASS", "not run")
 
 
 def testlogs_dir() -> str:
@@ -219,7 +220,8 @@ def _bazel_query(expression: str) -> List[str]:
 
 
 def _suite_rows(suite: str, existing: List[str]) -> Dict[str, Tuple[bool, ...]]:
-  """{row: (expected to pass on backend, ...)} from the names of the suite's and its _failing's tests."""
+  """{row: (expected to pass on backend, ...)} from the names of the suite's and its _failing's
+  tests."""
   passing: Dict[str, set] = {}
   for member, passes in ((suite, True), (suite + "_failing", False)):
     if member not in existing:

@@ -230,7 +230,8 @@ class BackendNamesTest(absltest.TestCase):
   def test_backend_info_reads_no_flag(self):
     self.assertFalse(tf_utils.BackendInfo("iree_vmla").isolated)
     self.assertTrue(tf_utils.BackendInfo("iree_vmla", run_in_worker=True).isolated)
-    self.assertTrue(tf_test_utils.get_reference_backend_info().isolated is False)  # tf stays in-process.
+    # tf stays in-process.
+    self.assertTrue(tf_test_utils.get_reference_backend_info().isolated is False)
 
   @flagsaver.flagsaver(run_in_worker=True, target_backends="iree_vmla")
   def test_run_in_worker_is_decided_where_flags_are_read(self):

@@ -306,8 +306,9 @@ class NothingComparedTest(CaseTest):
     self.assertIn("names an empty backend", errors[0])
 
   def test_a_flag_typo_in_the_environment_is_an_error(self):
-    process = run_python(["-c", "from pyiree_tf_support import cli_flags; cli_flags.ensure_parsed()"],
-                         env={"PYIREE_TF_SUPPORT_FLAGS": "--target_backend=iree_vmla"})
+    process = run_python(
+        ["-c", "from pyiree_tf_support import cli_flags; cli_flags.ensure_parsed()"],
+        env={"PYIREE_TF_SUPPORT_FLAGS": "--target_backend=iree_vmla"})
     self.assertNotEqual(process.returncode, 0)
     self.assertIn("FlagsError: $PYIREE_TF_SUPPORT_FLAGS: Unknown command line flag "
                   "'target_backend'. Did you mean: target_backends ?", process.stderr)
@@ -433,7 +434,8 @@ class PytestSurfaceTest(absltest.TestCase):
                           "tests/core/signatures_test.py", "--xfail_backends=iree_bogus"])
     self.assertNotEqual(process.returncode, 0)
     output = (process.stdout + process.stderr).strip().splitlines()
-    self.assertEqual(output, ["ERROR: $PYIREE_TF_SUPPORT_FLAGS: flag --xfail_backends=['iree_bogus']: "
+    self.assertEqual(output, ["ERROR: $PYIREE_TF_SUPPORT_FLAGS: "
+                              "flag --xfail_backends=['iree_bogus']: "
                               "Unknown backend 'iree_bogus'; valid backends are: tf, iree_vmvx, "
                               "iree_llvmcpu, iree_vulkan, iree_vmla, iree_llvmjit."])
 

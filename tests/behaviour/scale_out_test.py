@@ -98,7 +98,8 @@ class RemoteCacheTest(absltest.TestCase):
     env = dict(os.environ, PYIREE_REMOTE_CACHE_DIR=os.path.join(self.ws.root, "remote"),
                PYIREE_REMOTE_CACHE_PORT="9093")
     script = os.path.join(ROOT, "scripts", "remote_cache.sh")
-    started = subprocess.run([script, "start"], env=env, capture_output=True, text=True, check=False)
+    started = subprocess.run([script, "start"], env=env, capture_output=True, text=True,
+                             check=False)
     self.assertEqual(started.returncode, 0, started.stderr)
     self.addCleanup(subprocess.run, [script, "stop"], env=env, check=False)
     test = ["test", "--config=remote_cache", f"--remote_cache={started.stdout.strip()}",
@@ -146,7 +147,8 @@ class XdistTest(absltest.TestCase):
     self.assertEqual(parallel, serial)
     self.assertIn("XFAIL", serial.values())
     workers = {}
-    for worker, node in re.findall(r"^\[(gw\d+)\] \[\s*\d+%\] \w+ (\S+)", parallel_run.stdout, re.M):
+    for worker, node in re.findall(r"^\[(gw\d+)\] \[\s*\d+%\] \w+ (\S+)", parallel_run.stdout,
+                                   re.M):
       workers.setdefault(node.split("::")[0], set()).add(worker)
     self.assertEqual(sorted(workers), sorted(XDIST_FILES))
     self.assertTrue(all(len(w) == 1 for w in workers.values()), workers)
@@ -171,12 +173,14 @@ class CompileHereRunThereTest(absltest.TestCase):
 
   def run_python(self, python, *args, cwd=ROOT):
     return subprocess.run([python, *args], cwd=cwd, capture_output=True, text=True, timeout=900,
-                          check=False, env=dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2"))
+                          check=False,
+                          env=dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2"))
 
   def test_the_bundle_replays_without_tensorflow_or_the_compiler_from_another_directory(self):
     artifacts_dir, bundles, elsewhere = tempfile.mkdtemp(), tempfile.mkdtemp(), tempfile.mkdtemp()
-    ran = self.run_python(sys.executable, "e2e/simple_stateful_test.py", "--target_backends=iree_vmla",
-                          f"--artifacts_dir={artifacts_dir}", "--nocompile_cache")
+    ran = self.run_python(sys.executable, "e2e/simple_stateful_test.py",
+                          "--target_backends=iree_vmla", f"--artifacts_dir={artifacts_dir}",
+                          "--nocompile_cache")
     self.assertEqual(ran.returncode, 0, ran.stdout[-3000:])
     made = self.run_python(sys.executable, "-m", "pyiree_tf_support.bundle",
                            os.path.join(artifacts_dir, "Stateful"), bundles,

@@ -25,8 +25,8 @@ class ParallelArtifactsTest(absltest.TestCase):
     processes = [
         subprocess.Popen(
             [sys.executable, os.path.join(ROOT, "e2e", "simple_stateful_test.py"),
-             "--target_backends=iree_vmla,iree_llvmjit,iree_vmla", f"--artifacts_dir={artifacts_dir}",
-             f"--compile_cache_dir={cache_dir}"],
+             "--target_backends=iree_vmla,iree_llvmjit,iree_vmla",
+             f"--artifacts_dir={artifacts_dir}", f"--compile_cache_dir={cache_dir}"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment)
         for _ in range(PROCESSES)]
     outputs = [p.communicate(timeout=900)[0] for p in processes]

@@ -157,7 +157,8 @@ class TimeoutTest(absltest.TestCase):
     self.assertRegex(message, r"did not answer within 3(\.\d+)? s \(--call_timeout=3 s")
     self.assertIn("it was killed", message)
     self.assertIn("iree_llvmjit: PASS", message)
-    records = _backends(os.path.join(self.root, "HungWorkerModule"), "test_2_runs_on_a_fresh_worker")
+    records = _backends(os.path.join(self.root, "HungWorkerModule"),
+                        "test_2_runs_on_a_fresh_worker")
     self.assertEqual(records["iree_vulkan"]["outcome"], "PASS")
 
   def test_worker_stopped_while_loading_is_killed_and_reported_as_its_runtime_error(self):
@@ -191,7 +192,8 @@ class LimitTest(absltest.TestCase):
   def test_limits_grow_with_the_size_and_zero_means_none(self):
     limits = timeouts.from_flags(compile_seconds=600, load_seconds=0, call_seconds=2)
     self.assertEqual(limits.compile.seconds(0), 600)
-    self.assertEqual(limits.compile.seconds(100 << 20), 600 + 100 * timeouts.COMPILE_SECONDS_PER_MIB)
+    self.assertEqual(limits.compile.seconds(100 << 20),
+                     600 + 100 * timeouts.COMPILE_SECONDS_PER_MIB)
     self.assertIsNone(limits.load.seconds(1 << 30))
     self.assertIn("--call_timeout=2 s", limits.call.explain(limits.call.seconds(0)))
 

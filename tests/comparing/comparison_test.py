@@ -124,8 +124,9 @@ class MessageTest(parameterized.TestCase):
        lambda dtype: tolerances.EXACT),
       ("relative_worst_elsewhere", f32(100, 1), f32(101, 1.5),
        "outputs: float32[2] arrays are not close: 2 of 2 elements (100.0%) differ; greatest "
-       "absolute difference 1 at index [0] (expected 100.0, got 101.0), 131072 ulps apart; greatest "
-       "relative difference 0.5 at index [1] (expected 1.0, got 1.5); rtol=1e-06, atol=1e-06."),
+       "absolute difference 1 at index [0] (expected 100.0, got 101.0), 131072 ulps apart; "
+       "greatest relative difference 0.5 at index [1] (expected 1.0, got 1.5); rtol=1e-06, "
+       "atol=1e-06."),
       ("complex_has_no_ulps", np.array([1 + 1j], np.complex64), np.array([1 + 2j], np.complex64),
        "outputs: complex64[1] arrays are not close: 1 of 1 elements (100.0%) differ; greatest "
        "absolute difference 1 at index [0] (expected (1+1j), got (1+2j)); greatest relative "
@@ -133,9 +134,10 @@ class MessageTest(parameterized.TestCase):
       ("nan_does_not_hide_the_finite_difference", f32(1, nan, 3), f32(1, 2, 3.5),
        "outputs: float32[3] arrays differ in NaN/Inf placement: 1 of 3 elements (33.3%); first at "
        "index [1] (expected nan, got 2.0).\n"
-       "outputs: float32[3] arrays are not close: 1 of 3 elements (33.3%) differ; greatest absolute "
-       "difference 0.5 at index [2] (expected 3.0, got 3.5), 2097152 ulps apart; greatest relative "
-       "difference 0.166667 at index [2] (expected 3.0, got 3.5); rtol=1e-06, atol=1e-06."),
+       "outputs: float32[3] arrays are not close: 1 of 3 elements (33.3%) differ; greatest "
+       "absolute difference 0.5 at index [2] (expected 3.0, got 3.5), 2097152 ulps apart; "
+       "greatest relative difference 0.166667 at index [2] (expected 3.0, got 3.5); rtol=1e-06, "
+       "atol=1e-06."),
       ("non_finite_scalar", np.float32(inf), np.float32(nan),
        "outputs: float32 scalars differ in NaN/Inf: expected inf, got nan."),
       ("integers", np.array([1, 2, 7]), np.array([1, 5, 3]),
@@ -143,8 +145,8 @@ class MessageTest(parameterized.TestCase):
        "(expected 2, got 5); greatest absolute difference 4 at index [2] (expected 7, got 3); "
        "exact comparison."),
       ("large_integers_exactly", np.array([2**62 + 1], np.int64), np.array([-2**62], np.int64),
-       "outputs: int64[1] arrays are not equal: 1 of 1 elements (100.0%) differ; first at index [0] "
-       "(expected 4611686018427387905, got -4611686018427387904); greatest absolute difference "
+       "outputs: int64[1] arrays are not equal: 1 of 1 elements (100.0%) differ; first at index "
+       "[0] (expected 4611686018427387905, got -4611686018427387904); greatest absolute difference "
        "9223372036854775809 at index [0] (expected 4611686018427387905, got "
        "-4611686018427387904); exact comparison."),
       ("integer_scalar", np.int32(1), np.int32(2),
@@ -153,8 +155,8 @@ class MessageTest(parameterized.TestCase):
        "outputs: bool[2] arrays are not equal: 1 of 2 elements (50.0%) differ; first at index [1] "
        "(expected True, got False); exact comparison."),
       ("strings", np.array([b"a", b"b"], object), np.array([b"a", b"c"], object),
-       "outputs: object[2] arrays are not equal: 1 of 2 elements (50.0%) differ; first at index [1] "
-       "(expected b'b', got b'c'); exact comparison."),
+       "outputs: object[2] arrays are not equal: 1 of 2 elements (50.0%) differ; first at index "
+       "[1] (expected b'b', got b'c'); exact comparison."),
       ("shape", np.ones([1], np.float32), np.ones([4], np.float32),
        "outputs: shape mismatch: expected [1], got [4]."),
       ("dtype", np.ones([2], np.float32), np.ones([2], np.float64),

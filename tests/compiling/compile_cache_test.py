@@ -87,8 +87,8 @@ class CompileCacheTest(absltest.TestCase):
     for thread in threads:
       thread.join()
     self.assertIn(self.cache.get(key), payloads)
-    self.assertEqual([n for n in os.listdir(os.path.dirname(self.cache._path(key)))  # pylint: disable=protected-access
-                      if n.startswith(".tmp")], [])
+    entry_dir = os.path.dirname(self.cache._path(key))  # pylint: disable=protected-access
+    self.assertEqual([n for n in os.listdir(entry_dir) if n.startswith(".tmp")], [])
 
   def test_default_location_is_off_under_bazel_unless_set(self):
     environment = {"TEST_TMPDIR": "/tmp/x"}
@@ -215,7 +215,8 @@ class CompileOncePerProcessTest(absltest.TestCase):
     return process.stderr
 
   def test_duplicate_backends_compile_once(self):
-    log = self.run_e2e("--target_backends=iree_vmla,iree_vmla,iree_vmla", "--nocompile_cache", "--verbose")
+    log = self.run_e2e("--target_backends=iree_vmla,iree_vmla,iree_vmla", "--nocompile_cache",
+                       "--verbose")
     self.assertEqual(log.count("Invoke IREE Tool"), 1, log)
     self.assertEqual(log.count("Reusing this process's compilation"), 2)
 
@@ -232,8 +233,11 @@ class CompileOncePerProcessTest(absltest.TestCase):
 
   def test_an_unchanged_module_compiles_nothing_the_second_time(self):
     cache_dir = tempfile.mkdtemp()
-    first = self.run_e2e("--target_backends=iree_vmla,iree_llvmjit", f"--compile_cache_dir={cache_dir}", "--verbose")  # hits and misses are details.
-    second = self.run_e2e("--target_backends=iree_vmla,iree_llvmjit", f"--compile_cache_dir={cache_dir}", "--verbose")  # hits and misses are details.
+    # --verbose: hits and misses are details.
+    first = self.run_e2e("--target_backends=iree_vmla,iree_llvmjit",
+                         f"--compile_cache_dir={cache_dir}", "--verbose")
+    second = self.run_e2e("--target_backends=iree_vmla,iree_llvmjit",
+                          f"--compile_cache_dir={cache_dir}", "--verbose")
     self.assertEqual(first.count("Compile cache miss"), 2)
     self.assertEqual(second.count("Compile cache hit"), 2)
     self.assertNotIn("Invoke IREE Tool", second)

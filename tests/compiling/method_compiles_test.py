@@ -57,7 +57,8 @@ CALLEE_MLIR = """module {
     return %0 : tensor<4xf32>
   }
   func.func private @helper(%arg0: tensor<4xf32>) -> tensor<4xf32> {
-    %0 = stablehlo.custom_call @mhlo.erf(%arg0) {mhlo.attributes = {}, mhlo.version = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+    %0 = stablehlo.custom_call @mhlo.erf(%arg0) {mhlo.attributes = {}, mhlo.version = 1 : i64} \
+: (tensor<4xf32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>
   }
   func.func @outer(%arg0: tensor<4xf32>) -> tensor<4xf32> {

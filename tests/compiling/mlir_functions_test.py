@@ -14,7 +14,8 @@ MODULE = """module {
     return %0 : tensor<4xf32>
   }
   func.func private @inner(%arg0: tensor<4xf32>) -> tensor<4xf32> {
-    %0 = stablehlo.custom_call @mhlo.erf(%arg0) {mhlo.attributes = {}} : (tensor<4xf32>) -> tensor<4xf32>
+    %0 = stablehlo.custom_call @mhlo.erf(%arg0) {mhlo.attributes = {}} \
+: (tensor<4xf32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>
   }
   func.func private @outer(%arg0: tensor<4xf32>) -> tensor<4xf32> {
@@ -85,7 +86,8 @@ class OnlyExportingTest(absltest.TestCase):
     self.assertLen(new_lines, len(old_lines))
     changed = [i + 1 for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b]
     self.assertEqual(changed, [3, 20])
-    self.assertEqual(new_lines[2], "  func.func private @double(%arg0: tensor<4xf32>) -> tensor<4xf32> {")
+    self.assertEqual(new_lines[2],
+                     "  func.func private @double(%arg0: tensor<4xf32>) -> tensor<4xf32> {")
     self.assertEqual(new_lines[19],
                      "  func.func private @also_erf(%arg0: tensor<4xf32>) -> tensor<4xf32> {")
 

@@ -85,7 +85,8 @@ class BackendInfoTest(absltest.TestCase):
                      [spec.e2e_name for spec in backends.BACKENDS])
 
   def test_backends_to_str_normalizes_and_joins(self):
-    infos = [tf_utils.BackendInfo("tf", "_tf-ref_"), tf_utils.BackendInfo("iree_vmla", "iree vmla 0")]
+    infos = [tf_utils.BackendInfo("tf", "_tf-ref_"),
+             tf_utils.BackendInfo("iree_vmla", "iree vmla 0")]
     self.assertEqual(tf_utils.backends_to_str(infos), "tf_ref__iree_vmla_0")
 
 
@@ -104,7 +105,8 @@ class TargetBackendFlagTest(absltest.TestCase):
   def test_duplicates_keep_the_name_typed(self):
     infos = tf_test_utils.get_target_backends()
     self.assertEqual([info.name for info in infos], ["iree_vmla_0", "iree_vmla_1", "iree_llvmjit"])
-    self.assertEqual([info.backend_name for info in infos], ["iree_vmla", "iree_vmla", "iree_llvmjit"])
+    self.assertEqual([info.backend_name for info in infos],
+                     ["iree_vmla", "iree_vmla", "iree_llvmjit"])
 
   @flagsaver.flagsaver(reference_backend="iree_vmla")
   def test_reference_is_named_with_ref(self):

@@ -21,7 +21,8 @@ class RefusedCastsTest(parameterized.TestCase):
   @parameterized.named_parameters(
       ("none_scalar", "float32", (), None, "input 0 ('x') contains None"),
       ("none_in_list", "float32", (2,), [1.0, None], "contains None"),
-      ("none_in_object_array", "float32", (2,), np.array([1.0, None], dtype=object), "contains None"),
+      ("none_in_object_array", "float32", (2,), np.array([1.0, None], dtype=object),
+       "contains None"),
       ("none_to_int", "int32", (), None, "contains None"),
       ("none_to_string", "object", (), None, "contains None"),
       ("string_to_float", "float32", (), "1.5", "is <U3 data, which cannot become float32"),
@@ -45,7 +46,8 @@ class RefusedCastsTest(parameterized.TestCase):
 class AllowedCastsTest(parameterized.TestCase):
 
   @parameterized.named_parameters(
-      # Documented in docs/guarantees.md: these lose precision silently, as TensorFlow's conversions do.
+      # Documented in docs/guarantees.md: these lose precision silently, as TensorFlow's
+      # conversions do.
       ("float_truncates_to_int", "int32", 1.5, np.int32(1)),
       ("negative_float_truncates_toward_zero", "int32", -1.5, np.int32(-1)),
       ("int64_rounds_to_float32", "float32", np.int64(2**24 + 1), np.float32(2**24)),

@@ -1,5 +1,6 @@
 """Two module classes, six test methods (five of Adder, one of Multiplier): split over three
-Bazel shards by tests/behaviour/scale_out_test.py, only the shard running test_m1 may compile Multiplier."""
+Bazel shards by tests/behaviour/scale_out_test.py, only the shard running test_m1 may compile
+Multiplier."""
 import numpy as np
 from pyiree_tf_support import tf_test_utils
 import tensorflow.compat.v2 as tf

@@ -7,8 +7,9 @@ import tempfile
 
 from absl.testing import absltest
 
-E2E_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "e2e",
-                        "simple_stateful_test.py")
+E2E_FILE = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "e2e",
+    "simple_stateful_test.py")
 
 
 def run_e2e(*args, env=None):
@@ -58,7 +59,8 @@ class BadFlagsTest(absltest.TestCase):
     artifacts_dir = tempfile.mkdtemp()
     process = run_e2e("--target_backends=iree_vmla", f"--artifacts_dir={artifacts_dir}")
     self.assertEqual(process.returncode, 0, process.stderr[-3000:])
-    self.assertTrue(os.path.exists(os.path.join(artifacts_dir, "Stateful", "compiled__iree_vmla.vmfb")))
+    self.assertTrue(
+        os.path.exists(os.path.join(artifacts_dir, "Stateful", "compiled__iree_vmla.vmfb")))
 
 
 if __name__ == "__main__":

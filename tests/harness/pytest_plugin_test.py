@@ -205,7 +205,8 @@ class PluginTest(absltest.TestCase):
     self.assertEqual(process.returncode, 1, out + process.stderr)
     self.assertIn("2 failed, 1 passed, 1 xfailed", out)
     self.assertRegex(out, r"XFAIL erf_test.py::ErfTest::test_erf\[iree_llvmjit\] - no erf lowering")
-    self.assertRegex(out, r"FAILED mul_test.py::MulTest::test_mul\[iree_llvmjit\] - \[XPASS\(strict\)\]")
+    self.assertRegex(
+        out, r"FAILED mul_test.py::MulTest::test_mul\[iree_llvmjit\] - \[XPASS\(strict\)\]")
     self.assertIn("[XPASS(strict)] listed but passes", out)
     self.assertRegex(out, r"iree_vmla: COMPILE ERROR")
     self.assertEqual(sorted(self.traced_backends()), ["iree_llvmjit", "iree_vmla", "tf_ref"])
@@ -224,7 +225,8 @@ class PluginTest(absltest.TestCase):
     process = self.pytest("mixed_test.py", "-rxXf", "--target_backends=iree_llvmjit")
     self.assertEqual(process.returncode, 0, process.stdout + process.stderr)
     self.assertIn("1 passed, 1 xfailed", process.stdout)
-    self.assertRegex(process.stdout, r"XFAIL mixed_test.py::MixedTest::test_erf\[iree_llvmjit\] - erf")
+    self.assertRegex(process.stdout,
+                     r"XFAIL mixed_test.py::MixedTest::test_erf\[iree_llvmjit\] - erf")
 
   def test_typed_failing_phases_are_strict_and_agree_with_absltest(self):
     self.write("phases_test.py", PHASES_TEST)

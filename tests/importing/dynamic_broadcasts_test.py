@@ -86,7 +86,8 @@ class RewriteDecisionsTest(parameterized.TestCase):
         importer.import_tf_dialect(BroadcastModule(), [name])) for name in DECISIONS}
 
   @parameterized.parameters(*DECISIONS.items())
-  def test_proven_dims_need_no_check_the_others_are_decided_or_asserted_at_run_time(self, name, expected):
+  def test_proven_dims_need_no_check_the_others_are_decided_or_asserted_at_run_time(
+      self, name, expected):
     rewrite = dynamic_broadcasts.rewrite_dynamic_broadcasts(self.lowered[name])
     _, branched, guarded, constraints = expected
     self.assertEqual(
@@ -113,7 +114,8 @@ class RewriteDecisionsTest(parameterized.TestCase):
   def test_a_shape_it_cannot_trace_is_left_as_it_is(self):
     text = """module {
   func.func @f(%arg0: tensor<?xf32>, %shape: tensor<1xindex>) -> tensor<?xf32> {
-    %0 = stablehlo.dynamic_broadcast_in_dim %arg0, %shape, dims = [0] : (tensor<?xf32>, tensor<1xindex>) -> tensor<?xf32>
+    %0 = stablehlo.dynamic_broadcast_in_dim %arg0, %shape, dims = [0] \
+: (tensor<?xf32>, tensor<1xindex>) -> tensor<?xf32>
     return %0 : tensor<?xf32>
   }
 }
@@ -126,7 +128,8 @@ class RewriteDecisionsTest(parameterized.TestCase):
   func.func @f(%arg0: tensor<?xf32>, %n: index) -> tensor<?x1xf32> {
     %c1 = arith.constant 1 : index
     %shape = tensor.from_elements %n, %c1 : tensor<2xindex>
-    %0 = stablehlo.dynamic_reshape %arg0, %shape : (tensor<?xf32>, tensor<2xindex>) -> tensor<?x1xf32>
+    %0 = stablehlo.dynamic_reshape %arg0, %shape \
+: (tensor<?xf32>, tensor<2xindex>) -> tensor<?x1xf32>
     return %0 : tensor<?x1xf32>
   }
 }

@@ -79,7 +79,8 @@ _WHILE = """\
     cond {
       stablehlo.return %1 : tensor<i1>
     } do {
-      %5 = stablehlo.concatenate %iterArg_4, %4, dim = 0 : (tensor<?xi32>, tensor<1xi32>) -> tensor<?xi32>
+      %5 = stablehlo.concatenate %iterArg_4, %4, dim = 0 \
+: (tensor<?xi32>, tensor<1xi32>) -> tensor<?xi32>
       stablehlo.return %6, %5 : tensor<i32>, tensor<?xi32>
     }
 """

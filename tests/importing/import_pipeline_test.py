@@ -196,7 +196,8 @@ _VARIANT = "tensor<!tf_type.variant<tensor<2x3xf32>>>"
 class VariantCastTest(parameterized.TestCase):
 
   def test_a_cast_of_a_list_handle_to_its_own_type_becomes_identity(self):
-    line = f'    %9 = "tf.Cast"(%6) <{{Truncate = false}}> {{device = ""}} : ({_VARIANT}) -> {_VARIANT}'
+    line = (f'    %9 = "tf.Cast"(%6) <{{Truncate = false}}> {{device = ""}} '
+            f': ({_VARIANT}) -> {_VARIANT}')
     self.assertEqual(import_pipeline.variant_casts_to_identity(line),
                      f'    %9 = "tf.Identity"(%6) {{device = ""}} : ({_VARIANT}) -> {_VARIANT}')
 

@@ -119,7 +119,8 @@ class CompiledModuleContract:
       self.module.missing  # pylint: disable=pointless-statement
 
   def test_wrong_shape_is_a_clear_error(self):
-    with self.assertRaisesRegex(ValueError, r"RichModule\.scale\(\) input 0 has shape \[4\].*\[3\]"):
+    with self.assertRaisesRegex(ValueError,
+                                r"RichModule\.scale\(\) input 0 has shape \[4\].*\[3\]"):
       self.module.scale(np.ones([4], np.float32), 1)
 
   def test_wrong_arguments_are_a_type_error(self):

@@ -185,7 +185,8 @@ class DisabledFileCheckTest(absltest.TestCase):
     self.assertTrue(unexpected.rstrip().endswith("FINISH_TEST_WITH_EXCEPTION: Unexpected"))
 
   def test_an_unexpected_pass_failure_dumps_the_input_of_the_pass_on_stderr(self):
-    dump = self.process.stderr.split("UNEXPECTED PASS FAILURE (INTERMEDIATE ASM FOLLOWS ON STDERR):\n")
+    dump = self.process.stderr.split(
+        "UNEXPECTED PASS FAILURE (INTERMEDIATE ASM FOLLOWS ON STDERR):\n")
     self.assertLen(dump, 2)
     self.assertIn("tf_saved_model.semantics", dump[1])
     self.assertIn("FINISHED: RAN 3 TESTS", self.process.stderr)
@@ -234,14 +235,16 @@ class AddTestTest(parameterized.TestCase):
 
   def test_a_test_name_used_twice_is_rejected(self):
     tf_test_driver.add_test(test_name="T", tf_module_builder=object)
-    with self.assertRaisesRegex(ValueError, "^Test 'T' is added twice; test names must be unique.$"):
+    with self.assertRaisesRegex(ValueError,
+                                "^Test 'T' is added twice; test names must be unique.$"):
       tf_test_driver.add_test(test_name="T", tf_module_builder=object)
 
   def test_arguments_are_the_2020_keywords(self):
     with self.assertRaisesRegex(TypeError, "missing 1 required keyword-only argument: 'test_name'"):
       tf_test_driver.add_test(tf_module_builder=object)  # pylint: disable=missing-kwoa
     with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'pass_pipeline'"):
-      tf_test_driver.add_test(test_name="T", tf_module_builder=object, pass_pipeline=[])  # pylint: disable=unexpected-keyword-arg
+      tf_test_driver.add_test(  # pylint: disable=unexpected-keyword-arg
+          test_name="T", tf_module_builder=object, pass_pipeline=[])
     with self.assertRaisesRegex(TypeError, "tf_module_builder must be a tf.Module class"):
       tf_test_driver.add_test(test_name="T", tf_module_builder=None)
 

@@ -1,4 +1,5 @@
-"""TracedModuleTestCase end to end: artifact tree, `_ref`, state reset, failures that name backends."""
+"""TracedModuleTestCase end to end: artifact tree, `_ref`, state reset, failures that name
+backends."""
 
 import io
 import os

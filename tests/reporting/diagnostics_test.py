@@ -105,7 +105,8 @@ class SavedTraceTest(absltest.TestCase):
     trace_io.save_trace(trace, directory)
     self.assertEqual(sorted(os.listdir(directory)), ["arrays.npz", "trace.json"])
     loaded = trace_io.load_trace(directory)
-    self.assertEqual((loaded.module_name, loaded.backend, loaded.function_name), ("M", "tf_ref", "f"))
+    self.assertEqual((loaded.module_name, loaded.backend, loaded.function_name),
+                     ("M", "tf_ref", "f"))
     call = loaded.calls[0]
     self.assertEqual(call.method, "f")
     self.assertEqual(call.inputs[0].dtype, np.int8)
@@ -220,8 +221,9 @@ class LiveDiagnosticsTest(absltest.TestCase):
                   message)
     self.assertIn("rtol=1e-06, atol=1e-06", message)
     last_line = message.strip().splitlines()[-1]
-    command = re.fullmatch(r"\s*re-run call 0 alone: (cd .* && \S+/iree-run-module --flagfile=flagfile)",
-                           last_line).group(1)
+    command = re.fullmatch(
+        r"\s*re-run call 0 alone: (cd .* && \S+/iree-run-module --flagfile=flagfile)",
+        last_line).group(1)
     process = subprocess.run(command, shell=True, capture_output=True, text=True, check=False,
                              env=dict(os.environ, PATH=VENV_BIN + os.pathsep + os.environ["PATH"]))
     self.assertNotEqual(process.returncode, 0)
@@ -257,7 +259,8 @@ class LiveDiagnosticsTest(absltest.TestCase):
                   outcomes[0].detail)
 
     # The command-line replay runs in a process that never imports TensorFlow.
-    script = ("import sys, runpy; sys.argv = ['replay', sys.argv[1], '--target_backends=iree_vmla'];"
+    script = ("import sys, runpy; "
+              "sys.argv = ['replay', sys.argv[1], '--target_backends=iree_vmla'];"
               "exit_code = 0\n"
               "try:\n  runpy.run_module('pyiree_tf_support.replay', run_name='__main__')\n"
               "except SystemExit as e:\n  exit_code = e.code\n"

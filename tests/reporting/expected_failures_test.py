@@ -162,7 +162,8 @@ class FailingByBackendTest(parameterized.TestCase):
        {"iree_vmla": {"a_test.py": ExpectedFailure(Phase.COMPILE, "why")}, "tf": {}}),
       ("every_phase", 'FAILING = {"b": {"i.py": ("import", "1"), "c.py": ("compile", "2"), '
        '"r.py": ("runtime", "3"), "m.py": ("mismatch", "4")}}\n',
-       {"b": {"i.py": ExpectedFailure(Phase.IMPORT, "1"), "c.py": ExpectedFailure(Phase.COMPILE, "2"),
+       {"b": {"i.py": ExpectedFailure(Phase.IMPORT, "1"),
+              "c.py": ExpectedFailure(Phase.COMPILE, "2"),
               "r.py": ExpectedFailure(Phase.RUNTIME, "3"),
               "m.py": ExpectedFailure(Phase.MISMATCH, "4")}}),
       ("untyped_is_any_phase", 'FAILING = {"iree_vmla": {"a_test.py": "why"}}\n',

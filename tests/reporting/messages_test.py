@@ -68,7 +68,8 @@ class MessagesTest(parameterized.TestCase):
   @parameterized.named_parameters(
       ("namedtuple_result_says_so_not_input_signature", TopK, lambda m: m.top(X),
        "Function 'top' of module 'TopK' returns a namedtuple (TopKV2), which TensorFlow's "
-       "SavedModel importer cannot export to MLIR; return a tuple or a dict instead", "input_signature"),
+       "SavedModel importer cannot export to MLIR; return a tuple or a dict instead",
+       "input_signature"),
       ("unknown_first_method_is_before_the_first_call", Mul, lambda m: m.mull(X),
        "the trace function, before its first call, raised AttributeError: Module 'Mul' on "
        "backend 'tf_ref' has no exported function 'mull'; the methods that can be called are: mul.",

@@ -126,7 +126,8 @@ class ReportFilesTest(absltest.TestCase):
   def test_report_txt_holds_every_test(self):
     with open(report_files.text_path(self.module_dir)) as f:
       text = f.read()
-    self.assertIn("Trace 'passing' compared with the reference 'tf_ref': 1 pass (iree_llvmjit).", text)
+    self.assertIn("Trace 'passing' compared with the reference 'tf_ref': 1 pass (iree_llvmjit).",
+                  text)
     self.assertIn("Trace 'failing' failed on 1 of 1 target backend(s)", text)
 
   def test_failing_report_is_shown_once(self):
@@ -155,8 +156,8 @@ class ConcurrentWritersTest(absltest.TestCase):
     code = ("import sys\n"
             "from pyiree_tf_support.reporting import report_files\n"
             "for i in range(10):\n"
-            "  report_files.record(sys.argv[1], f'{sys.argv[2]}.test_{i}', report_files.trace_record("
-            "'t', 'tf_ref', 'report', []), first_of_test=True)\n")
+            "  report_files.record(sys.argv[1], f'{sys.argv[2]}.test_{i}', "
+            "report_files.trace_record('t', 'tf_ref', 'report', []), first_of_test=True)\n")
     processes = [subprocess.Popen([sys.executable, "-c", code, module_dir, f"P{p}"],
                                   env=dict(os.environ, PYTHONPATH=REPO)) for p in range(6)]
     self.assertEqual([p.wait(timeout=120) for p in processes], [0] * 6)
@@ -170,8 +171,9 @@ class ConcurrentWritersTest(absltest.TestCase):
     record("old", True)
     record("a", True)
     record("b", False)
-    self.assertEqual([t["trace"] for t in report_files.load(module_dir)["tests"]["T.test"]["traces"]],
-                     ["a", "b"])
+    self.assertEqual(
+        [t["trace"] for t in report_files.load(module_dir)["tests"]["T.test"]["traces"]],
+        ["a", "b"])
 
   def test_a_test_s_backends_from_another_process_are_kept(self):
     module_dir = tempfile.mkdtemp()

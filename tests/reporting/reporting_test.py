@@ -85,14 +85,15 @@ class FormatTest(parameterized.TestCase):
 
   @parameterized.named_parameters(
       ("failures_named_in_the_headline",
-       [Outcome("a", Status.PASS), Outcome("b", Status.MISMATCH), Outcome("c", Status.COMPILE_ERROR)],
+       [Outcome("a", Status.PASS), Outcome("b", Status.MISMATCH),
+        Outcome("c", Status.COMPILE_ERROR)],
        "Trace 'f' failed on 2 of 3 target backend(s) compared with the reference 'tf_ref': "
        "b (mismatch), c (compile error).\na: PASS\nb: MISMATCH\nc: COMPILE ERROR"),
       ("counts_when_nothing_failed",
        [Outcome("a", Status.PASS), Outcome("b", Status.XFAIL), Outcome("c", Status.PASS),
         Outcome("d", Status.SKIPPED)],
-       "Trace 'f' compared with the reference 'tf_ref': 2 pass (a, c), 1 skipped (d), 1 xfail (b).\n"
-       "a: PASS\nb: XFAIL\nc: PASS\nd: SKIPPED"),
+       "Trace 'f' compared with the reference 'tf_ref': 2 pass (a, c), 1 skipped (d), "
+       "1 xfail (b).\na: PASS\nb: XFAIL\nc: PASS\nd: SKIPPED"),
       ("no_targets", [], "Trace 'f' compared with the reference 'tf_ref': no target backends.\n"),
   )
   def test_format_report(self, outcomes, expected):

@@ -33,7 +33,8 @@ class DriverFactsTest(parameterized.TestCase):
   @parameterized.parameters("local-task", "local-sync")
   def test_cpu_driver_is_available_without_a_probe_process(self, driver):
     # A probe process could not start within a nanosecond: the answer comes from the table.
-    self.assertEqual(drivers.probe_driver(driver, timeout=1e-9), (True, f"{driver} is a CPU driver"))
+    self.assertEqual(drivers.probe_driver(driver, timeout=1e-9),
+                     (True, f"{driver} is a CPU driver"))
     self.assertEqual(drivers.driver_available(driver, timeout=1e-9),
                      (True, f"{driver} is a CPU driver"))
 

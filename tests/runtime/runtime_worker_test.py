@@ -476,11 +476,14 @@ class VulkanWorkerTest(_ResultAssertions):
     vmfb = _compile("vulkan-spirv", _ACCESSIBLE_STATE_MODULE)
     module = worker_client.WorkerModule(vmfb, "vulkan", release_when_idle=True)
     self.addCleanup(module.close)
-    self.assertResultsEqual(module.call("increment", [np.float32(1.0)]), [np.array(11.0, np.float32)])
+    self.assertResultsEqual(module.call("increment", [np.float32(1.0)]),
+                            [np.array(11.0, np.float32)])
     self._assert_idle(module)
-    self.assertResultsEqual(module.call("increment", [np.float32(1.0)]), [np.array(12.0, np.float32)])
+    self.assertResultsEqual(module.call("increment", [np.float32(1.0)]),
+                            [np.array(12.0, np.float32)])
     module.reset()
-    self.assertResultsEqual(module.call("increment", [np.float32(1.0)]), [np.array(11.0, np.float32)])
+    self.assertResultsEqual(module.call("increment", [np.float32(1.0)]),
+                            [np.array(11.0, np.float32)])
 
   def test_runtime_error_and_crash(self):
     module = self._worker()
@@ -507,7 +510,8 @@ class DriverAvailableTest(absltest.TestCase):
 
   def test_missing_vulkan_device_gives_reason(self):
     # Point the Vulkan loader at no driver at all: a machine without a Vulkan device.
-    no_icd = {"VK_ICD_FILENAMES": "/nonexistent/icd.json", "VK_DRIVER_FILES": "/nonexistent/icd.json"}
+    no_icd = {"VK_ICD_FILENAMES": "/nonexistent/icd.json",
+              "VK_DRIVER_FILES": "/nonexistent/icd.json"}
     available, reason = drivers.probe_driver("vulkan", extra_env=no_icd)
     self.assertFalse(available)
     self.assertStartsWith(reason, "no Vulkan device: ")
@@ -533,7 +537,8 @@ class ImportHygieneTest(absltest.TestCase):
       f.write("import sys, types\nsys.modules['tensorflow'] = types.ModuleType('tensorflow')\n")
     # Ahead of the package's own path (set when this checkout is not the installed one).
     path = os.pathsep.join(filter(None, [site_dir, os.environ.get("PYTHONPATH")]))
-    with self.assertRaisesRegex(BackendRuntimeError, "tensorflow was imported in the runtime worker"):
+    with self.assertRaisesRegex(BackendRuntimeError,
+                                "tensorflow was imported in the runtime worker"):
       worker_client.WorkerModule(b"unused", "local-task", extra_env={"PYTHONPATH": path})
     available, reason = drivers.probe_driver("vulkan", extra_env={"PYTHONPATH": path})
     self.assertFalse(available)
@@ -546,10 +551,12 @@ class ImportHygieneTest(absltest.TestCase):
     code = ("import sys\n"
             "import pyiree_tf_support.runtime.runtime_worker, pyiree_tf_support.runtime.readback\n"
             "import pyiree_tf_support.runtime.runtime_errors, pyiree_tf_support.runtime.loading\n"
-            "import pyiree_tf_support.runtime.runtime_host, pyiree_tf_support.runtime.worker_client\n"
+            "import pyiree_tf_support.runtime.runtime_host, "
+            "pyiree_tf_support.runtime.worker_client\n"
             "import pyiree_tf_support.runtime.worker_protocol, pyiree_tf_support.runtime.drivers\n"
             "import pyiree_tf_support.core.exit_status\n"
-            "bad = sorted(m for m in sys.modules if m == 'tensorflow' or m.startswith(('tensorflow.', 'keras', 'tf_keras')))\n"
+            "bad = sorted(m for m in sys.modules if m == 'tensorflow' "
+            "or m.startswith(('tensorflow.', 'keras', 'tf_keras')))\n"
             "print(repr(bad))\n")
     env = dict(os.environ, PYTHONPATH=_REPO_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

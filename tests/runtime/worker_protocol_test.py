@@ -1,7 +1,8 @@
-"""The worker wire protocol: what crosses the pipe, and what a dying worker looks like to the caller.
+"""The worker wire protocol: what crosses the pipe, and what a dying worker looks like to the
+caller.
 
-No TensorFlow. Round trips run over real os.pipe Connections in this process; the killed-worker case
-runs a real worker process on local-task.
+No TensorFlow. Round trips run over real os.pipe Connections in this process; the killed-worker
+case runs a real worker process on local-task.
 """
 
 import os
@@ -73,7 +74,8 @@ class RoundTripTest(parameterized.TestCase):
       ("ok_reply_with_dict", ("ok", {"function_names": ("a", "b"), "pid": 12})),
       ("ok_reply_without_value", ("ok", None)),
       ("error_reply", ("error", "ValueError", "bad shape", "Traceback ...")),
-      ("zero_size_and_scalar_arrays", ("ok", [np.zeros((0, 3), np.float16), np.array(7, np.uint8)])),
+      ("zero_size_and_scalar_arrays",
+       ("ok", [np.zeros((0, 3), np.float16), np.array(7, np.uint8)])),
       ("complex_and_sets", ("ok", [complex(1, 2), frozenset({1}), np.complex64(3j)])),
   )
   def test_message_survives_round_trip(self, message):

@@ -1,8 +1,8 @@
 """Bazel contracts, checked with the real Bazel: 2020 target names and tags, manual binaries,
 a backend added by one table row, and a user's own package as docs/driving.md teaches it.
 
-These run `bazel` themselves, so they are skipped inside a Bazel test sandbox (`bazel test //tests/...`);
-`scripts/test.sh` runs them with pytest.
+These run `bazel` themselves, so they are skipped inside a Bazel test sandbox
+(`bazel test //tests/...`); `scripts/test.sh` runs them with pytest.
 """
 
 import filecmp
@@ -106,8 +106,8 @@ class TempWorkspace:
         for file in files:
           relative = os.path.relpath(os.path.join(directory, file), self.root)
           original = os.path.join(ROOT, relative)
-          if not os.path.exists(original) or not filecmp.cmp(original, os.path.join(self.root, relative),
-                                                             shallow=False):
+          if not os.path.exists(original) or not filecmp.cmp(
+              original, os.path.join(self.root, relative), shallow=False):
             changed.add(relative)
       if os.path.isfile(os.path.join(self.root, name)) and not filecmp.cmp(
           os.path.join(ROOT, name), os.path.join(self.root, name), shallow=False):
@@ -164,7 +164,8 @@ class TargetNamesTest(parameterized.TestCase):
 
 @NEEDS_BAZEL
 class AddingABackendTest(absltest.TestCase):
-  """docs/backends.md "Adding a backend": one table row plus one expected-failure list, nothing else."""
+  """docs/backends.md "Adding a backend": one table row plus one expected-failure list, nothing
+  else."""
 
   def test_a_fake_backend_needs_only_its_row_and_its_failure_list(self):
     ws = TempWorkspace(self)
@@ -176,7 +177,8 @@ class AddingABackendTest(absltest.TestCase):
     # Without its failure list the e2e package refuses to load, saying what to add.
     missing = ws.bazel("query", "tests(//e2e:e2e_tests)")
     self.assertNotEqual(missing.returncode, 0)
-    self.assertIn('the backend table has "iree_fake" but FAILING has no list for it', missing.stderr)
+    self.assertIn('the backend table has "iree_fake" but FAILING has no list for it',
+                  missing.stderr)
 
     ws.edit("e2e/BUILD.bazel", "}\n\n_ALL_SRCS", FAKE_FAILING)
     passing = labels(ws.bazel("query", "tests(//e2e:e2e_tests)"))
@@ -241,7 +243,8 @@ def readme_block(first_line: str) -> str:
 
 @NEEDS_BAZEL
 class UserPackageTest(absltest.TestCase):
-  """docs/driving.md "Your own test files under Bazel", followed literally in a copy of the workspace."""
+  """docs/driving.md "Your own test files under Bazel", followed literally in a copy of the
+  workspace."""
 
   def test_the_readme_build_file_makes_tests_and_a_manual_binary_that_pass(self):
     ws = TempWorkspace(self)
@@ -284,8 +287,9 @@ class Coverage2020Test(absltest.TestCase):
     self.assertEqual(lines[0], "# TensorFlow End to End Coverage")
     self.assertIn("## End to end TensorFlow tests", lines)
     self.assertIn("target | tensorflow | vmvx | llvm-cpu | vulkan-spirv", lines)
-    self.assertIn(" | ".join(["[simple_arithmetic_test](e2e/simple_arithmetic_test.py)"] + [yes] * 4),
-                  lines)
+    self.assertIn(
+        " | ".join(["[simple_arithmetic_test](e2e/simple_arithmetic_test.py)"] + [yes] * 4),
+        lines)
     self.assertIn(" | ".join(["[special_math_test](e2e/special_math_test.py)", yes] + [no] * 3),
                   lines)
 
@@ -293,7 +297,8 @@ class Coverage2020Test(absltest.TestCase):
     missing = os.path.join(make_tempdir(self), "absent")
     done = self.run_script(missing)
     self.assertEqual(done.returncode, 2)
-    self.assertIn(f"BUILD_DIR {missing!r} is not an existing directory", done.stderr.splitlines()[-1])
+    self.assertIn(f"BUILD_DIR {missing!r} is not an existing directory",
+                  done.stderr.splitlines()[-1])
     self.assertFalse(os.path.exists(missing))
 
 

@@ -40,8 +40,10 @@ def _needs_vulkan(directory):
 
 
 # A compile repro whose input iree-compile rejects, and one it accepts.
-_BAD_MODULE = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %b : tensor<4xf32>\n}\n"
-_GOOD_MODULE = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %a : tensor<4xf32>\n}\n"
+_BAD_MODULE = ("func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+               "  return %b : tensor<4xf32>\n}\n")
+_GOOD_MODULE = ("func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                "  return %a : tensor<4xf32>\n}\n")
 
 
 @NOT_IN_BAZEL

@@ -1,5 +1,5 @@
-"""pyiree_tf_support/tools/test_summary.py, the last lines of scripts/test.sh, on the logs of real pytest runs
-(run as test.sh runs pytest: piped through tee, the status from PIPESTATUS)."""
+"""pyiree_tf_support/tools/test_summary.py, the last lines of scripts/test.sh, on the logs of real
+pytest runs (run as test.sh runs pytest: piped through tee, the status from PIPESTATUS)."""
 
 import os
 import subprocess
@@ -80,7 +80,9 @@ class TestSummaryTest(parameterized.TestCase):
 
   def test_test_sh_prints_the_summary_of_its_logs(self):
     with open(os.path.join(REPO, "scripts", "test.sh")) as f:
-      self.assertIn('-m pyiree_tf_support.tools.test_summary "$unit_log" "$unit_status" "$e2e_log"', f.read())
+      self.assertIn(
+          '-m pyiree_tf_support.tools.test_summary "$unit_log" "$unit_status" "$e2e_log"',
+          f.read())
 
 
 if __name__ == "__main__":

@@ -26,8 +26,8 @@ from tests.support import test_files
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 TOOL = ["-m", "pyiree_tf_support.tools.update_e2e_coverage"]
 
-ERF_ERROR = ("error: failed to legalize operation 'stablehlo.custom_call' that was explicitly marked "
-             "illegal")
+ERF_ERROR = ("error: failed to legalize operation 'stablehlo.custom_call' that was explicitly "
+             "marked illegal")
 HEAD = "# A hand-written header.\nload(\"//x:y.bzl\", \"z\")\n\n"
 TAIL = "\n\n# The rest of the file.\nOTHER = [b for b in FAILING]  # kept as it is\n"
 

@@ -1,11 +1,12 @@
 """StableHLO-side rewrite of TF's dynamic broadcasts, so that IREE compiles them without ever
 computing a wrong answer.
 
-TF's lowering turns a binary op broadcasting on `None` dims into `stablehlo.dynamic_broadcast_in_dim`
-ops that do not say, for a dynamic operand dim, whether it expands (is 1 and stretched) or not.
-IREE's only converter for the op refuses such dims ("explicitly marked illegal"). Telling it
-"non-expanding" is true only when the dim cannot be 1 while the broadcast result is larger: forced
-on [1] + [3] the compiled module silently returns a one-element answer.
+TF's lowering turns a binary op broadcasting on `None` dims into
+`stablehlo.dynamic_broadcast_in_dim` ops that do not say, for a dynamic operand dim, whether it
+expands (is 1 and stretched) or not. IREE's only converter for the op refuses such dims
+("explicitly marked illegal"). Telling it "non-expanding" is true only when the dim cannot be 1
+while the broadcast result is larger: forced on [1] + [3] the compiled module silently returns a
+one-element answer.
 
 So, for every operand dim the converter will treat as non-expanding (all but static 1s):
 - proven: the broadcast extent at that dim has no source but this very dim and static 1s (or,
@@ -36,7 +37,8 @@ from pyiree_tf_support.importing.rewrites import shape_sources
 from pyiree_tf_support.importing.rewrites import unit_dim_reshapes
 
 # The step's name as listed in iree_input.mlir's header among the import pipeline's steps.
-REWRITE_STEP = ("pyiree_tf_support.importing.rewrites.dynamic_broadcasts: dynamic_broadcast_in_dim dims proven "
+REWRITE_STEP = ("pyiree_tf_support.importing.rewrites.dynamic_broadcasts: "
+                "dynamic_broadcast_in_dim dims proven "
                 "non-expanding, decided at run time (scf.if on size 1) or asserted (cf.assert); "
                 "shape.cstr_broadcastable -> cf.assert; unit-dim dynamic_reshape -> "
                 "tensor.expand_shape")
