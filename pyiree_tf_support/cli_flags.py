@@ -20,7 +20,8 @@ ENV_VAR = "PYIREE_TF_SUPPORT_FLAGS"
 
 flags.DEFINE_string("reference_backend", "tf",
                     "The backend every target backend is compared against.")
-# A string flag, as in 2020 (FLAGS.target_backends is "a,b" or None); target_backend_names() splits it.
+# A string flag, as in 2020 (FLAGS.target_backends is "a,b" or None); target_backend_names()
+# splits it.
 flags.DEFINE_string("target_backends", None,
                     "Comma-separated backends to compare with the reference; repeats allowed. "
                     "Default: every backend this machine can run.")
@@ -79,6 +80,12 @@ flags.DEFINE_float("call_timeout", timeouts.CALL_SECONDS,
                    f"{timeouts.CALL_SECONDS_PER_MIB:g} s per MiB of the module and the inputs; "
                    "past it the worker is killed (a fresh one serves the next test) and that "
                    "backend is a RUNTIME ERROR. 0: no limit.", lower_bound=0)
+
+__all__ = [
+    "ENV_VAR", "FLAGS", "FlagsError", "compile_cache_from_flags", "ensure_parsed",
+    "replay_arguments", "run_settings", "split_backends", "target_backend_names",
+    "timeouts_from_flags", "tolerance_policy", "value", "verbose", "xfail_entries",
+]
 
 FLAGS = flags.FLAGS
 

@@ -30,9 +30,13 @@ from pyiree_tf_support.reporting import determinism
 from pyiree_tf_support import tf_utils
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.reporting.verdicts import Outcome, Status
-from pyiree_tf_support.comparing.traces import NUMPY_LINEWIDTH, ModuleCall, Trace, TracedModule, run_trace  # pylint: disable=unused-import
+from pyiree_tf_support.comparing.traces import (  # pylint: disable=unused-import
+    NUMPY_LINEWIDTH, ModuleCall, Trace, TracedModule, run_trace)
 from pyiree_tf_support.comparing.traces import check_same_calls
 from pyiree_tf_support.tf_utils import BackendInfo
+
+__all__ = ["FLAGS", "ComparedTrace", "ModuleCall", "Trace", "TracedModule", "TracedModuleTestCase",
+           "compile_module", "get_reference_backend_info", "get_target_backends"]
 
 FLAGS = cli_flags.FLAGS
 
@@ -198,7 +202,8 @@ class TracedModuleTestCase(tf.test.TestCase):
             if outcome.call_index is not None and repros is not None else None)
     paths = {"trace": outcome.trace_path,
              "trace_dir": outcome.trace_path and outcome.trace_path[:-len(".txt")],
-             "compiled": self._vmfb_path(module) if module is not None and repros is not None else None,
+             "compiled": (self._vmfb_path(module)
+                          if module is not None and repros is not None else None),
              # the compile error's own (none after a timeout: nothing was reproduced).
              "reproducer": (getattr(setup.error, "reproducer_path", None)
                             if setup.status is Status.COMPILE_ERROR else None),

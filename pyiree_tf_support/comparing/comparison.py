@@ -6,9 +6,8 @@ complex beyond tolerance, finite elements only) and exact (integers, bools, stri
 give both a NaN/Inf placement and a numeric record, so a NaN never hides the worst finite
 difference. A record's path is a tuple: the compared value's name ("inputs", "outputs"), then dict
 keys and sequence indices; it becomes text only in `describe`. "First" means first in C order.
-
-Over 300 lines on purpose: the records, the rules that produce them and the one message builder
-change together, and a split would leave two modules that both know every record's fields.
+The records, the rules that produce them and the message builder live together: they change
+together.
 """
 
 import dataclasses
@@ -335,7 +334,8 @@ def _describe_non_finite(m: NonFiniteMismatch) -> str:
 def _describe_numeric(m: NumericMismatch) -> str:
   if not m.shape:
     return (f"scalars are not close ({m.dtype}): {_values(m.greatest_abs)} (absolute difference "
-            f"{m.abs_diff:g}, relative difference {m.rel_diff:g}{_ulps(m.ulps, '; ')}; {m.tolerance})")
+            f"{m.abs_diff:g}, relative difference {m.rel_diff:g}{_ulps(m.ulps, '; ')}; "
+            f"{m.tolerance})")
   return (f"{m.dtype}{list(m.shape)} arrays are not close: {_count(m.count, m.shape)} differ; "
           f"greatest absolute difference {m.abs_diff:g} {_at(m.greatest_abs)}{_ulps(m.ulps)}; "
           f"greatest relative difference {m.rel_diff:g} {_at(m.greatest_rel)}; {m.tolerance}")

@@ -90,7 +90,8 @@ def _indent(text: str, prefix: str = "  ") -> str:
   return "\n".join(prefix + line for line in text.splitlines())
 
 
-def _source_of(function: Optional[Callable]) -> Tuple[Optional[str], Optional[Tuple[int, int]], str]:
+def _source_of(function: Optional[Callable]
+               ) -> Tuple[Optional[str], Optional[Tuple[int, int]], str]:
   """(file, (first line, one past the last), source) of a trace function, where Python knows it."""
   try:
     lines, first = inspect.getsourcelines(function)
@@ -105,7 +106,8 @@ class Trace:
   def __init__(self, module: Any = None, function: Optional[Callable] = None,
                module_name: Optional[str] = None, backend: Optional[str] = None,
                function_name: Optional[str] = None, backend_names: Sequence[str] = ()):
-    self.module_name = module_name if module_name is not None else getattr(module, "module_name", "")
+    self.module_name = (module_name if module_name is not None
+                        else getattr(module, "module_name", ""))
     self.backend = backend if backend is not None else getattr(module, "backend", "")
     self.function_name = (function_name if function_name is not None
                           else getattr(function, "__name__", ""))

@@ -16,8 +16,6 @@ LONG_TEMPLATES = {
     "pyiree_tf_support/tools/repro_templates.py": ("PREAMBLE", "IMPORT", "IMPORT_SCRIPT"),
 }
 # Files another change of the same issue is rewriting; they join the checks when it lands.
-CHANGING_ELSEWHERE = ("pyiree_tf_support/comparing/", "pyiree_tf_support/tf_test_utils.py",
-                      "pyiree_tf_support/cli_flags.py")
 # A paragraph that justifies a file's size instead of saying what the file holds.
 SIZE_EXCUSE = re.compile(r"\b(over|more than|above)\s+\d+\s+lines\b", re.IGNORECASE)
 
@@ -27,14 +25,14 @@ IN_REPOSITORY = unittest.skipUnless(
 
 
 def source_files(extensions: Tuple[str, ...] = (".py", ".sh")) -> List[str]:
-  """Paths relative to ROOT of the checked files, except those changing elsewhere."""
+  """Paths relative to ROOT of the checked files."""
   found = []
   for folder in FOLDERS:
     for directory, subdirectories, names in os.walk(os.path.join(ROOT, folder)):
       subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
       for name in sorted(names):
         relative = os.path.relpath(os.path.join(directory, name), ROOT).replace(os.sep, "/")
-        if name.endswith(extensions) and not relative.startswith(CHANGING_ELSEWHERE):
+        if name.endswith(extensions):
           found.append(relative)
   return found
 
