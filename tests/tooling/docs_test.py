@@ -56,6 +56,15 @@ class DocsTest(unittest.TestCase):
     self.assertLessEqual(named, defined, "docs/flags.md names flags the library lacks")
     self.assertLessEqual(defined, named, "flags missing from docs/flags.md")
 
+  def test_no_line_of_prose_is_a_stray_fragment(self):
+    # Prose lines start at column 0 or continue a bullet at column 2: a line at column 1 is what
+    # is left when an edit cuts the start of a bullet (docs/failures.md lost "- Each kind of
+    # difference has its own line: NaN/Inf placement" that way).
+    for page in PAGES:
+      prose = re.sub(r"^```.*?^```", "", read(page), flags=re.DOTALL | re.MULTILINE)
+      with self.subTest(page=os.path.basename(page)):
+        self.assertEqual(re.findall(r"^ \S.*", prose, re.MULTILINE), [])
+
   def test_the_readme_example_passes_as_written(self):
     blocks = re.findall(r"```python\n(.*?)```", read(PAGES[0]), re.DOTALL)
     self.assertTrue(blocks)
