@@ -13,7 +13,6 @@ they run copy-pasted from any directory, without the venv on PATH.
 import collections.abc
 import dataclasses
 import importlib.util
-import io
 import os
 import re
 import shlex
@@ -88,30 +87,44 @@ def replay_command(module_dir: str, ref_trace: Trace, tar_trace: Trace,
   return " ".join([program, shlex.quote(ref_dir)] + [shlex.quote(a) for a in arguments])
 
 
-def _mlir_element_type(dtype: np.dtype) -> str:
-  if dtype == np.bool_:
-    return "i1"
-  return f"{'f' if dtype.kind == 'f' else 'i'}{dtype.itemsize * 8}"
+# iree-run-module's element types, by numpy dtype name: integers are signless (a compiled
+# function's i32 rejects numpy's si32), unsigned ones keep their "u" (a ui8 result is reported
+# as ui8 and an i8 expectation does not match it), and complex types are named by their total
+# width (complex64 is cf64).
+_ELEMENT_TYPES = {
+    "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64",
+    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+    "complex64": "cf64", "complex128": "cf128",
+}
+
+
+def _element_type(dtype: np.dtype) -> Optional[str]:
+  """iree-run-module's name for `dtype`, None when it has none."""
+  return _ELEMENT_TYPES.get(dtype.name)
 
 
 def _save_value(call_dir: str, stem: str, array: np.ndarray) -> str:
-  """Saves one value; returns the flag value iree-run-module reads it from.
+  """Saves one value as raw bytes; returns the flag value iree-run-module reads it from.
 
-  Floats go to .npy. iree-run-module reads numpy's integers as signed (si32) while compiled
-  functions use signless integers (i32), so integers and bools go to raw .bin files with an
-  explicit signless type.
+  Every value names its element type explicitly: a .npy file would carry numpy's signed and
+  unsigned integers as si/ui types and ml_dtypes' bfloat16 as opaque bytes.
   """
   array = np.asarray(array)  # np.ascontiguousarray would turn a 0-d array into shape [1].
-  if array.dtype.kind == "f":
-    name = stem + ".npy"
-    with io.BytesIO() as buffer:
-      np.save(buffer, array, allow_pickle=False)
-      artifacts.write_bytes(os.path.join(call_dir, name), buffer.getvalue())
-    return "@" + name
   name = stem + ".bin"
   artifacts.write_bytes(os.path.join(call_dir, name), array.tobytes())
   shape = "x".join(str(d) for d in array.shape)
-  return f"{shape + 'x' if shape else ''}{_mlir_element_type(array.dtype)}=@{name}"
+  return f"{shape + 'x' if shape else ''}{_element_type(array.dtype)}=@{name}"
+
+
+def _untyped_reason(values: Sequence[np.ndarray], what: str) -> str:
+  """Why iree-run-module cannot read or check `values`; "" when it can."""
+  dtype = next((np.asarray(v).dtype for v in values if _element_type(np.asarray(v).dtype) is None),
+               None)
+  if dtype is None:
+    return ""
+  return (f"its {what} include {dtype.name} values, for which iree-run-module has no element "
+          f"type (it has {', '.join(sorted(_ELEMENT_TYPES))}).")
 
 
 def _unfaithful_reason(index: int, iree_input: Optional[str]) -> str:
@@ -184,11 +197,16 @@ def _write_call(root: str, replay: str, index: int, tar_trace: Trace, ref_trace:
       inputs = signature.flatten_inputs(tar_trace.module_name, tar_call.inputs, tar_call.kwargs)
     except (TypeError, ValueError) as e:
       reason = f"its inputs do not fit the function's signature ({e})."
+  if not reason:
+    reason = _untyped_reason(inputs, "inputs")
+  expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs, drop_none=True)]
+  if not reason:
+    reason = _untyped_reason(expected, "expected outputs")
   if reason:
     return CallRepro(index, tar_call.method, replay, no_run_module_reason=reason)
   call_dir = os.path.join(root, _call_dir_name(index, tar_call.method))
   try:
-    _write_flagfile(call_dir, tar_trace, tar_call, ref_call, index, inputs, vmfb_path, driver,
+    _write_flagfile(call_dir, tar_trace, tar_call, index, inputs, expected, vmfb_path, driver,
                     signature, policy)
   except Exception as e:  # named with its call, then the target's outcome.
     raise RuntimeError(f"call {index} ({tar_call.method}): {type(e).__name__}: {e}") from e
@@ -200,8 +218,9 @@ def _call_dir_name(index: int, method: str) -> str:
   return f"call_{index}_{artifacts.safe_name(method)}"
 
 
-def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, ref_call, index: int,
-                    inputs: Sequence[np.ndarray], vmfb_path: str, driver: str,
+def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, index: int,
+                    inputs: Sequence[np.ndarray], expected: Sequence[np.ndarray],
+                    vmfb_path: str, driver: str,
                     signature: FunctionSignature,
                     policy: tolerances.TolerancePolicy) -> None:
   with faults.writing(call_dir):
@@ -216,7 +235,6 @@ def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, ref_call, index: 
   ]
   for i, value in enumerate(inputs):
     lines.append("--input=" + _save_value(call_dir, f"input_{i}", value))
-  expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs, drop_none=True)]
   for i, value in enumerate(expected):
     lines.append("--expected_output=" + _save_value(call_dir, f"expected_output_{i}", value))
   lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.given_rtol,

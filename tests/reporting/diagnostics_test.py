@@ -184,7 +184,7 @@ class LiveDiagnosticsTest(absltest.TestCase):
     self.assertEqual(call_dir, os.path.join(self.module_dir, "repro", "predict__iree_vmla",
                                             "call_1_logits"))
     self.assertEqual(sorted(os.listdir(call_dir)), [
-        "expected_output_0.bin", "expected_output_1.npy", "flagfile", "input_0.npy"])
+        "expected_output_0.bin", "expected_output_1.bin", "flagfile", "input_0.bin"])
     process = subprocess.run([os.path.join(VENV_BIN, "iree-run-module"), "--flagfile=flagfile"],
                              cwd=call_dir, capture_output=True, text=True, check=False)
     self.assertEqual(process.returncode, 0, process.stdout + process.stderr)
