@@ -196,6 +196,9 @@ class BackendItem(pytest.Item):
     except TestFailed as e:
       verdict = run.record(self.backend, self.expected) if self.expected is not None else None
       raise TestFailed("\n".join(filter(None, [str(e), verdict]))) from None
+    fraction = run.worst_fraction(self.method, self.backend)
+    if fraction is not None:  # the end table shows a pass close to its tolerance.
+      self.user_properties.append((pytest_summary.CLOSENESS_PROPERTY, fraction))
     if self.expected is not None:
       self._raise_class_verdict(run)
 
@@ -299,6 +302,14 @@ class _ClassRun:
                 if o.backend == backend] if result else []
     failure = verdicts.earliest_failure(outcomes)
     return failure.phase if failure else None
+
+  def worst_fraction(self, method: str, backend: str) -> Optional[float]:
+    """`backend`'s worst difference in `method` as a fraction of its tolerance (None: nothing
+    compared)."""
+    result = self._results.get(method)
+    fractions = [o.worst_fraction for c in (result.compared if result else ()) for o in c.outcomes
+                 if o.backend == backend and o.worst_fraction is not None]
+    return max(fractions) if fractions else None
 
   def record(self, backend: str, expected: expected_failures.ExpectedFailure) -> Optional[str]:
     """One finished item of listed `backend`: what fails it, if anything (`pytest_listed`)."""

@@ -8,6 +8,10 @@ difference. A record's path is a tuple: the compared value's name ("inputs", "ou
 keys and sequence indices; it becomes text only in `describe`. "First" means first in C order.
 The records, the rules that produce them and the message builder live together: they change
 together.
+
+How close values that passed came is measured in the same pass: `compare_closely` also returns
+the greatest difference as a fraction of its tolerance (|got - expected| / (atol + rtol *
+|expected|), over finite elements), so a pass at 0.95 of the tolerance can say so.
 """
 
 import dataclasses
@@ -98,19 +102,38 @@ Mismatch = Union[StructureMismatch, ShapeMismatch, DtypeMismatch, NonFiniteMisma
                  NumericMismatch, ExactMismatch]
 
 
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+  """Every mismatch of two values, and how close they came: `worst_fraction` is the greatest
+  difference as a fraction of its tolerance (0 when every element is equal; over 1, or inf, for
+  a mismatch; exact dtypes count 0 when equal and inf when not)."""
+  mismatches: Tuple[Mismatch, ...]
+  worst_fraction: float
+
+
 def compare(ref: Any, tar: Any, path: str = "value",
             tolerance_fn: Optional[ToleranceFn] = None) -> List[Mismatch]:
   """Every mismatch between `ref` and `tar` (nested dicts/lists/tuples of arrays and scalars);
   `path` names the compared value in messages."""
+  return list(compare_closely(ref, tar, path, tolerance_fn).mismatches)
+
+
+def compare_closely(ref: Any, tar: Any, path: str = "value",
+                    tolerance_fn: Optional[ToleranceFn] = None) -> Comparison:
+  """`compare`'s mismatches and the worst difference as a fraction of its tolerance."""
   tolerance_fn = tolerance_fn or tolerances.for_dtype
   mismatches: List[Mismatch] = []
+  worst = 0.0
   for sub_path, r, t in structure.zip_paths(ref, tar):
     full_path = (path,) + sub_path
     if structure.is_container(r) or structure.is_container(t) or (r is None) != (t is None):
       mismatches.append(_structure_mismatch(full_path, r, t))
+      worst = np.inf
     elif r is not None:
-      mismatches += _compare_arrays(np.asarray(r), np.asarray(t), full_path, tolerance_fn)
-  return mismatches
+      found, fraction = _compare_arrays(np.asarray(r), np.asarray(t), full_path, tolerance_fn)
+      mismatches += found
+      worst = max(worst, fraction)
+  return Comparison(tuple(mismatches), float(worst))
 
 
 def _structure_mismatch(path: Path, ref: Any, tar: Any) -> StructureMismatch:
@@ -146,16 +169,17 @@ def _element(ref: np.ndarray, tar: np.ndarray, index: Index) -> Element:
 
 
 def _compare_arrays(ref: np.ndarray, tar: np.ndarray, path: Path,
-                    tolerance_fn: ToleranceFn) -> List[Mismatch]:
-  """One array pair: shapes and dtypes must match exactly; then the elements."""
+                    tolerance_fn: ToleranceFn) -> Tuple[List[Mismatch], float]:
+  """One array pair: shapes and dtypes must match exactly; then the elements. Returns the
+  mismatches and the worst difference as a fraction of the tolerance."""
   if ref.shape != tar.shape:
-    return [ShapeMismatch(path, tuple(ref.shape), tuple(tar.shape))]
+    return [ShapeMismatch(path, tuple(ref.shape), tuple(tar.shape))], np.inf
   if ref.dtype != tar.dtype:
-    return [DtypeMismatch(path, str(ref.dtype), str(tar.dtype))]
+    return [DtypeMismatch(path, str(ref.dtype), str(tar.dtype))], np.inf
   if tolerances.is_inexact(ref.dtype):
     return _compare_inexact(ref, tar, path, tolerance_fn(ref.dtype))
   mismatch = _compare_exact(ref, tar, path)
-  return [mismatch] if mismatch else []
+  return ([mismatch], np.inf) if mismatch else ([], 0.0)
 
 
 # Elements compared at a time: the float64 (complex128) copies and masks of a chunk take a few MB
@@ -238,35 +262,41 @@ def _wide(array: np.ndarray) -> np.ndarray:
 
 
 def _compare_inexact(ref: np.ndarray, tar: np.ndarray, path: Path,
-                     tolerance: Tolerance) -> List[Mismatch]:
+                     tolerance: Tolerance) -> Tuple[List[Mismatch], float]:
   placement, bad = _Count(), _Count()
   greatest_abs, greatest_rel = _Greatest(), _Greatest()
+  worst_fraction = 0.0
   for start, r, t in _chunks(ref, tar):
     wide_ref, wide_tar = _wide(r), _wide(t)
     placement.add(start, _placement_differs(wide_ref, wide_tar))
     finite = np.isfinite(wide_ref) & np.isfinite(wide_tar)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-      close = np.isclose(wide_tar, wide_ref, rtol=tolerance.rtol, atol=tolerance.atol)
-      mask = finite & ~close
+      diffs = np.abs(wide_tar - wide_ref)
+      bound = tolerance.atol + tolerance.rtol * np.abs(wide_ref)  # np.isclose's, in one pass.
+      mask = finite & ~(diffs <= bound)
+      # 0/0 (equal under zero tolerance) is no difference: NaN, which the where leaves out.
+      fractions = np.where(finite & (diffs > 0), diffs / bound, 0.0)
+      if fractions.size:
+        worst_fraction = max(worst_fraction, float(np.max(fractions)))
       if not mask.any():
         continue
       bad.add(start, mask)
-      diffs = np.abs(wide_tar - wide_ref)
       greatest_abs.update(start, diffs, mask)
       greatest_rel.update(start, diffs / np.abs(wide_ref), mask)  # inf where the reference is 0.
   shape, dtype = tuple(ref.shape), str(ref.dtype)
   mismatches: List[Mismatch] = []
   if placement.count:
+    worst_fraction = np.inf
     mismatches.append(NonFiniteMismatch(path, dtype, shape, placement.count,
                                         _element(ref, tar, _index_of(placement.first, shape))))
   if not bad.count:
-    return mismatches
+    return mismatches, worst_fraction
   worst = _element(ref, tar, _index_of(greatest_abs.index, shape))
   mismatches.append(NumericMismatch(
       path, dtype, shape, bad.count, worst, float(greatest_abs.value),
       _element(ref, tar, _index_of(greatest_rel.index, shape)), float(greatest_rel.value),
       ulp_distance(worst.expected, worst.got), tolerance))
-  return mismatches
+  return mismatches, worst_fraction
 
 
 _SAME_WIDTH_INTS = {2: np.int16, 4: np.int32, 8: np.int64}

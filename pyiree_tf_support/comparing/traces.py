@@ -214,22 +214,42 @@ def check_same_calls(ref_trace: Trace, tar_trace: Trace) -> None:
         "trace functions must be deterministic.")
 
 
+@dataclasses.dataclass(frozen=True)
+class TraceComparison:
+  """The mismatching calls of a target trace, and its worst difference over every call as a
+  fraction of the tolerance (`comparison.Comparison.worst_fraction`)."""
+  calls: Tuple[CallMismatch, ...]
+  worst_fraction: float
+
+
 def compare_calls(ref_trace: Trace, tar_trace: Trace,
                   policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
                   ) -> List[CallMismatch]:
   """Per-call mismatches of `tar_trace` against `ref_trace` (inputs and outputs)."""
+  return list(compare_trace_calls(ref_trace, tar_trace, policy).calls)
+
+
+def compare_trace_calls(ref_trace: Trace, tar_trace: Trace,
+                        policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
+                        ) -> TraceComparison:
+  """`compare_calls`'s mismatches and how close the closest-to-failing value came."""
   check_same_calls(ref_trace, tar_trace)
   result = []
+  worst = 0.0
   for i, (ref_call, tar_call) in enumerate(zip(ref_trace.calls, tar_trace.calls)):
     tolerance_fn = tar_call.tolerance_fn(tar_trace.backend_names, policy)
     try:
-      mismatches = comparison.compare(ref_call.inputs, tar_call.inputs, "inputs", tolerance_fn)
-      mismatches += comparison.compare(ref_call.result, tar_call.result, "outputs", tolerance_fn)
+      inputs = comparison.compare_closely(ref_call.inputs, tar_call.inputs, "inputs",
+                                          tolerance_fn)
+      outputs = comparison.compare_closely(ref_call.result, tar_call.result, "outputs",
+                                           tolerance_fn)
     except Exception as e:  # e.g. rtol="abc": named with its call, then the target's outcome.
       raise ValueError(f"call {i} ({ref_call.method}): {type(e).__name__}: {e}") from e
+    worst = max(worst, inputs.worst_fraction, outputs.worst_fraction)
+    mismatches = inputs.mismatches + outputs.mismatches
     if mismatches:
-      result.append(CallMismatch(i, ref_call.method, tuple(mismatches)))
-  return result
+      result.append(CallMismatch(i, ref_call.method, mismatches))
+  return TraceComparison(tuple(result), worst)
 
 
 def run_trace(module: Any, trace_function: Callable, before: Callable[[], None] = lambda: None,

@@ -1,17 +1,22 @@
 """The table the pytest plugin prints at the end of a run: rows are test files, columns backends,
 each cell what that file's items did on that backend (pass/fail/xfail/skip; an xfail with the
-phase its failure happened in, e.g. `xfail (compile)`), then totals and the slowest class set-ups
+phase its failure happened in, e.g. `xfail (compile)`; a pass that came within half its
+tolerance with how close, e.g. `pass (0.95 of tol)`), then totals and the slowest class set-ups
 (import + compile of every selected backend)."""
 
 import collections
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from pyiree_tf_support.core import phases
+from pyiree_tf_support.reporting import verdicts
 
 VERDICTS = ("pass", "fail", "xfail", "skip")
 SLOWEST_SHOWN = 5
 # The user property the plugin gives an xfail item: the phase its failure happened in.
 PHASE_PROPERTY = "pyiree_phase"
+# The user property of an item that compared values: its worst difference as a fraction of the
+# tolerance.
+CLOSENESS_PROPERTY = "pyiree_worst_fraction_of_tolerance"
 
 
 def verdict_of(report) -> Optional[str]:
@@ -25,12 +30,17 @@ def verdict_of(report) -> Optional[str]:
   return None
 
 
-def format_cell(counts: Dict[str, int], xfail_phases: Sequence[str] = ()) -> str:
+def format_cell(counts: Dict[str, int], xfail_phases: Sequence[str] = (),
+                pass_fraction: Optional[float] = None) -> str:
   """'pass' when every item did the same, else '2 pass 1 fail' (verdicts in VERDICTS order); the
-  xfail count followed by its phases in pipeline order, e.g. 'xfail (compile)'."""
+  xfail count followed by its phases in pipeline order, e.g. 'xfail (compile)'; the passes'
+  worst fraction of the tolerance when it is at least half, e.g. 'pass (0.95 of tol)'."""
   present = [v for v in VERDICTS if counts.get(v)]
   ordered = [p for p in phases.NAMES if p in xfail_phases]
   shown = {v: v + (f" ({', '.join(ordered)})" if v == "xfail" and ordered else "") for v in present}
+  if "pass" in shown and pass_fraction is not None and (
+      pass_fraction >= verdicts.CLOSE_PASS_SHOWN):
+    shown["pass"] += f" ({pass_fraction:.2f} of tol)"
   if len(present) == 1:
     only = present[0]
     return shown[only] if counts[only] == 1 else f"{counts[only]} {shown[only]}"
@@ -48,6 +58,7 @@ class Summary:
   def __init__(self):
     self._cells: Dict[Tuple[str, str], collections.Counter] = {}
     self._phases: Dict[Tuple[str, str], Set[str]] = {}
+    self._pass_fractions: Dict[Tuple[str, str], float] = {}
     self._backends: List[str] = []
     self._files: List[str] = []
 
@@ -63,6 +74,10 @@ class Summary:
     phase = dict(getattr(report, "user_properties", ())).get(PHASE_PROPERTY)
     if verdict == "xfail" and phase:
       self._phases.setdefault((test_file, backend), set()).add(phase)
+    fraction = dict(getattr(report, "user_properties", ())).get(CLOSENESS_PROPERTY)
+    if verdict == "pass" and fraction is not None:
+      cell = (test_file, backend)
+      self._pass_fractions[cell] = max(fraction, self._pass_fractions.get(cell, 0.0))
 
   def lines(self, set_ups: Sequence[Tuple[float, str, Sequence[str]]]) -> List[str]:
     """The table, totals and slowest set-ups; [] when no backend item ran."""
@@ -71,7 +86,8 @@ class Summary:
     rows = [["file"] + self._backends]
     for test_file in self._files:
       rows.append([test_file] + [format_cell(self._cells.get((test_file, b), {}),
-                                             tuple(self._phases.get((test_file, b), ())))
+                                             tuple(self._phases.get((test_file, b), ())),
+                                             self._pass_fractions.get((test_file, b)))
                                  for b in self._backends])
     totals = {b: sum((c for (_, cb), c in self._cells.items() if cb == b), collections.Counter())
               for b in self._backends}

@@ -97,6 +97,9 @@ def backend_record(outcome: Outcome, paths: Dict[str, Optional[str]],
       "detail": outcome.detail,
       "call": call,
       "worst": worst_element(outcome.mismatches),
+      # the greatest difference as a fraction of its tolerance (0: equal); null if not compared.
+      "worst_fraction_of_tolerance": (None if outcome.worst_fraction is None
+                                      else _value(outcome.worst_fraction)),
       "paths": {name: path for name, path in paths.items() if path},
       "commands": {name: command for name, command in commands.items() if command},
   }

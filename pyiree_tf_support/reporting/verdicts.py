@@ -55,6 +55,9 @@ class Outcome:
   call_index: Optional[int] = None  # the first mismatching call, and its method and records.
   call_method: Optional[str] = None
   mismatches: Sequence[comparison.Mismatch] = ()
+  # The worst difference over every compared value as a fraction of its tolerance (0: all equal;
+  # over 1: a mismatch); None when the trace was not compared.
+  worst_fraction: Optional[float] = None
 
   @property
   def phase(self) -> Optional[phases.Phase]:
@@ -85,14 +88,16 @@ def evaluate(ref_trace: traces.Trace, tar_trace: traces.Trace, error: Optional[s
   under `tolerance_policy` (the --tolerances overrides)."""
   if error:
     return Outcome(tar_trace.backend, Status.RUNTIME_ERROR, error, trace_path)
-  call_mismatches = traces.compare_calls(ref_trace, tar_trace, tolerance_policy)
+  compared = traces.compare_trace_calls(ref_trace, tar_trace, tolerance_policy)
+  call_mismatches = compared.calls
   if not call_mismatches:
-    return Outcome(tar_trace.backend, Status.PASS, "", trace_path)
+    return Outcome(tar_trace.backend, Status.PASS, "", trace_path,
+                   worst_fraction=compared.worst_fraction)
   detail = "\n".join(m.describe() for m in call_mismatches)
   first = call_mismatches[0]
   command = repro_commands[first.index] if first.index < len(repro_commands) else None
   return Outcome(tar_trace.backend, Status.MISMATCH, detail, trace_path, command, first.index,
-                 first.method, tuple(first.mismatches))
+                 first.method, tuple(first.mismatches), compared.worst_fraction)
 
 
 def _indent(text: str, prefix: str = "  ") -> str:
@@ -105,8 +110,23 @@ def earliest_failure(outcomes: Sequence[Outcome]) -> Optional[Outcome]:
   return min(failed, key=lambda o: o.phase.rank) if failed else None
 
 
+# A pass this close to its tolerance says how close it came.
+CLOSE_PASS_SHOWN = 0.5
+
+
+def closeness(outcome: Outcome) -> str:
+  """'0.95 of tolerance' for a pass whose worst difference is at least CLOSE_PASS_SHOWN of its
+  tolerance; "" otherwise."""
+  fraction = outcome.worst_fraction
+  if outcome.status is not Status.PASS or fraction is None or fraction < CLOSE_PASS_SHOWN:
+    return ""
+  return f"{fraction:.2f} of tolerance"
+
+
 def format_outcome(outcome: Outcome) -> str:
   line = f"{outcome.backend}: {outcome.status.value}"
+  if closeness(outcome):
+    line += f" ({closeness(outcome)})"
   if outcome.detail:
     line += "\n" + _indent(outcome.detail)
   if outcome.trace_path and outcome.status in (Status.MISMATCH, Status.RUNTIME_ERROR, Status.XFAIL):

@@ -8,6 +8,7 @@ import numpy as np
 
 from pyiree_tf_support.comparing import comparison
 from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.comparing import traces
 from pyiree_tf_support.tf_test_utils import ModuleCall, Trace
 
 nan, inf = float("nan"), float("inf")
@@ -216,6 +217,54 @@ class BigArraysTest(parameterized.TestCase):
     else:
       self.assertEqual((found.greatest_abs.index, found.abs_diff), ((self.N // 3,), 5.0))
       self.assertEqual(found.greatest_rel.index, (7,))  # every relative difference is inf.
+
+
+class ClosenessTest(parameterized.TestCase):
+  """How close a comparison came: the worst difference as a fraction of its tolerance."""
+
+  def fraction(self, ref, tar, **kwargs):
+    return comparison.compare_closely(ref, tar, "outputs", **kwargs).worst_fraction
+
+  @parameterized.named_parameters(
+      # float64 0 vs 9.5e-7: atol 1e-6 + rtol 1e-6 * 0 admits it at 0.95.
+      ("at_0_95_of_atol", np.zeros([3]), np.array([0.0, 9.5e-7, 1e-7]), 0.95),
+      # 1000 vs 1000 + 4e-4: atol + rtol * 1000 = 1.001e-3; 4e-4 / 1.001e-3.
+      ("rtol_counts", np.array([1000.0]), np.array([1000.0004]), 4e-4 / 1.001e-3),
+      ("exact_floats", f32(1, 2), f32(1, 2), 0.0),
+      ("exact_under_zero_tolerance", f32(3), f32(3), 0.0),
+      ("equal_integers", np.array([1, 2]), np.array([1, 2]), 0.0),
+      ("nan_in_the_same_place", f32(nan, 1), f32(nan, 1), 0.0),
+      ("nested_takes_the_worst", {"a": np.zeros([1]), "b": [np.array([5e-7])]},
+       {"a": np.array([2e-7]), "b": [np.array([5e-7 + 8e-7])]}, 8e-7 / (1e-6 + 1e-6 * 5e-7)),
+  )
+  def test_a_pass_says_how_close_it_came(self, ref, tar, expected):
+    self.assertAlmostEqual(self.fraction(ref, tar), expected, places=9)
+
+  def test_zero_tolerance_makes_any_difference_infinitely_far(self):
+    exact = lambda dtype: tolerances.Tolerance(0.0, 0.0)
+    self.assertEqual(self.fraction(f32(3), f32(3), tolerance_fn=exact), 0.0)
+    self.assertEqual(self.fraction(f32(3), f32(3.5), tolerance_fn=exact), inf)
+
+  @parameterized.named_parameters(
+      ("numeric", f32(1), f32(1.1)),
+      ("integers", np.array([1]), np.array([2])),
+      ("nan_placement", f32(nan, 1), f32(1, 1)),
+      ("shape", f32(1), f32(1, 1)),
+      ("structure", [f32(1)], {"a": f32(1)}),
+  )
+  def test_a_mismatch_is_beyond_the_tolerance(self, ref, tar):
+    compared = comparison.compare_closely(ref, tar, "outputs")
+    self.assertTrue(compared.mismatches)
+    self.assertGreater(compared.worst_fraction, 1.0)
+
+  def test_a_trace_takes_the_worst_of_its_calls(self):
+    ref, tar = Trace(module_name="M", backend="tf_ref"), Trace(module_name="M", backend="x")
+    ref.calls.extend([ModuleCall("f", [], np.zeros([2])), ModuleCall("f", [], np.zeros([2]))])
+    tar.calls.extend([ModuleCall("f", [], np.array([3e-7, 0])),
+                      ModuleCall("f", [], np.array([0, 9e-7]))])
+    compared = traces.compare_trace_calls(ref, tar)
+    self.assertEqual(compared.calls, ())
+    self.assertAlmostEqual(compared.worst_fraction, 0.9, places=9)
 
 
 class UlpDistanceTest(parameterized.TestCase):

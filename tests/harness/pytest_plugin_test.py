@@ -127,6 +127,28 @@ OWN_ERROR_TEST = textwrap.dedent('''
       tf_test_utils.tf.test.main()
     ''')
 
+# Two files on one module: the target sees an input 9.5e-7 from the reference's (float64, within
+# the default atol of 1e-6 at 0) and returns it, so inputs and outputs pass at 0.95 of the
+# tolerance; the other passes exactly.
+CLOSE_PASS_TEST = textwrap.dedent('''
+    import numpy as np
+    import tensorflow as tf
+    from pyiree_tf_support import tf_test_utils
+
+    class Echo{name}(tf.Module):
+      @tf.function(input_signature=[tf.TensorSpec([3], tf.float64)])
+      def echo(self, a):
+        return a + 0.0
+
+    @tf_test_utils.compile_module(Echo{name})
+    class {name}Test(tf_test_utils.TracedModuleTestCase):
+      def test_echo(self):
+        def echo(module):
+          offset = {offset} if module.backend != "tf_ref" else 0.0
+          module.echo(np.array([0.0, offset, 1.0]))
+        self.compare_backends(echo)
+    ''')
+
 BUILD = textwrap.dedent('''
     FAILING = {
         "iree_llvmjit": {
@@ -216,6 +238,25 @@ class PluginTest(absltest.TestCase):
     self.assertEqual(re.split(r"\s{2,}", table[3]), ["erf_test.py", "fail", "xfail (compile)"])
     self.assertEqual(re.split(r"\s{2,}", table[4]), ["total", "1 pass 1 fail", "1 fail 1 xfail"])
     self.assertIn("slowest compiles", out)
+
+  def test_a_pass_says_how_close_to_its_tolerance_it_came(self):
+    self.write("close_test.py", CLOSE_PASS_TEST.format(name="Close", offset="9.5e-7"))
+    self.write("exact_test.py", CLOSE_PASS_TEST.format(name="Exact", offset="0.0"))
+    process = self.pytest("close_test.py", "exact_test.py", "--target_backends=iree_llvmjit")
+    out = process.stdout
+    self.assertEqual(process.returncode, 0, out + process.stderr)
+    table = out[out.index("verdicts per test file and backend"):].splitlines()
+    self.assertEqual(re.split(r"\s{2,}", table[2]), ["close_test.py", "pass (0.95 of tol)"])
+    self.assertEqual(re.split(r"\s{2,}", table[3]), ["exact_test.py", "pass"])
+    for module, fraction, line in [("EchoClose", 0.95, "iree_llvmjit: PASS (0.95 of tolerance)"),
+                                   ("EchoExact", 0.0, "iree_llvmjit: PASS")]:
+      with self.subTest(module=module):
+        module_dir = os.path.join(self.dir, "artifacts", module)
+        with open(os.path.join(module_dir, "report.json")) as f:
+          [backend] = next(iter(json.load(f)["tests"].values()))["traces"][0]["backends"]
+        self.assertAlmostEqual(backend["worst_fraction_of_tolerance"], fraction, places=6)
+        with open(os.path.join(module_dir, "report.txt")) as f:
+          self.assertIn(line, f.read().splitlines())
 
   def test_a_listed_file_needs_one_failing_test_as_under_bazel(self):
     # Bazel's e2e_tests_failing passes while any test of the file fails on the listed backend;

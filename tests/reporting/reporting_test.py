@@ -1,5 +1,7 @@
 """Per-backend outcomes and the report: every status, how expected failures turn, the headline."""
 
+import dataclasses
+
 from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
@@ -20,7 +22,19 @@ class EvaluateTest(parameterized.TestCase):
 
   def test_pass(self):
     self.assertEqual(verdicts.evaluate(trace("tf_ref", [1.0]), trace("x", [1.0]), None, "t.txt"),
-                     Outcome("x", Status.PASS, "", "t.txt"))
+                     Outcome("x", Status.PASS, "", "t.txt", worst_fraction=0.0))
+
+  def test_a_pass_close_to_its_tolerance_says_how_close(self):
+    # 1 vs 1 + 1.9e-6: atol 1e-6 + rtol 1e-6 * 1 = 2e-6 admits it at 0.95 (float64 trace).
+    ref, tar = trace("tf_ref", [1.0]), trace("x", [1.0])
+    ref.calls[0] = ModuleCall("g", [], np.array([1.0]))
+    tar.calls[0] = ModuleCall("g", [], np.array([1.0 + 1.9e-6]))
+    outcome = verdicts.evaluate(ref, tar, None)
+    self.assertEqual(outcome.status, Status.PASS)
+    self.assertAlmostEqual(outcome.worst_fraction, 0.95, places=6)
+    self.assertEqual(verdicts.format_outcome(outcome), "x: PASS (0.95 of tolerance)")
+    below_half = dataclasses.replace(outcome, worst_fraction=0.49)
+    self.assertEqual(verdicts.format_outcome(below_half), "x: PASS")
 
   def test_runtime_error_wins_over_the_comparison(self):
     self.assertEqual(
