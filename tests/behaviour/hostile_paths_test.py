@@ -425,6 +425,8 @@ class BazelCommandQuotingTest(absltest.TestCase):
     os.makedirs(os.path.dirname(zip_path))
     with zipfile.ZipFile(zip_path, "w") as archive:
       archive.writestr("Hostile/repro/flagfile", "unzipped")
+    with open(os.path.join(workspace, "WORKSPACE"), "w"):
+      pass
     ran = subprocess.run(["bash", "-c", f"{command} && cat flagfile"], cwd=workspace,
                          capture_output=True, text=True, check=False, timeout=60)
     self.assertFalse(os.path.exists(marker), command)

@@ -3,7 +3,10 @@ less the umask), so colleagues and CI uploaders can read them; never the 0600 of
 
 import os
 import stat
+import subprocess
 import tempfile
+import unittest.mock
+import zipfile
 
 from absl.testing import absltest
 from absl.testing import parameterized
@@ -13,6 +16,59 @@ from pyiree_tf_support.core import artifacts
 
 def mode(path: str) -> int:
   return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def write_zip(path: str, name: str, text: str) -> None:
+  os.makedirs(os.path.dirname(path), exist_ok=True)
+  with zipfile.ZipFile(path, "w") as archive:
+    archive.writestr(name, text)
+
+
+class BazelCommandsTest(parameterized.TestCase):
+  """A printed command that unzips a Bazel test's outputs.zip works from any directory: the
+  zip's absolute path when the test can see the execroot, else the workspace root found from
+  the directory the command is pasted in."""
+
+  def run_in(self, command: str, cwd: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-c", f"{command} && cat flagfile"], cwd=cwd,
+                          capture_output=True, text=True, check=False, timeout=60)
+
+  def command(self, outputs: str, target: str) -> str:
+    environment = {"TEST_UNDECLARED_OUTPUTS_DIR": outputs, "TEST_TARGET": target}
+    with unittest.mock.patch.dict(os.environ, environment):
+      return artifacts.shell_cd(os.path.join(outputs, "M", "repro"))
+
+  @parameterized.named_parameters(("sandboxed", "sandbox/linux-sandbox/7/"), ("local", ""))
+  def test_a_visible_execroot_gives_the_zips_absolute_path(self, sandbox):
+    # The layout Bazel 4 gives a test: its outputs dir in the sandbox's (or the real) execroot,
+    # the zip in the real one.
+    # A hostile target name stays text in the absolute path too.
+    output_base, marker = tempfile.mkdtemp(), os.path.join(tempfile.mkdtemp(), "marker")
+    name = f"t$(touch {marker})"
+    testlogs = os.path.join("execroot", "ws", "bazel-out", "k8-fastbuild", "testlogs", "e2e", name)
+    outputs = os.path.join(output_base, sandbox, testlogs, "test.outputs")
+    os.makedirs(outputs)
+    zip_path = os.path.join(output_base, testlogs, "test.outputs", "outputs.zip")
+    write_zip(zip_path, "M/repro/flagfile", "unzipped")
+    command = self.command(outputs, f"//e2e:{name}")
+    for cwd in ("/", tempfile.mkdtemp()):
+      ran = self.run_in(command, cwd)
+      self.assertEqual((ran.returncode, ran.stdout), (0, "unzipped"), ran.stderr + command)
+    self.assertFalse(os.path.exists(marker), command)
+
+  def test_otherwise_the_command_finds_the_workspace_root_from_any_directory_in_it(self):
+    # Remote execution: the outputs dir names no execroot the test can see.
+    workspace, outputs = tempfile.mkdtemp(), tempfile.mkdtemp()
+    with open(os.path.join(workspace, "WORKSPACE"), "w"):
+      pass
+    write_zip(os.path.join(workspace, "bazel-testlogs", "e2e", "t", "test.outputs", "outputs.zip"),
+              "M/repro/flagfile", "unzipped")
+    sub = os.path.join(workspace, "e2e", "keras")
+    os.makedirs(sub)
+    command = self.command(outputs, "//e2e:t")
+    for cwd in (workspace, sub):
+      ran = self.run_in(command, cwd)
+      self.assertEqual((ran.returncode, ran.stdout), (0, "unzipped"), ran.stderr + command)
 
 
 class FileModesTest(parameterized.TestCase):

@@ -83,10 +83,11 @@ class BazelLocationTest(absltest.TestCase):
     with absltest.mock.patch.dict(os.environ, environment):
       self.assertEqual(artifacts.display_path("/sandbox/out/M/traces/f__b.txt"),
                        "M/traces/f__b.txt in bazel-testlogs/e2e/t__x__y/test.outputs/outputs.zip")
-      self.assertEqual(
-          artifacts.shell_cd("/sandbox/out/M/repro/f__b/call_0_f"),
-          'cd "$(mktemp -d)" && unzip -q "$OLDPWD"/bazel-testlogs/e2e/t__x__y/test.outputs/'
-          'outputs.zip && cd M/repro/f__b/call_0_f')
+      # No execroot holds /sandbox/out: the workspace root is found when the command runs.
+      command = artifacts.shell_cd("/sandbox/out/M/repro/f__b/call_0_f")
+      self.assertStartsWith(command, 'cd "$(d="$PWD"; until [ -e "$d/WORKSPACE" ]')
+      self.assertEndsWith(command, '&& cd "$(mktemp -d)" && unzip -q "$OLDPWD"/bazel-testlogs/e2e/'
+                          't__x__y/test.outputs/outputs.zip && cd M/repro/f__b/call_0_f')
       self.assertEqual(artifacts.display_path("/elsewhere/x"), "/elsewhere/x")
 
   def test_outside_bazel_paths_are_absolute(self):
