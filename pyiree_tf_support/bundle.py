@@ -21,17 +21,22 @@ import glob
 import hashlib
 import json
 import os
+import secrets
+import shutil
 import sys
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import verbosity
 from pyiree_tf_support import cli_flags
 
 __all__ = ["FORMAT", "MANIFEST", "BundleError", "compiled_vmfb", "main", "write"]
 
 FORMAT = "pyiree_tf_support.bundle/1"
 MANIFEST = "manifest.json"
+# A backend entry's {method: first error} of the methods that did not compile for it.
+ABSENT = "absent_methods"
 
 
 class BundleError(ValueError):
@@ -62,11 +67,44 @@ def _read(directory: str, relative: str, what: str) -> bytes:
 def write(module_dir: str, bundle_dir: str, target_backends: Sequence[str], cache=None) -> str:
   """Writes the bundle of `module_dir` for `target_backends` into `bundle_dir`; its module dir.
 
-  Compiles every backend here (through `cache`); BundleError names what the module dir lacks.
-  Nothing is read or written through a symlink below either directory.
+  Compiles every backend here (through `cache`); a module that does not compile whole is compiled
+  method by method, as test runs do, and the manifest records each absent method with its first
+  error. The bundle is written into a temporary directory beside its destination and renamed into
+  place whole: a failure leaves no partial bundle (an older one there is kept). BundleError names
+  what the module dir lacks, or a backend no method compiles for. Nothing is read or written
+  through a symlink below either directory.
   """
-  from pyiree_tf_support.compiling import compiler  # pylint: disable=import-outside-toplevel
   module_dir = os.path.abspath(module_dir)
+  contents = _module_files(module_dir)
+  iree_input = contents["iree_input.mlir"].decode("utf-8")
+  module = os.path.basename(module_dir)
+  root = artifacts.open_root(bundle_dir, "The bundle dir")
+  compiled = {}
+  for name in target_backends:
+    vmfb, absent = _compile(iree_input, module, name, cache)
+    contents[vmfb_name(name)] = vmfb
+    spec = backends.lookup(name)
+    compiled[name] = {"file": vmfb_name(name), "targets": list(spec.compiler_targets),
+                      "flags": list(spec.compiler_flags)}
+    if absent:
+      compiled[name][ABSENT] = absent
+  manifest = {"format": FORMAT, "module": module,
+              "iree_compiler": _compiler_version(), "backends": compiled,
+              "files": {p: _sha256(data) for p, data in contents.items()}}
+  contents[MANIFEST] = json.dumps(manifest, indent=1, sort_keys=True).encode("utf-8")
+  out = os.path.join(root, module)
+  staging = os.path.join(root, f".tmp-{module}-{secrets.token_hex(6)}")
+  try:
+    for relative, data in contents.items():
+      artifacts.write_bytes(os.path.join(staging, relative), data)
+    artifacts.replace_dir(staging, out)
+  finally:
+    shutil.rmtree(staging, ignore_errors=True)
+  return out
+
+
+def _module_files(module_dir: str) -> Dict[str, bytes]:
+  """The files of `module_dir` a bundle holds, by relative path; BundleError naming what lacks."""
   traces = sorted(glob.glob(os.path.join(module_dir, "traces", "*_ref", "trace.json")))
   needed = [os.path.join(module_dir, "iree_input.mlir"), artifacts.signatures_path(module_dir)]
   missing = [p for p in needed if not os.path.isfile(p)] + ([] if traces else [
@@ -78,26 +116,35 @@ def write(module_dir: str, bundle_dir: str, target_backends: Sequence[str], cach
   for trace_json in traces:
     relative = os.path.relpath(os.path.dirname(trace_json), module_dir)
     relatives += [os.path.join(relative, name) for name in ("trace.json", "arrays.npz")]
-  contents = {relative: _read(module_dir, relative, "a file of the module directory")
-              for relative in relatives}
-  iree_input = contents["iree_input.mlir"].decode("utf-8")
-  out = os.path.join(artifacts.open_root(bundle_dir, "The bundle dir"),
-                     os.path.basename(module_dir))
-  compiled = {}
-  for name in target_backends:
-    spec = backends.lookup(name)
-    request = compiler.CompileRequest(iree_input, spec.compiler_targets, spec.compiler_flags)
-    contents[vmfb_name(name)] = compiler.compile_request(
-        request, f"module '{os.path.basename(module_dir)}' for {name}", cache=cache)
-    compiled[name] = {"file": vmfb_name(name), "targets": list(spec.compiler_targets),
-                      "flags": list(spec.compiler_flags)}
-  for relative, data in contents.items():
-    artifacts.write_bytes(os.path.join(out, relative), data)
-  manifest = {"format": FORMAT, "module": os.path.basename(module_dir),
-              "iree_compiler": _compiler_version(), "backends": compiled,
-              "files": {p: _sha256(data) for p, data in contents.items()}}
-  artifacts.write_text(os.path.join(out, MANIFEST), json.dumps(manifest, indent=1, sort_keys=True))
-  return out
+  return {relative: _read(module_dir, relative, "a file of the module directory")
+          for relative in relatives}
+
+
+def _compile(iree_input: str, module: str, name: str, cache) -> Tuple[bytes, Dict[str, str]]:
+  """The vmfb of `module` for backend `name` and its absent methods ({method: first error}):
+  the whole module, else the methods that compile (as a test run falls back). BundleError when
+  none does; CompileError when the compile timed out."""
+  from pyiree_tf_support.compiling import (  # pylint: disable=import-outside-toplevel
+      compiler, method_compiles)
+  spec = backends.lookup(name)
+  request = compiler.CompileRequest(iree_input, spec.compiler_targets, spec.compiler_flags)
+  description = f"module '{module}' for {name}"
+  try:
+    return compiler.compile_request(request, description, cache=cache), {}
+  except compiler.CompileTimeoutError:
+    raise  # says nothing about any method; compiling each alone would only wait longer.
+  except compiler.CompileError as e:
+    vmfb, record = method_compiles.compile_each_method(
+        request, e, name, description,
+        lambda alone, what, _: compiler.compile_request(alone, what, cache=cache))
+    if vmfb is None:
+      raise BundleError(f"No method of module '{module}' compiles for {name}: "
+                        f"{_one_line(e.reason or str(e))}") from None
+    return vmfb, {failure.method: _one_line(failure.reason) for failure in record.failed}
+
+
+def _one_line(text: str) -> str:
+  return " ".join(text.split())
 
 
 def _compiler_version() -> str:
@@ -128,6 +175,10 @@ def _manifest_problem(manifest: Any) -> str:
               "bundle's vmfbs are plain file names beside manifest.json)")
     if not isinstance(files.get(file), str):
       return f"'files' records no SHA-256 of {file}"
+    absent = entry.get(ABSENT, {})
+    if not isinstance(absent, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in absent.items()):
+      return f"backend '{name}' has '{ABSENT}' that is not an object of method names to errors"
   return ""
 
 
@@ -145,6 +196,21 @@ def _manifest(module_dir: str) -> Optional[Dict[str, Any]]:
   if problem:
     raise BundleError(f"{path} is not a usable {FORMAT} manifest: {problem}.")
   return manifest
+
+
+def bundled_backends(module_dir: str) -> Optional[List[str]]:
+  """The backends the bundle `module_dir` holds, as its manifest names them; None if it is not a
+  bundle (BundleError if its manifest is unusable)."""
+  manifest = _manifest(module_dir)
+  return None if manifest is None else sorted(manifest["backends"])
+
+
+def absent_methods(module_dir: str, backend_name: str) -> Dict[str, str]:
+  """{method: its first error} for the methods the bundle's `backend_name` lacks because they did
+  not compile; empty when every method is there or `module_dir` is not a bundle."""
+  manifest = _manifest(module_dir)
+  entry = {} if manifest is None else manifest["backends"].get(backend_name, {})
+  return dict(entry.get(ABSENT, {}))
 
 
 def compiled_vmfb(module_dir: str, backend_name: str) -> Optional[bytes]:
@@ -172,11 +238,20 @@ def main(argv: Sequence[str]) -> int:
     print("usage: python -m pyiree_tf_support.bundle <artifacts_dir>/<Module> <bundle_dir> "
           "--target_backends=a,b", file=sys.stderr)
     return 2
+  verbosity.apply(cli_flags.verbose())  # IREE's tool invocations only with --verbose.
+  from pyiree_tf_support.compiling import compiler  # pylint: disable=import-outside-toplevel
   try:
     out = write(argv[1], argv[2], targets, cli_flags.compile_cache_from_flags())
-  except (BundleError, KeyError, artifacts.ArtifactsDirError) as e:
-    print("bundle: " + str(e.args[0] if isinstance(e, KeyError) else e), file=sys.stderr)
+  except (BundleError, KeyError, artifacts.ArtifactsDirError, compiler.CompileError,
+          OSError) as e:  # one line; no bundle, not even part of one, was left.
+    message = str(e.args[0] if isinstance(e, KeyError) else e)
+    print("bundle: " + _one_line(message), file=sys.stderr)
     return 2
+  for name in targets:
+    absent = absent_methods(out, name)
+    if absent:
+      print(f"bundle: {name} lacks the method(s) that did not compile: {', '.join(absent)} "
+            f"(their errors are in {os.path.join(out, MANIFEST)}).", file=sys.stderr)
   print(out)
   return 0
 

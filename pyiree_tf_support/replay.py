@@ -8,7 +8,9 @@ target (through the compile cache; in a bundle, see `bundle`, its compiled vmfbs
 neither the compiler nor TensorFlow is imported, unless --recompile) and every call of the trace
 is made again, in order, on one module instance, so each call sees the state the earlier ones
 left; the report is the one a live run prints. Only a reference trace whose files belong together
-is replayed (see `replay_input`).
+is replayed (see `replay_input`). In a bundle, --target_backends defaults to every bundled
+backend, and a call of a method a backend's bundle lacks (it did not compile) is that backend's
+COMPILE ERROR naming it, as in a test run. Quiet unless --verbose; --help lists replay's flags.
 Exit status: 0 all passed, 1 a backend failed, 2 input replay does not trust (one line on stderr).
 """
 
@@ -28,6 +30,7 @@ from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support.runtime import loading
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.core import timeouts
+from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.reporting.replay_input import ReplayError, ReplayInput
 from pyiree_tf_support.core.signatures import FunctionSignature
@@ -35,16 +38,33 @@ from pyiree_tf_support.comparing.traces import Trace, run_trace
 
 __all__ = ["ReplayError", "ReplayInput", "ReplayModule", "main", "replay", "replay_loaded"]
 
+USAGE = ("python -m pyiree_tf_support.replay <artifacts>/<Module>/traces/<trace>__tf_ref "
+         "[--target_backends=a,b]")
+
 _RECOMPILE = flags.DEFINE_bool(
     "recompile", False, "In a bundle: compile iree_input.mlir instead of running its vmfbs.")
+# The library's flags replay reads: --help lists them with its own, --helpfull everything.
+for _name in ("target_backends", "tolerances", "compile_cache", "compile_cache_dir",
+              "compile_timeout", "load_timeout", "call_timeout", "verbose"):
+  flags.declare_key_flag(_name)
+
+
+class MethodNotCompiledError(RuntimeError):
+  """A call of a method a bundle lacks for this backend because it did not compile there."""
+
+
+def _raise(error: Exception) -> Any:
+  raise error
 
 
 class ReplayModule:
   """A compiled module called by method name, like the modules a live trace sees."""
 
   def __init__(self, loaded: loading.LoadedModule, signatures: Dict[str, FunctionSignature],
-               module_name: str, backend: str, backend_names: Sequence[str]):
+               module_name: str, backend: str, backend_names: Sequence[str],
+               absent: Optional[Dict[str, str]] = None):
     self._loaded = loaded
+    self._absent = dict(absent or {})
     self._signatures = signatures
     self.module_name = module_name
     self.backend = backend
@@ -53,9 +73,17 @@ class ReplayModule:
   def __getattr__(self, name: str) -> Any:
     if name.startswith("_") or name not in self._signatures:
       raise AttributeError(f"Module '{self.module_name}' has no exported function '{name}'.")
+    if name in self._absent:  # raised by the call, so the report names the call.
+      return lambda *args, **kwargs: _raise(MethodNotCompiledError(self.absent_error(name)))
     signature = self._signatures[name]
     return lambda *args, **kwargs: loading.call_function(
         self._loaded, signature, self.module_name, args, kwargs)
+
+  def absent_error(self, method: Optional[str]) -> Optional[str]:
+    """Why `method` is not in this module (it did not compile for this backend), or None."""
+    if method not in self._absent:
+      return None
+    return f"method '{method}' did not compile for {self.backend}: {self._absent[method]}"
 
 
 def _target_specs(target_backends: Sequence[str]) -> List[backends.BackendSpec]:
@@ -93,7 +121,8 @@ def replay_loaded(loaded: ReplayInput, target_backends: Sequence[str],
   module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
   bundled = [None if recompile else bundle.compiled_vmfb(module_dir, n) for n in target_backends]
   return [_replay_on(loaded.reference, spec, artifact_name, (artifact_name, backend_name),
-                     loaded.iree_input, loaded.signatures, cache, policy, vmfb, limits)
+                     loaded.iree_input, loaded.signatures, cache, policy, vmfb, limits,
+                     {} if vmfb is None else bundle.absent_methods(module_dir, backend_name))
           for backend_name, artifact_name, spec, vmfb
           in zip(target_backends, names, specs, bundled)]
 
@@ -102,7 +131,8 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
                iree_input: str, signatures, cache,
                policy: tolerances.TolerancePolicy,
                vmfb: Optional[bytes] = None,
-               limits: timeouts.Timeouts = timeouts.DEFAULT) -> verdicts.Outcome:
+               limits: timeouts.Timeouts = timeouts.DEFAULT,
+               absent: Optional[Dict[str, str]] = None) -> verdicts.Outcome:
   available, reason = loading.driver_available(spec.driver)
   if not available:
     return verdicts.Outcome(name, verdicts.Status.SKIPPED, reason)
@@ -118,7 +148,7 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
                              f"loading the compiled module raised {type(e).__name__}: {e}")
   try:
     module = ReplayModule(loaded, signatures, ref_trace.module_name, name,
-                          backend_names + (spec.name,))
+                          backend_names + (spec.name,), absent)
 
     def replay_calls(traced):
       for call in ref_trace.calls:
@@ -127,6 +157,10 @@ def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_
 
     trace, error = run_trace(module, replay_calls, function_name=ref_trace.function_name,
                              reference=ref_trace)
+    not_compiled = module.absent_error(trace.pending_method) if error else None
+    if not_compiled:  # as a test run reports it: that backend's compile error, naming the method.
+      return verdicts.Outcome(name, verdicts.Status.COMPILE_ERROR,
+                               f"call {len(trace.calls)} ({trace.pending_method}): {not_compiled}")
     return verdicts.evaluate(ref_trace, trace, error, tolerance_policy=policy)
   finally:
     loaded.close()
@@ -161,19 +195,15 @@ def _compile(ref_trace: Trace, spec: backends.BackendSpec, name: str, iree_input
 
 
 def main(argv: Sequence[str]) -> int:
+  verbosity.apply(cli_flags.verbose())  # IREE's tool invocations only with --verbose.
   if len(argv) != 2:
-    print("usage: python -m pyiree_tf_support.replay <saved reference trace dir> "
-          "--target_backends=a,b", file=sys.stderr)
-    return 2
-  targets = cli_flags.target_backend_names()
-  if not targets:
-    print("replay: --target_backends is required (IREE backends, e.g. iree_vmla,iree_llvmjit).",
-          file=sys.stderr)
+    print(f"usage: {USAGE} (--help for its flags)", file=sys.stderr)
     return 2
   try:
     policy = cli_flags.tolerance_policy()
-    _target_specs(targets)
     loaded = replay_input.load(argv[1])
+    targets = cli_flags.target_backend_names() or _bundled_targets(loaded)
+    _target_specs(targets)
   except (ValueError, KeyError) as e:  # ReplayError, a bad --tolerances entry, unknown backend.
     message = e.args[0] if isinstance(e, KeyError) else str(e)
     print("replay: " + str(message).replace("\n", " "), file=sys.stderr)
@@ -187,6 +217,15 @@ def main(argv: Sequence[str]) -> int:
   print(verdicts.format_report(loaded.reference.function_name, loaded.reference.backend,
                                 outcomes))
   return 1 if any(o.status.failed for o in outcomes) else 0
+
+
+def _bundled_targets(loaded: ReplayInput) -> List[str]:
+  """Without --target_backends: every backend of the trace's bundle; ReplayError outside one."""
+  targets = bundle.bundled_backends(os.path.dirname(os.path.dirname(loaded.trace_dir)))
+  if not targets:
+    raise ReplayError("--target_backends is required outside a bundle (IREE backends, e.g. "
+                      "iree_vmla,iree_llvmjit); in a bundle it defaults to the bundled ones.")
+  return targets
 
 
 if __name__ == "__main__":
