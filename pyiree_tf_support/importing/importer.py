@@ -44,14 +44,16 @@ class ModuleImportFailure(ModuleImportError):
   which `files` then names ((what, path) pairs): the message stays a few lines."""
 
   def __init__(self, module_name: str, cause: str, notes: Sequence[str], diagnostics: str,
-               tf_input: Optional[str], files: Sequence[Tuple[str, str]] = ()):
+               tf_input: Optional[str], files: Sequence[Tuple[str, str]] = (),
+               subject: Optional[str] = None):
     self.module_name = module_name
+    self.subject = subject or f"Module '{module_name}'"
     self.cause = cause
     self.notes = tuple(notes)
     self.diagnostics = diagnostics
     self.tf_input = tf_input
     self.files = tuple(files)
-    lines = [f"Module '{module_name}' did not import: {_quoted(cause)}"]
+    lines = [f"{self.subject} did not import: {_quoted(cause)}"]
     lines += [f"  {_quoted(note)}" for note in self.notes]
     lines += [f"  {what}: {path}" for what, path in self.files]
     super().__init__("\n".join(lines))
@@ -59,7 +61,7 @@ class ModuleImportFailure(ModuleImportError):
   def with_files(self, files: Sequence[Tuple[str, str]]) -> "ModuleImportFailure":
     """The same failure naming `files` too."""
     return ModuleImportFailure(self.module_name, self.cause, self.notes, self.diagnostics,
-                               self.tf_input, self.files + tuple(files))
+                               self.tf_input, self.files + tuple(files), self.subject)
 
 
 def _message(line: str) -> str:
@@ -69,8 +71,8 @@ def _message(line: str) -> str:
   return line[len("error: "):] if line.startswith("error: ") else line
 
 
-def import_failure(module_name: str, error: Exception, tf_input: Optional[str]
-                   ) -> ModuleImportFailure:
+def import_failure(module_name: str, error: Exception, tf_input: Optional[str],
+                   subject: Optional[str] = None) -> ModuleImportFailure:
   """`error` of TF's converter or lowering as a failure whose first line is the first cause:
   the error of a pipeline that was abandoned for the plain lowering comes before the plain
   lowering's own error (which is then only a consequence of the fallback)."""
@@ -85,7 +87,7 @@ def import_failure(module_name: str, error: Exception, tf_input: Optional[str]
     cause = _message(plain)
     notes = [f"the plain lowering ran because {reasons}"] if reasons else []
   return ModuleImportFailure(module_name, f"{type(error).__name__}: {cause}", notes,
-                             str(error), tf_input)
+                             str(error), tf_input, subject=subject)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -400,7 +402,9 @@ def _import_saved_model(saved_model_dir: str, module_name: str, names: Sequence[
   except Exception as e:  # pylint: disable=broad-except
     if not each_function_on_failure or len(names) < 2:
       raise _failure(module_name, e, saved_model_dir, names) from e
-    whole, error, module_error = None, e, f"{type(e).__name__}: {e}"
+    whole, error = None, e
+    module_error = str(import_failure(module_name, e, None)
+                       if isinstance(e, tf.errors.OpError) else f"{type(e).__name__}: {e}")
   else:
     # The hints name the files where this text is saved, which it is unless functions import.
     whole = ImportedModule(module_name, tuple(names), tf_input, iree_input, signatures,
@@ -466,9 +470,12 @@ def _import_or_raise(saved_model_dir: str, names: Sequence[str], module_name: st
                      ) -> Tuple[str, str]:
   """tf_input and iree_input of `names`, which the per-function fallback imports; raises why not
   (a single function's error names it)."""
-  tf_input, iree_input = _import_names(saved_model_dir, names)
   subject = (f"Function '{names[0]}' of module '{module_name}'" if len(names) == 1
              else f"Module '{module_name}' (functions {', '.join(names)})")
+  try:
+    tf_input, iree_input = _import_names(saved_model_dir, names)
+  except tf.errors.OpError as e:  # its first cause first, TF's IR left out (as for the module).
+    raise import_failure(module_name, e, None, subject) from e
   problem = _problem(subject, names, iree_input) or _reparse_problem(subject, iree_input)
   if problem:
     raise ModuleImportError(problem)

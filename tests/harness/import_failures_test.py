@@ -122,5 +122,38 @@ class WholeModuleImportFailureTest(absltest.TestCase):
     self.assertTrue(result.stdout.startswith("error: "), result.stdout)
 
 
+TWO_FUNCTIONS = TEST_FILE.replace("""    return rows.concat()
+""", """    return rows.concat()
+
+  @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+  def double(self, x):
+    return x * 2.0
+""").replace("module.prefixes(", "[module.double(np.ones(4, np.float32)), module.prefixes("
+              ).replace("np.float32)))", "np.float32))])")
+
+
+class OneFunctionImportFailureTest(absltest.TestCase):
+  """The module imports without the function that fails: that function's error is as short."""
+
+  def test_the_call_s_error_is_the_first_cause_without_ir(self):
+    directory = tempfile.mkdtemp(prefix="import_failures_")
+    path = os.path.join(directory, "two_functions_test.py")
+    with open(path, "w") as f:
+      f.write(TWO_FUNCTIONS)
+    result = subprocess.run(
+        [sys.executable, path, "--target_backends=iree_vmla,iree_llvmjit",
+         f"--artifacts_dir={directory}"],
+        capture_output=True, text=True, env=environment(), cwd=directory, timeout=300)
+    with open(os.path.join(directory, "GrowingRowsModule", "report.txt")) as f:
+      report = f.read()
+    self.assertNotEqual(result.returncode, 0)
+    self.assertLess(len(report.splitlines()), 40, report)
+    self.assertNotIn('"mhlo.return"', report)
+    self.assertRegex(report, r"call 1 \(prefixes\): method 'prefixes' did not import: "
+                     r"ModuleImportFailure: Function 'prefixes' of module 'GrowingRowsModule' "
+                     r"did not import: UnknownError: " + re.escape(CAUSE))
+
+
+
 if __name__ == "__main__":
   absltest.main()
