@@ -8,6 +8,7 @@ Every step takes the run's `RunSettings` (core/run_settings.py); none reads a fl
 
 import concurrent.futures
 import dataclasses
+import inspect
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -16,12 +17,14 @@ from absl import logging
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.reporting import import_repro
 from pyiree_tf_support.compiling import compile_process
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support import tf_utils
 from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core.run_settings import RunSettings
+from pyiree_tf_support.importing import importer
 from pyiree_tf_support.importing.method_imports import MethodImports
 from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
 from pyiree_tf_support.reporting.verdicts import Outcome, Status
@@ -122,16 +125,47 @@ class ImportResult:
   method_imports: Optional[MethodImports] = None
 
 
+def _with_import_repro(failure: importer.ModuleImportFailure, module_class,
+                       artifacts_dir: str) -> importer.ModuleImportFailure:
+  """The failure naming a TF-only script that reproduces it from the user's own source file."""
+  name = getattr(module_class, "__name__", "")
+  if getattr(module_class, "__qualname__", name) != name:
+    return failure.with_files([("no import repro", f"{name} is not defined at the top level "
+                                "of its file")])
+  try:
+    source = inspect.getsourcefile(module_class)
+  except TypeError:
+    source = None
+  command, why_not = import_repro.write(
+      artifacts_dir, source, name, importer.LOWERING_PIPELINE,
+      keras=os.environ.get("TF_USE_LEGACY_KERAS") == "1")
+  if command is None:
+    return failure.with_files([("no import repro", why_not)])
+  return failure.with_files([("reproduce the import with TensorFlow alone", command)])
+
+
 def pre_import(module_class, exported_names: Sequence[str], artifacts_dir: str,
-               plan: BackendPlan) -> ImportResult:
-  """Imports the module once, before the concurrent compiles (nothing when no backend is IREE)."""
-  if not any(info.is_iree for info in (plan.reference,) + plan.targets):
+               plan: BackendPlan, keep_saved_model: bool = False) -> ImportResult:
+  """Imports the module once, before the concurrent compiles (nothing when no backend is IREE).
+
+  A failure is reported once for every IREE backend: TF's first cause first, its whole message
+  and the lowering's input in files, and a TF-only repro of the user's file (with
+  `keep_saved_model`, the SavedModel is kept too: no backend compiles to keep it)."""
+  iree = [info for info in (plan.reference,) + plan.targets if info.is_iree]
+  if not iree:
     return ImportResult()
+  keep_at = ((artifacts.saved_model_path(
+      artifacts_dir, artifacts.backends_to_str(info.name for info in iree)),)
+             if keep_saved_model else ())
   try:
     imported = tf_utils.import_module_class(module_class, exported_names, artifacts_dir,
-                                            each_function_on_failure=True)
+                                            each_function_on_failure=True,
+                                            keep_saved_model_on_failure_at=keep_at)
   except faults.OwnFault:  # e.g. the disk filled up writing iree_input.mlir: no import error.
     raise
+  except importer.ModuleImportFailure as e:
+    e = _with_import_repro(e, module_class, artifacts_dir)
+    return ImportResult(error=f"{type(e).__name__}: {e}")
   except Exception as e:  # pylint: disable=broad-except
     return ImportResult(error=f"{type(e).__name__}: {e}")
   return ImportResult(iree_input=imported.iree_input, method_imports=imported.method_imports)
@@ -201,7 +235,8 @@ def set_up_class(module_class, exported_names: Sequence[str], settings: RunSetti
   if only_targets is not None:
     plan = dataclasses.replace(
         plan, targets=tuple(t for t in plan.targets if t.name in only_targets))
-  imported = pre_import(module_class, exported_names, artifacts_dir, plan)
+  imported = pre_import(module_class, exported_names, artifacts_dir, plan,
+                        settings.keep_saved_model)
   cache = None if settings.compile_cache_dir is None else CompileCache(settings.compile_cache_dir)
   job = _CompileJob(module_class, tuple(exported_names), artifacts_dir, imported.error, cache,
                     settings.timeouts)

@@ -285,8 +285,12 @@ def lower(tf_input: str, exported_names: Sequence[str],
     except tf.errors.OpError as e:
       if fallback_reason is None:
         raise
-      raise type(e)(e.node_def, e.op, f"{e.message}\n(pipeline 'plain' after {fallback_reason})"
-                    ) from None
+      error = type(e)(e.node_def, e.op,
+                      f"{e.message}\n(pipeline 'plain' after {fallback_reason})")
+      # Read by the importer's report, which puts the abandoned pipeline's error first.
+      error.fallback_reason = fallback_reason
+      error.plain_message = e.message
+      raise error from None
   return Lowered(text, PLAIN, fallback_reason)
 
 

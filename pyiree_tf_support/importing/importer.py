@@ -29,6 +29,67 @@ class ModuleImportError(ValueError):
   """The module cannot be turned into IREE input; the message says which module and why."""
 
 
+# A line of TF's error quoted in a report is cut here: the whole text is in a file it names.
+_QUOTED_LINE_CHARS = 240
+
+
+def _quoted(line: str) -> str:
+  return line if len(line) <= _QUOTED_LINE_CHARS else line[:_QUOTED_LINE_CHARS] + " [...]"
+
+
+class ModuleImportFailure(ModuleImportError):
+  """TensorFlow's converter or lowering raised on the whole module: the first cause first, and
+  what the import produced before it failed (`tf_input`, None when the conversion itself failed;
+  `diagnostics`, TF's whole message with the IR it quotes) for the caller to save as files,
+  which `files` then names ((what, path) pairs): the message stays a few lines."""
+
+  def __init__(self, module_name: str, cause: str, notes: Sequence[str], diagnostics: str,
+               tf_input: Optional[str], files: Sequence[Tuple[str, str]] = (),
+               subject: Optional[str] = None):
+    self.module_name = module_name
+    self.subject = subject or f"Module '{module_name}'"
+    self.cause = cause
+    self.notes = tuple(notes)
+    self.diagnostics = diagnostics
+    self.tf_input = tf_input
+    self.files = tuple(files)
+    lines = [f"{self.subject} did not import: {_quoted(cause)}"]
+    lines += [f"  {_quoted(note)}" for note in self.notes]
+    lines += [f"  {what}: {path}" for what, path in self.files]
+    super().__init__("\n".join(lines))
+
+  def with_files(self, files: Sequence[Tuple[str, str]]) -> "ModuleImportFailure":
+    """The same failure naming `files` too."""
+    return ModuleImportFailure(self.module_name, self.cause, self.notes, self.diagnostics,
+                               self.tf_input, self.files + tuple(files), self.subject)
+
+
+def _message(line: str) -> str:
+  """A diagnostic line without its location and "error: " (the report's first line must carry
+  the first cause, so no later line may look like an earlier diagnostic)."""
+  line = phases.first_error_line(line, diagnostics=True)
+  return line[len("error: "):] if line.startswith("error: ") else line
+
+
+def import_failure(module_name: str, error: Exception, tf_input: Optional[str],
+                   subject: Optional[str] = None) -> ModuleImportFailure:
+  """`error` of TF's converter or lowering as a failure whose first line is the first cause:
+  the error of a pipeline that was abandoned for the plain lowering comes before the plain
+  lowering's own error (which is then only a consequence of the fallback)."""
+  reasons = getattr(error, "fallback_reason", None)
+  plain = getattr(error, "plain_message", None) or str(error)
+  failed = [r for r in (reasons or "").split("; ") if " failed: " in r]
+  if failed:
+    pipeline, message = failed[0].split(" failed: ", 1)
+    cause = f"{_message(message)} (in TF's pipeline {pipeline})"
+    notes = [f"the fallback to the plain lowering then failed too: {_message(plain)}"]
+  else:
+    cause = _message(plain)
+    notes = [f"the plain lowering ran because {reasons}"] if reasons else []
+  return ModuleImportFailure(module_name, f"{type(error).__name__}: {cause}", notes,
+                             str(error), tf_input, subject=subject)
+
+
 @dataclasses.dataclass(frozen=True)
 class ImportedModule:
   """A module imported once per process and shared by every IREE backend.
@@ -281,8 +342,12 @@ def lower_to_iree_input(tf_input: str) -> str:
 def import_module(module: tf.Module, module_name: str,
                   exported_names: Sequence[str] = (),
                   keep_saved_model_at: Optional[Sequence[str]] = None,
-                  each_function_on_failure: bool = False) -> ImportedModule:
+                  each_function_on_failure: bool = False,
+                  keep_saved_model_on_failure_at: Sequence[str] = ()) -> ImportedModule:
   """SavedModel -> tf_input -> iree_input, with the errors the tools themselves don't give.
+
+  `keep_saved_model_on_failure_at`: where to keep the SavedModel only when the import raises
+  (no backend compiles then, so none keeps it: --keep_saved_model must still leave one).
 
   `each_function_on_failure`: when the whole module does not import (TF's importer or lowering
   raises, or leaves TF ops or functions out), import each function alone and keep those that
@@ -320,7 +385,8 @@ def import_module(module: tf.Module, module_name: str,
       imported = _import_saved_model(saved_model_dir, module_name, names, signatures,
                                      each_function_on_failure)
     finally:  # kept also when the import failed: that is when it is looked at.
-      for destination in keep_saved_model_at or ():
+      on_failure = tuple(keep_saved_model_on_failure_at) if imported is None else ()
+      for destination in tuple(keep_saved_model_at or ()) + on_failure:
         saved_models.keep(destination, imported and imported.identity,
                           saved_models.copy_of(saved_model_dir))
   return imported
@@ -335,8 +401,10 @@ def _import_saved_model(saved_model_dir: str, module_name: str, names: Sequence[
     tf_input, iree_input = _import_names(saved_model_dir, names)
   except Exception as e:  # pylint: disable=broad-except
     if not each_function_on_failure or len(names) < 2:
-      raise
-    whole, error, module_error = None, e, f"{type(e).__name__}: {e}"
+      raise _failure(module_name, e, saved_model_dir, names) from e
+    whole, error = None, e
+    module_error = str(import_failure(module_name, e, None)
+                       if isinstance(e, tf.errors.OpError) else f"{type(e).__name__}: {e}")
   else:
     # The hints name the files where this text is saved, which it is unless functions import.
     whole = ImportedModule(module_name, tuple(names), tf_input, iree_input, signatures,
@@ -356,9 +424,23 @@ def _import_saved_model(saved_model_dir: str, module_name: str, names: Sequence[
     return ImportedModule(module_name, tuple(names), partial[0], not_imported + partial[1],
                           signatures, method_imports=record)
   if error is not None:
-    raise error
+    raise _failure(module_name, error, saved_model_dir, names) from error
   return dataclasses.replace(
       whole, problem=f"{whole.problem}\n{record.describe(with_module_error=False)}")
+
+
+def _failure(module_name: str, error: Exception, saved_model_dir: str, names: Sequence[str]
+             ) -> Exception:
+  """What a failed whole-module import raises: TF's errors as a ModuleImportFailure carrying the
+  TF-dialect text when the conversion succeeded (it is converted again: ~0.05 s, on failure
+  only); the library's own errors unchanged."""
+  if not isinstance(error, tf.errors.OpError):
+    return error
+  try:
+    tf_input = _convert(saved_model_dir, names)
+  except Exception:  # pylint: disable=broad-except
+    tf_input = None  # the conversion is what failed.
+  return import_failure(module_name, error, tf_input)
 
 
 def _import_names(saved_model_dir: str, names: Sequence[str]) -> Tuple[str, str]:
@@ -388,9 +470,12 @@ def _import_or_raise(saved_model_dir: str, names: Sequence[str], module_name: st
                      ) -> Tuple[str, str]:
   """tf_input and iree_input of `names`, which the per-function fallback imports; raises why not
   (a single function's error names it)."""
-  tf_input, iree_input = _import_names(saved_model_dir, names)
   subject = (f"Function '{names[0]}' of module '{module_name}'" if len(names) == 1
              else f"Module '{module_name}' (functions {', '.join(names)})")
+  try:
+    tf_input, iree_input = _import_names(saved_model_dir, names)
+  except tf.errors.OpError as e:  # its first cause first, TF's IR left out (as for the module).
+    raise import_failure(module_name, e, None, subject) from e
   problem = _problem(subject, names, iree_input) or _reparse_problem(subject, iree_input)
   if problem:
     raise ModuleImportError(problem)

@@ -85,11 +85,39 @@ def save_import_artifacts(imported: importer.ImportedModule, artifacts_dir: Opti
                          signatures_to_json(imported.signatures))
 
 
+IMPORT_ERROR_FILE = "import_error.txt"
+
+
+def save_failure_artifacts(failure: importer.ModuleImportFailure, artifacts_dir: Optional[str],
+                           keep_saved_model_at: Sequence[str] = ()
+                           ) -> importer.ModuleImportFailure:
+  """What a failed import produced, saved for whoever reproduces it (TF's whole message with
+  the IR it quotes; tf_input.mlir, the lowering's input, when the conversion succeeded), and
+  the failure naming those files and the kept SavedModel."""
+  if artifacts_dir is None:
+    return failure
+  files = []
+  if failure.tf_input is not None:
+    path = os.path.join(artifacts_dir, "tf_input.mlir")
+    artifacts.write_text(path, importer.elide_large_constants(failure.tf_input))
+    files.append((f"the lowering's input ({importer.LOWERING_PIPELINE})", path))
+  path = os.path.join(artifacts_dir, IMPORT_ERROR_FILE)
+  artifacts.write_text(path, failure.diagnostics + "\n")
+  lines = len(failure.diagnostics.splitlines())
+  files.insert(0, (f"TensorFlow's whole message ({lines} lines, with the IR it quotes)", path))
+  files += [("the SavedModel (--keep_saved_model)", path) for path in keep_saved_model_at
+            if os.path.isdir(path)]
+  return failure.with_files(files)
+
+
 def import_instance(module: tf.Module, module_name: str, exported_names: Sequence[str],
                     artifacts_dir: Optional[str],
                     keep_saved_model_at: Sequence[str] = ()) -> importer.ImportedModule:
   """Imports a module instance (not cached: the instance is the caller's)."""
-  imported = importer.import_module(module, module_name, exported_names, keep_saved_model_at)
+  try:
+    imported = importer.import_module(module, module_name, exported_names, keep_saved_model_at)
+  except importer.ModuleImportFailure as e:
+    raise save_failure_artifacts(e, artifacts_dir, keep_saved_model_at) from e
   save_import_artifacts(imported, artifacts_dir)
   imported.check()
   return imported
@@ -98,21 +126,29 @@ def import_instance(module: tf.Module, module_name: str, exported_names: Sequenc
 def import_module_class(module_class: ModuleClass, exported_names: Sequence[str] = (),
                         artifacts_dir: Optional[str] = None,
                         keep_saved_model_at: Sequence[str] = (),
-                        each_function_on_failure: bool = False) -> importer.ImportedModule:
+                        each_function_on_failure: bool = False,
+                        keep_saved_model_on_failure_at: Sequence[str] = ()
+                        ) -> importer.ImportedModule:
   """Imports a module class once per process and exported names; later calls reuse the result.
 
   `each_function_on_failure`: a module whose whole import failed but some of whose functions
   import alone is returned holding those (else its import error is raised, as in 2020). The
   per-function import is done (and cached) either way, so both kinds of caller share it.
+  A failed import saves what it produced in `artifacts_dir` (`save_failure_artifacts`) and
+  keeps the SavedModel at `keep_saved_model_on_failure_at`.
   """
   exported_names = importer.normalize_exported_names(exported_names)
   key = (module_class, exported_names)
   with _lock:
     imported = _imports.get(key)
     if imported is None:
-      imported = importer.import_module(instantiate(module_class), module_name_of(module_class),
-                                        exported_names, keep_saved_model_at,
-                                        each_function_on_failure=True)
+      try:
+        imported = importer.import_module(
+            instantiate(module_class), module_name_of(module_class), exported_names,
+            keep_saved_model_at, each_function_on_failure=True,
+            keep_saved_model_on_failure_at=keep_saved_model_on_failure_at)
+      except importer.ModuleImportFailure as e:
+        raise save_failure_artifacts(e, artifacts_dir, keep_saved_model_on_failure_at) from e
       if imported.method_imports is not None:
         logging.warning("%s", imported.method_imports.describe())
       _imports[key] = imported

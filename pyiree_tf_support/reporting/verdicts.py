@@ -149,4 +149,21 @@ def format_report(function_name: str, reference: str, outcomes: Sequence[Outcome
              for status, names in by_status.items() if names]
     headline = (f"Trace '{function_name}' compared with the reference '{reference}': "
                 + ", ".join(parts or ["no target backends"]) + ".")
-  return headline + "\n" + "\n".join(format_outcome(o) for o in outcomes)
+  return headline + "\n" + "\n".join(_format_outcomes(outcomes))
+
+
+def _format_outcomes(outcomes: Sequence[Outcome]) -> Sequence[str]:
+  """Each outcome's text; an import error the backends share (the module is imported once for
+  every IREE backend) is written out under the first of them only."""
+  shown = {}
+  texts = []
+  for o in outcomes:
+    first = shown.get(o.detail) if o.status is Status.IMPORT_ERROR else None
+    if first is None:
+      if o.status is Status.IMPORT_ERROR:
+        shown[o.detail] = o.backend
+      texts.append(format_outcome(o))
+    else:
+      texts.append(f"{o.backend}: {o.status.value}\n  the same import as {first} (one import "
+                   "for every IREE backend): see above")
+  return texts

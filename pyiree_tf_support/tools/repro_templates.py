@@ -1,5 +1,6 @@
-"""The text of the files a standalone reproduction consists of (shell scripts, a TF-only import
-script, an MLIR driver module), as data: `make_repros` fills them in.
+"""The text of the files a standalone reproduction consists of (shell scripts, an MLIR driver
+module), as data: `make_repros` fills them in (the TF-only import script is the library's
+`reporting.import_repro`, which a failing test writes too).
 
 Every repro.sh has the same contract, which tests/tooling/repros_test.py checks: it runs IREE's (or
 TensorFlow's) own tools, prints their output, and ends with one line `FIRST_ERROR: <line>` and exit
@@ -72,87 +73,6 @@ status=$?
 cat "$work/stderr" "$work/log"
 finish "$status" "$work/log"
 """
-
-# The TF-only import script: the test file's module source, then SavedModel -> MLIR -> StableHLO.
-IMPORT_SCRIPT = '''"""{title}
-
-TensorFlow only: the module source of {source} (its tests left out), saved as a SavedModel,
-converted with convert_saved_model and lowered with run_pass_pipeline("{pipeline}"), as
-pyiree_tf_support does. Prints "error: ..." and exits 1 while the import fails.
-"""
-# pylint: skip-file
-import os
-import re
-import sys
-import tempfile
-
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-{env_lines}import numpy as np
-import tensorflow.compat.v2 as tf
-{shim}
-# ---- {source}, without its tests ----
-{module_source}
-# ---- the import ----
-EXPORTED_NAMES = {exported_names!r}  # empty: every tf.function with an input_signature
-PIPELINE = {pipeline!r}
-
-
-def _exported(module):
-  if EXPORTED_NAMES:
-    return list(EXPORTED_NAMES)
-  return sorted(name for name in dir(module) if not name.startswith("__")
-                and isinstance(getattr(module, name, None), tf.types.experimental.PolymorphicFunction)
-                and getattr(module, name).input_signature is not None)
-
-
-def main():
-  tf.random.set_seed(0)
-  np.random.seed(0)
-  module = {module_class}()
-  with tempfile.TemporaryDirectory() as saved_model:
-    tf.saved_model.save(module, saved_model)
-    try:
-      text = tf.mlir.experimental.convert_saved_model(
-          saved_model, exported_names=",".join(_exported(module)), show_debug_info=False)
-      lowered = tf.mlir.experimental.run_pass_pipeline(text, PIPELINE)
-    except Exception as e:  # the converter's and the pipeline's errors
-      lines = [line.strip() for line in str(e).splitlines() if line.strip()]
-      first = lines[0] if lines else type(e).__name__
-      # TF appends the MLIR diagnostic's location ("<unknown>:0: error: loc(...)") to the message.
-      first = first.split("<unknown>:")[0].strip()
-      located = re.match(r"^\\S+:\\d+:\\d+: (error: .*)", first)  # "-:3696:62: error: ..."
-      first = located.group(1) if located else first
-      print(first if first.startswith("error: ") else "error: " + first)
-      return 1
-  left = sorted(set(re.findall(r'"(tf(?:_executor|_device)?\\.\\w+)"\\(', lowered)))
-  if left:
-    print("error: TF ops left unconverted: " + ", ".join(left))
-    return 1
-  print("imported without TF ops left")
-  return 0
-
-
-if __name__ == "__main__":
-  sys.exit(main())
-'''
-
-# Stand-ins for the pyiree_tf_support helpers module constructors use (same behaviour).
-TF_UTILS_SHIM = '''
-
-class tf_utils:  # stand-in for pyiree_tf_support.tf_utils: the helpers module code may call
-  @staticmethod
-  def set_random_seed(seed=0):
-    tf.random.set_seed(seed)
-    np.random.seed(seed)
-
-  @staticmethod
-  def uniform(shape, dtype=np.float32):
-    return np.random.uniform(size=shape).astype(dtype)
-
-  @staticmethod
-  def ndarange(shape, dtype=np.float32):
-    return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
-'''
 
 # A module that calls the failing module's functions across the module boundary (iree-run-module
 # loads both; each call is one invocation of the compiled function, as in a test), so the failing

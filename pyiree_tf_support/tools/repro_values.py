@@ -16,6 +16,7 @@ from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.core import signatures as signatures_lib
 from pyiree_tf_support.core import structure
+from pyiree_tf_support.reporting import import_repro
 from pyiree_tf_support.reporting import repro
 from pyiree_tf_support.tools import repro_templates
 
@@ -25,69 +26,12 @@ _THRESHOLD = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64":
 # ---------------------------------------------------------------------------------------------
 # The TF-only import script.
 
-def _is_test_class(node: ast.AST) -> bool:
-  return isinstance(node, ast.ClassDef) and any(
-      "compile_module" in ast.unparse(decorator) for decorator in node.decorator_list)
-
-
-def _is_dropped(node: ast.AST) -> bool:
-  """Statements the import script leaves out: our imports, the tests, the main block."""
-  if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pyiree_tf_support"):
-    return True
-  if isinstance(node, ast.Import) and any(a.name.startswith(("pyiree_tf_support", "tensorflow",
-                                                              "numpy")) for a in node.names):
-    return True
-  if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tensorflow"):
-    return True
-  if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
-    return True
-  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-    return True  # the docstring
-  return _is_test_class(node)
-
-
-def module_source(source_path: str) -> str:
-  """The test file's text without its tests, main block and imports of numpy/TF/our library."""
-  with open(source_path, encoding="utf-8") as f:
-    text = f.read()
-  lines = text.splitlines()
-  tree = ast.parse(text, source_path)
-  kept = []
-  for node in tree.body:
-    if _is_dropped(node):
-      continue
-    start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-    kept.append("\n".join(lines[start - 1:node.end_lineno]))
-  return "\n\n\n".join(kept) + "\n"
-
-
-def _exported_names(source_path: str, module_class: str) -> Tuple[str, ...]:
-  with open(source_path, encoding="utf-8") as f:
-    tree = ast.parse(f.read(), source_path)
-  for node in ast.walk(tree):
-    if (isinstance(node, ast.Call) and "compile_module" in ast.unparse(node.func) and node.args
-        and isinstance(node.args[0], ast.Name) and node.args[0].id == module_class):
-      for keyword in node.keywords:
-        if keyword.arg == "exported_names":
-          names = ast.literal_eval(keyword.value)
-          return (names,) if isinstance(names, str) else tuple(names)
-  return ()
-
-
 def import_script(source_path: str, module_class: str, pipeline: str, title: str,
                   keras: bool) -> str:
-  """repro.py for an import failure (TensorFlow only)."""
-  body = module_source(source_path)
-  return repro_templates.IMPORT_SCRIPT.format(
-      title=title, source=os.path.relpath(source_path, os.path.dirname(os.path.dirname(
-          os.path.dirname(source_path)))) if keras else os.path.join("e2e", os.path.basename(
-              source_path)),
-      pipeline=pipeline,
-      env_lines='os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # Keras 2, as the suite runs\n'
-      if keras else "",
-      shim=repro_templates.TF_UTILS_SHIM if "tf_utils." in body else "",
-      module_source=body, exported_names=_exported_names(source_path, module_class),
-      module_class=module_class)
+  """repro.py for an import failure of a listed e2e file (TensorFlow only)."""
+  label = (os.path.relpath(source_path, os.path.dirname(os.path.dirname(os.path.dirname(
+      source_path)))) if keras else os.path.join("e2e", os.path.basename(source_path)))
+  return import_repro.import_script(source_path, module_class, pipeline, title, keras, label)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ MAX_COLUMNS = 100
 # Templates whose lines are lines of the files made from them (e2e/repros/ holds that output): a
 # line that is long in repro.sh or repro.py stays one line, so the generated text does not change.
 LONG_TEMPLATES = {
-    "pyiree_tf_support/tools/repro_templates.py": ("PREAMBLE", "IMPORT", "IMPORT_SCRIPT"),
+    "pyiree_tf_support/tools/repro_templates.py": ("PREAMBLE", "IMPORT"),
+    "pyiree_tf_support/reporting/import_repro.py": ("IMPORT_SCRIPT",),
 }
 # Files another change of the same issue is rewriting; they join the checks when it lands.
 # A paragraph that justifies a file's size instead of saying what the file holds.
