@@ -4,6 +4,7 @@ import dataclasses
 import hashlib
 import logging
 import os
+import re
 import secrets
 import shlex
 import sys
@@ -38,11 +39,12 @@ class CompileError(RuntimeError):
   """
 
   def __init__(self, message: str, reproducer_path: Optional[str] = None, reason: str = "",
-               methods: Tuple[str, ...] = ()):
+               methods: Tuple[str, ...] = (), rerun_command: str = ""):
     super().__init__(message)
     self.reproducer_path = reproducer_path
     self.reason = reason or message
     self.methods = methods
+    self.rerun_command = rerun_command  # the shell command compiling the reproducer again.
 
 
 class CompileTimeoutError(CompileError):
@@ -76,11 +78,37 @@ class CompileRequest:
     return digest.hexdigest()
 
   def command_line(self, input_path: str, output_path: str) -> str:
-    """The iree-compile command that reproduces this compilation by hand."""
-    args = ["iree-compile", input_path, f"--iree-input-type={INPUT_TYPE}"]
+    """The iree-compile command that reproduces this compilation by hand: the compiler this
+    library ran (its full path) with every flag it passed."""
+    args = [_compiler_tool(), input_path, f"--iree-input-type={INPUT_TYPE}"]
     args += [f"--iree-hal-target-backends={target}" for target in self.targets]
     args += list(self.flags) + ["-o", output_path]
     return shlex.join(args)
+
+
+def _compiler_tool() -> str:
+  try:
+    return iree_binaries.find_tool("iree-compile")
+  except Exception:  # pylint: disable=broad-except  # not installed: the name says what to run.
+    return "iree-compile"
+
+
+def rerun_command(request: CompileRequest, reproducer_path: str) -> str:
+  """A shell command that compiles the reproducer with the flags of `request` (iree-compile
+  reads a pass crash reproducer as its input; `iree-opt --run-reproducer` cannot run IREE's).
+  It enters the reproducer's directory first (unzipping Bazel's outputs when needed)."""
+  return (f"{artifacts.shell_cd(os.path.dirname(reproducer_path) or '.')} && "
+          + request.command_line(os.path.basename(reproducer_path), "reproduced.vmfb"))
+
+
+# iree-compile's note when a pass fails with a crash reproducer requested.
+_FAILED_PASS = re.compile(r"Pipeline failed while executing \[`([^`]+)` on '([^']+)'")
+
+
+def failing_pass(diagnostics: str) -> Optional[str]:
+  """The pass iree-compile names as the one that failed ("X on 'op'"), or None."""
+  match = _FAILED_PASS.search(diagnostics)
+  return None if match is None else f"{match.group(1)} on '{match.group(2)}'"
 
 
 # What the compiler read from stdin is the module's iree_input.mlir (or, compiling one method,
@@ -121,6 +149,9 @@ def _describe_failure(error: Exception, iree_input: str) -> Tuple[str, Tuple[str
   lines = [line for line, _ in mlir_functions.locations_in(_first_error_block(diagnostics))]
   methods = mlir_functions.exported_functions_at(iree_input, lines)
   reason = _first_error(diagnostics).replace("<stdin>", INPUT_NAME)
+  pass_name = failing_pass(diagnostics)
+  if pass_name:
+    reason += f" [failing pass: {pass_name}]"
   if code is not None and code < 0:
     reason = f"iree-compile crashed with {exit_status.signal_name(-code)}: {reason}"
   return reason, methods
@@ -186,13 +217,16 @@ def compile_request(request: CompileRequest, description: str,
   except Exception as e:  # CompilerToolError, or an OSError starting the tool.
     reason, methods = _describe_failure(e, request.iree_input)
     message = f"Compiling {description} failed{_in_methods(methods)}: {reason}"
+    command = ""
     if reproducer_path:
       if crash_path and os.path.exists(crash_path):
         artifacts.rename(crash_path, reproducer_path)
       else:
         artifacts.write_text(reproducer_path, _input_reproducer(request, reproducer_path, str(e)))
-      message += f" Reproducer: {artifacts.display_path(reproducer_path)}"
-    raise CompileError(message, reproducer_path, reason, methods) from e
+      command = rerun_command(request, reproducer_path)
+      message += (f" Reproducer: {artifacts.display_path(reproducer_path)} "
+                  f"(compile it again with: {command})")
+    raise CompileError(message, reproducer_path, reason, methods, command) from e
   finally:
     if crash_path and os.path.exists(crash_path):
       os.remove(crash_path)

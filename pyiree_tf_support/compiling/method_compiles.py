@@ -25,11 +25,13 @@ class MethodFailure:
   method: str
   reason: str  # the first error, located in iree_input.mlir.
   reproducer_path: Optional[str] = None
+  rerun_command: str = ""  # compiles the reproducer again with the library's flags.
 
   def describe(self) -> str:
     if not self.reproducer_path:
       return self.reason
-    return f"{self.reason} Reproducer: {artifacts.display_path(self.reproducer_path)}"
+    rerun = f" (compile it again with: {self.rerun_command})" if self.rerun_command else ""
+    return f"{self.reason} Reproducer: {artifacts.display_path(self.reproducer_path)}{rerun}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,7 +82,7 @@ def compile_each_method(request: CompileRequest, module_error: CompileError, bac
       compile_fn(alone, f"method '{method}' of {description}", reproducer_for(method))
       compiled.append(method)
     except CompileError as e:
-      failed.append(MethodFailure(method, e.reason, e.reproducer_path))
+      failed.append(MethodFailure(method, e.reason, e.reproducer_path, e.rerun_command))
   vmfb = None
   if compiled:
     together = dataclasses.replace(

@@ -92,7 +92,8 @@ def compile_each_method(iree_input: str, module_name: str, spec: BackendSpec, ba
   if vmfb is None:
     raise compiler.CompileError(f"{module_error}\n{record.describe()}",
                                 module_error.reproducer_path, module_error.reason,
-                                module_error.methods) from module_error
+                                module_error.methods,
+                                module_error.rerun_command) from module_error
   logging.warning("%s", record.describe())
   if artifacts_dir is not None:
     artifacts.write_bytes(artifacts.compiled_path(artifacts_dir, names), vmfb)

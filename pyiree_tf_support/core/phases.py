@@ -50,7 +50,8 @@ _DIAGNOSTIC = re.compile(r"(?:[^\s:]+:\d+:\d+:\s*)?(error: .*)")
 # A diagnostic that says nothing but where (TF's importer prints some after the real message).
 _ONLY_LOCATION = re.compile(r"error:\s*(loc\(.*\):?)?\s*")
 # What the library's CompileError message appends after the compiler's first error.
-_REPRODUCER_TRAILER = re.compile(r"\s+Reproducer: \S+$")
+_REPRODUCER_TRAILER = re.compile(r"\s+Reproducer: \S+( \(compile it again with: .*\))?$")
+_PASS_TRAILER = re.compile(r"\s+\[failing pass: [^\]]*\]$")
 # The location MLIR prints after an op it quotes in a diagnostic
 # (`... loc("iree_input.mlir":7:10)`).
 _TRAILING_LOCATION = re.compile(r"\s+loc\([^()]*\)$")
@@ -65,8 +66,8 @@ def first_error_line(text: str, diagnostics: bool) -> str:
   if diagnostics:
     for line in lines:
       match = _DIAGNOSTIC.search(line)
-      message = (_TRAILING_LOCATION.sub("", _REPRODUCER_TRAILER.sub("", match.group(1).strip()))
-                 if match else "")
+      message = (_TRAILING_LOCATION.sub("", _PASS_TRAILER.sub(
+          "", _REPRODUCER_TRAILER.sub("", match.group(1).strip()))) if match else "")
       if message and not _ONLY_LOCATION.fullmatch(message):
         return message
   if len(lines) > 1 and lines[0].endswith(":"):

@@ -1,6 +1,7 @@
 """compile_tf_module and the import pipeline: artifacts, clear errors, reproducers."""
 
 import os
+import subprocess
 import tempfile
 
 from absl.testing import absltest
@@ -88,6 +89,15 @@ class CompileTfModuleTest(absltest.TestCase):
       tf_utils.compile_tf_module(MulModule(), [tf_utils.BackendInfo("tf")])
 
 
+# An unknown custom call fails inside a pass pipeline (not the parser).
+_UNKNOWN_CUSTOM_CALL = """
+  func.func @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = "stablehlo.custom_call"(%arg0) {call_target_name = "no_such_target"}
+         : (tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }"""
+
+
 class CompilerFailureTest(absltest.TestCase):
   """Real iree-compile failures: the message has the compiler's error and a reproducer path."""
 
@@ -124,6 +134,24 @@ class CompilerFailureTest(absltest.TestCase):
     self.assertEqual(raised.exception.reproducer_path, reproducer)
     with open(reproducer) as f:
       self.assertIn("mlir_reproducer", f.read())  # written by iree-compile itself.
+    self.assertEqual(os.listdir(artifacts_dir), ["reproducer__iree_vmla.mlir"])
+
+  def test_pass_failure_names_the_pass_and_a_command_that_reproduces_it(self):
+    artifacts_dir = tempfile.mkdtemp()
+    reproducer = os.path.join(artifacts_dir, "reproducer__iree_vmla.mlir")
+    request = compiler.CompileRequest(_UNKNOWN_CUSTOM_CALL, ("vmvx",),
+                                      ("--iree-input-demote-f64-to-f32=false",))
+    with self.assertRaises(compiler.CompileError) as raised:
+      compiler.compile_request(request, "module 'M'", reproducer)
+    message = str(raised.exception)
+    self.assertIn("[failing pass: ConvertStableHloToIreeInputDialects on 'builtin.module']",
+                  message)
+    command = raised.exception.rerun_command
+    self.assertIn(f"(compile it again with: {command})", message)
+    self.assertIn("--iree-input-demote-f64-to-f32=false", command)  # the flags the library used.
+    rerun = subprocess.run(["sh", "-c", command], capture_output=True, text=True, check=False)
+    self.assertNotEqual(rerun.returncode, 0)
+    self.assertIn("failed to legalize operation 'stablehlo.custom_call'", rerun.stderr)
     self.assertEqual(os.listdir(artifacts_dir), ["reproducer__iree_vmla.mlir"])
 
 

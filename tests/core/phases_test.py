@@ -120,6 +120,10 @@ class PhaseTest(parameterized.TestCase):
        "error: no location here"),
       ("reproducer_trailer_dropped", "x: <stdin>:1:2: error: bad op Reproducer: /a/r.mlir",
        True, "error: bad op"),
+      ("pass_and_rerun_command_dropped",
+       "x: <stdin>:1:2: error: bad op loc(\"a\":1:2) [failing pass: P on 'builtin.module'] "
+       "Reproducer: /a/r.mlir (compile it again with: cd /a && iree-compile r.mlir -o o)",
+       True, "error: bad op"),
       ("quoted_op_location_dropped",
        'a.mlir:7:10: error: illegal: %0 = "x.y"(%arg0) : (i32) -> i32 loc("a.mlir":7:10)',
        True, 'error: illegal: %0 = "x.y"(%arg0) : (i32) -> i32'),
