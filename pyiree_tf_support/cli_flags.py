@@ -10,6 +10,7 @@ from absl import logging
 
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.compiling import compile_cache
+from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import phases
 from pyiree_tf_support.core import run_settings as run_settings_lib
 from pyiree_tf_support.core import timeouts
@@ -52,6 +53,15 @@ flags.DEFINE_list("xfail_backends", [],
                   f"one of {', '.join(phases.NAMES)}: their failures are XFAIL; passing every "
                   "trace is an XPASS error, and failing first in another phase than the one "
                   "given a wrong-phase error (no phase: any phase).")
+flags.DEFINE_multi_string(
+    "iree_compile_flags", [],
+    "An iree-compile flag for one IREE backend, backend:flag (repeat the flag for more; the "
+    "value is taken verbatim after the first ':', commas and '=' included), e.g. "
+    "--iree_compile_flags=iree_llvmjit:--iree-llvmcpu-target-cpu=generic. Part of the compile "
+    "cache key and of every printed command that compiles again.")
+flags.DEFINE_bool("dump_compiler_ir", False,
+                  "Keep iree-compile's IR after each compilation phase and every executable's "
+                  "sources in <module dir>/dumps/<backend>/ (phases/, sources/).")
 flags.DEFINE_bool("run_in_worker", False,
                   "Run every IREE backend in a worker process without TensorFlow (Vulkan always "
                   "runs there), so a runtime crash fails that backend instead of the test process.")
@@ -139,7 +149,16 @@ def _validate_tolerances(text: str) -> bool:
   return True
 
 
+def _validate_iree_compile_flags(values: Optional[Sequence[str]]) -> bool:
+  try:
+    compile_flags.parse(values or ())
+  except ValueError as e:
+    raise flags.ValidationError(str(e)) from None
+  return True
+
+
 flags.register_validator("target_backends", _validate_target_backends)
+flags.register_validator("iree_compile_flags", _validate_iree_compile_flags)
 flags.register_validator("reference_backend", _validate_backend)
 flags.register_validator("tolerances", _validate_tolerances)
 flags.register_validator("xfail_backends", _validate_xfail_backends)
@@ -185,7 +204,8 @@ def tolerance_policy() -> tolerances.TolerancePolicy:
 
 def replay_arguments() -> Tuple[str, ...]:
   """The flags of this run that a printed replay command must repeat to judge the same way."""
-  return (f"--tolerances={value('tolerances')}",) if value("tolerances") else ()
+  tolerance = (f"--tolerances={value('tolerances')}",) if value("tolerances") else ()
+  return tolerance + tuple(f"--iree_compile_flags={v}" for v in value("iree_compile_flags") or ())
 
 
 def run_settings() -> run_settings_lib.RunSettings:
@@ -202,6 +222,8 @@ def run_settings() -> run_settings_lib.RunSettings:
       xfail_backends=tuple(xfail_entries().items()),
       keep_saved_model=bool(value("keep_saved_model")),
       full_text_traces=bool(value("full_text_traces")),
+      iree_compile_flags=compile_flags.parse(value("iree_compile_flags") or ()),
+      dump_compiler_ir=bool(value("dump_compiler_ir")),
       timeouts=timeouts_from_flags())
 
 

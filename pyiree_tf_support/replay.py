@@ -23,6 +23,7 @@ from absl import app
 from absl import flags
 
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support import bundle
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.reporting import replay_input
@@ -112,12 +113,17 @@ def replay_loaded(loaded: ReplayInput, target_backends: Sequence[str],
                   cache: Optional[CompileCache] = None,
                   policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
                   recompile: bool = False,
-                  limits: timeouts.Timeouts = timeouts.DEFAULT) -> List[verdicts.Outcome]:
+                  limits: timeouts.Timeouts = timeouts.DEFAULT,
+                  extra_flags: compile_flags.Entries = ()) -> List[verdicts.Outcome]:
   """Replays an already checked reference trace on each target backend: a bundle's compiled
   vmfbs (BundleError if one is missing or changed) unless `recompile`; `limits` bound each
-  compile, load and call."""
-  specs = _target_specs(target_backends)
+  compile, load and call; `extra_flags` (--iree_compile_flags) are added to a recompile's."""
   names = backends.indexed_names(list(target_backends))
+  specs = [dataclasses.replace(spec, compiler_flags=spec.compiler_flags
+                               + compile_flags.for_backend(extra_flags,
+                                                           (artifact, backend, spec.name)))
+           for spec, artifact, backend in zip(_target_specs(target_backends), names,
+                                              target_backends)]
   module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
   bundled = [None if recompile else bundle.compiled_vmfb(module_dir, n) for n in target_backends]
   return [_replay_on(loaded.reference, spec, artifact_name, (artifact_name, backend_name),
@@ -210,7 +216,9 @@ def main(argv: Sequence[str]) -> int:
     return 2
   try:
     outcomes = replay_loaded(loaded, targets, cli_flags.compile_cache_from_flags(), policy,
-                             recompile=_RECOMPILE.value, limits=cli_flags.timeouts_from_flags())
+                             recompile=_RECOMPILE.value, limits=cli_flags.timeouts_from_flags(),
+                             extra_flags=compile_flags.parse(
+                                 cli_flags.value("iree_compile_flags")))
   except (bundle.BundleError, ReplayError) as e:
     print(f"replay: {e}", file=sys.stderr)
     return 2

@@ -8,6 +8,7 @@ returning numpy), `compile_tf_module`, `backends_to_str`, the input helpers (`un
 process), `compiling` (once per request), `runtime` (load and call).
 """
 
+import dataclasses
 import os
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
@@ -109,8 +110,14 @@ class BackendInfo:
   """
 
   def __init__(self, backend_name: str, artifact_name: Optional[str] = None,
-               run_in_worker: bool = False):
-    self._spec = backends.lookup(backend_name)
+               run_in_worker: bool = False, extra_compiler_flags: Sequence[str] = ()):
+    """`extra_compiler_flags`: iree-compile flags after the table's (--iree_compile_flags,
+    --dump_compiler_ir); they are part of the compile request, so of its cache key."""
+    spec = backends.lookup(backend_name)
+    if extra_compiler_flags:
+      spec = dataclasses.replace(spec, compiler_flags=spec.compiler_flags
+                                 + tuple(extra_compiler_flags))
+    self._spec = spec
     self.backend_name = backend_name
     self.name = backend_name if artifact_name is None else artifact_name
     self.driver = self._spec.driver

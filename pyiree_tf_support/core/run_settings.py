@@ -28,5 +28,9 @@ class RunSettings:
   keep_saved_model: bool = False
   # --full_text_traces: trace files hold every element (default: arrays over 64 summarized).
   full_text_traces: bool = False
+  # --iree_compile_flags: (backend as named, one iree-compile flag) (core/compile_flags.py).
+  iree_compile_flags: Tuple[Tuple[str, str], ...] = ()
+  # --dump_compiler_ir: IR after each compilation phase and executable sources in dumps/.
+  dump_compiler_ir: bool = False
   # --compile_timeout, --load_timeout, --call_timeout.
   timeouts: timeouts_lib.Timeouts = timeouts_lib.DEFAULT

@@ -16,6 +16,7 @@ from absl import logging
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.reporting import import_repro
 from pyiree_tf_support.compiling import compile_process
@@ -88,9 +89,32 @@ def target_infos(names: Sequence[str], run_in_worker: bool = False) -> List[Back
           for name, artifact in zip(names, backends.indexed_names(list(names)))]
 
 
-def plan_backends(settings: RunSettings, probe: bool = True) -> BackendPlan:
+def _with_compile_flags(info: BackendInfo, settings: RunSettings,
+                        artifacts_dir: Optional[str]) -> BackendInfo:
+  """`info` with the iree-compile flags `settings` add for it (--iree_compile_flags, and with
+  --dump_compiler_ir and a module dir the dumps into it)."""
+  if not info.is_iree:
+    return info
+  extra = compile_flags.for_backend(settings.iree_compile_flags, info.names())
+  if settings.dump_compiler_ir and artifacts_dir is not None:
+    extra += compile_flags.dump_flags(artifacts_dir, info.name)
+  if not extra:
+    return info
+  return BackendInfo(info.backend_name, info.name, settings.run_in_worker, extra)
+
+
+def plan_backends(settings: RunSettings, probe: bool = True,
+                  artifacts_dir: Optional[str] = None) -> BackendPlan:
   """The reference and targets `settings` ask for; without target backends, every backend this
-  machine can run (the others are logged as skipped; `probe=False` skips finding out which)."""
+  machine can run (the others are logged as skipped; `probe=False` skips finding out which).
+  Each carries the compiler flags `settings` add for it (IR dumps only given `artifacts_dir`)."""
+  plan = _plan_backends(settings, probe)
+  return dataclasses.replace(
+      plan, reference=_with_compile_flags(plan.reference, settings, artifacts_dir),
+      targets=tuple(_with_compile_flags(t, settings, artifacts_dir) for t in plan.targets))
+
+
+def _plan_backends(settings: RunSettings, probe: bool) -> BackendPlan:
   run_in_worker = settings.run_in_worker
   reference_name = settings.reference_backend
   reference = BackendInfo(reference_name, f"{reference_name}_ref", run_in_worker)
@@ -231,7 +255,7 @@ def set_up_class(module_class, exported_names: Sequence[str], settings: RunSetti
   module_name = tf_utils.module_name_of(module_class)
   artifacts_dir = claim_artifacts_dir(module_class, settings)
   logging.info("Artifacts of %s are saved in %s", module_name, artifacts_dir)
-  plan = plan_backends(settings)
+  plan = plan_backends(settings, artifacts_dir=artifacts_dir)
   if only_targets is not None:
     plan = dataclasses.replace(
         plan, targets=tuple(t for t in plan.targets if t.name in only_targets))
