@@ -110,6 +110,7 @@ class TracedModuleTestCase(tf.test.TestCase):
                  setup.module_name, len(setup.targets), time.monotonic() - started)
     # Written once here; tests only append their outcomes and claim trace names.
     cls._setup = setup
+    cls._notes_recorded = False  # whether report.txt has the class's notes yet.
     cls._module_name = setup.module_name
     cls._artifacts_dir = setup.artifacts_dir
     cls._iree_input = setup.iree_input
@@ -231,9 +232,10 @@ class TracedModuleTestCase(tf.test.TestCase):
     path = None
     step = "saving the trace"
     try:
-      path = self._save_trace(trace)
       not_imported = module.method_import_error(trace.pending_method) if error else None
       not_compiled = module.method_compile_error(trace.pending_method) if error else None
+      if trace.calls or not (not_imported or not_compiled):  # no empty trace of a method
+        path = self._save_trace(trace)                       # that is not in the module.
       if not_imported:
         outcome = Outcome(setup.info.name, Status.IMPORT_ERROR,
                           f"call {len(trace.calls)} ({trace.pending_method}): {not_imported}", path)
@@ -314,14 +316,20 @@ class TracedModuleTestCase(tf.test.TestCase):
     shown = [o.expecting_failure() if test_setup.listed(s.info, self._settings) else o
              for s, o in zip(self._setup.targets, outcomes)]
 
-    report = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown)
-    for note in (self._setup.method_imports_note(), self._setup.method_compiles_note(),
-                 self._setup.skipped_note()):
-      report += "\n" + note if note else ""
+    verdict = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown)
+    notes = "".join("\n" + note for note in (
+        self._setup.method_imports_note(), self._setup.method_compiles_note(),
+        self._setup.skipped_note()) if note)
+    report = verdict + notes  # a failure message says it all.
+    # report.txt lists the class's notes (per-method import/compile lists) once, in its first
+    # entry, not in every test's.
+    recorded = verdict + ("" if type(self)._notes_recorded else notes)
+    type(self)._notes_recorded = True
     records = [self._backend_record(setup, module, outcome, raw, trace_name, repros)
                for (setup, module), outcome, (raw, repros) in zip(targets, shown, results)]
     report_files.record(self._artifacts_dir, self.id(),
-                        report_files.trace_record(trace_name, ref_trace.backend, report, records),
+                        report_files.trace_record(trace_name, ref_trace.backend, recorded,
+                                                  records),
                         first_of_test=not self._reported, test_file=self._test_file())
     self._reported = True
     if self._report_per_backend:  # the pytest plugin reports each backend as its own item.

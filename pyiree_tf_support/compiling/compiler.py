@@ -88,7 +88,7 @@ class CompileRequest:
 
 def _compiler_tool() -> str:
   try:
-    return iree_binaries.find_tool("iree-compile")
+    return os.path.normpath(iree_binaries.find_tool("iree-compile"))
   except Exception:  # pylint: disable=broad-except  # not installed: the name says what to run.
     return "iree-compile"
 
