@@ -35,13 +35,13 @@ class ListedBackends:
       return None
     methods = self._methods.get(group, frozenset())
     outcomes = [o for c in compared if c.method in methods for o in c.outcomes]
-    judged = dataclasses.replace(expected_failures.judge(backend, listing.expected, outcomes),
-                                 covered=listing.label)
-    reason = listing.expected.reason
+    judged = expected_failures.judge(backend, listing.expected, outcomes)
+    reason, covered = listing.expected.reason, f"listed: {listing.label}"
     if judged.verdict is Verdict.XPASS:  # pytest's own words for a strict xfail that passed.
-      return f"[XPASS(strict)] {reason}\n{judged.message(self._class_name)}"
+      return f"[XPASS(strict)] {reason}\n{judged.message(self._class_name)}\n{covered}"
     if judged.verdict is Verdict.WRONG_PHASE:
-      return f"{judged.message(self._class_name)}\nlisted reason: {reason}"
+      return f"{judged.message(self._class_name)}\nlisted reason: {reason}\n{covered}"
     if judged.verdict is Verdict.XFAIL:
-      logging.info("%s", judged.message(self._class_name))
+      logging.info("%s", dataclasses.replace(judged, covered=listing.label).message(
+          self._class_name))
     return None
