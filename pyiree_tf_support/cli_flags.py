@@ -49,10 +49,12 @@ flags.DEFINE_string("tolerances", "",
                     "Per-backend tolerance overrides: backend:dtype:rtol:atol[,...], "
                     "e.g. iree_vulkan:float32:1e-5:1e-5.")
 flags.DEFINE_list("xfail_backends", [],
-                  "Target backends expected to fail in this file, each backend[:phase] with phase "
-                  f"one of {', '.join(phases.NAMES)}: their failures are XFAIL; passing every "
-                  "trace is an XPASS error, and failing first in another phase than the one "
-                  "given a wrong-phase error (no phase: any phase).")
+                  "Target backends expected to fail, each backend[:phase][@scope] with phase "
+                  f"one of {', '.join(phases.NAMES)} and scope file_test.py[::Class[::test]] "
+                  "or Class[::test] (no scope: every test of the run): their failures there are "
+                  "XFAIL; passing every trace of the scope's tests in a class is an XPASS error, "
+                  "and failing first in another phase than the one given a wrong-phase error "
+                  "(no phase: any phase).")
 flags.DEFINE_multi_string(
     "iree_compile_flags", [],
     "An iree-compile flag for one IREE backend, backend:flag (repeat the flag for more; the "
@@ -192,9 +194,10 @@ def target_backend_names() -> Optional[List[str]]:
   return split_backends(value("target_backends"))
 
 
-def xfail_entries() -> Dict[str, Optional[phases.Phase]]:
-  """--xfail_backends as {backend as named: its expected phase, None for any phase}."""
-  return dict(expected_failures.parse_xfail_entries(value("xfail_backends") or ()))
+def xfail_entries() -> Tuple[Tuple[str, Optional[phases.Phase], Optional[str]], ...]:
+  """--xfail_backends as (backend as named, its expected phase or None for any phase, scope key
+  or None for every test), one per entry."""
+  return expected_failures.parse_xfail_entries(value("xfail_backends") or ())
 
 
 def tolerance_policy() -> tolerances.TolerancePolicy:
@@ -219,7 +222,7 @@ def run_settings() -> run_settings_lib.RunSettings:
       artifacts_dir=value("artifacts_dir"),
       compile_jobs=value("compile_jobs"),
       compile_cache_dir=None if cache is None else cache.directory,
-      xfail_backends=tuple(xfail_entries().items()),
+      xfail_backends=xfail_entries(),
       keep_saved_model=bool(value("keep_saved_model")),
       full_text_traces=bool(value("full_text_traces")),
       iree_compile_flags=compile_flags.parse(value("iree_compile_flags") or ()),

@@ -155,7 +155,8 @@ class TracedCaseCollector(pytest.Class):
         item = BackendItem.from_parent(self, name=f"{method}[{info.name}]", method=method,
                                        backend=info.name)
         item.extra_keyword_matches.add(info.name)
-        item.expected = expected_failures.expected_for(info.names(), failing, xfail_backends)
+        item.listing = expected_failures.expected_for(
+            info.names(), failing, xfail_backends, self.path.name, self.obj.__name__, method)
         yield item
 
 
@@ -166,8 +167,8 @@ class BackendItem(pytest.Item):
     super().__init__(**kwargs)
     self.method = method
     self.backend = backend
-    # Set when the backend is listed as failing here.
-    self.expected: Optional[expected_failures.ExpectedFailure] = None
+    # Set when the backend is listed as failing for this test method (and what the entry covers).
+    self.listing: Optional[expected_failures.Listing] = None
 
   @property
   def case_class(self) -> type:
@@ -186,24 +187,24 @@ class BackendItem(pytest.Item):
     try:
       run.judge(self.method, self.backend)
     except BackendFailed:
-      if self.expected is None:
+      if self.listing is None:
         raise
       self._raise_class_verdict(run)
       phase = run.phase_of(self.method, self.backend)
       if phase is not None:  # the end table shows it beside the xfail.
         self.user_properties.append((pytest_summary.PHASE_PROPERTY, phase.value))
-      pytest.xfail(self.expected.reason)
+      pytest.xfail(f"{self.listing.expected.reason} [listed: {self.listing.label}]")
     except TestFailed as e:
-      verdict = run.record(self.backend, self.expected) if self.expected is not None else None
+      verdict = run.record(self.backend, self.listing) if self.listing is not None else None
       raise TestFailed("\n".join(filter(None, [str(e), verdict]))) from None
     fraction = run.worst_fraction(self.method, self.backend)
     if fraction is not None:  # the end table shows a pass close to its tolerance.
       self.user_properties.append((pytest_summary.CLOSENESS_PROPERTY, fraction))
-    if self.expected is not None:
+    if self.listing is not None:
       self._raise_class_verdict(run)
 
   def _raise_class_verdict(self, run: "_ClassRun") -> None:
-    error = run.record(self.backend, self.expected)
+    error = run.record(self.backend, self.listing)
     if error:
       raise TestFailed(error)
 
@@ -231,10 +232,10 @@ class _ClassRun:
   """One TestCase class under pytest: set up once for `backends`, each method run once."""
 
   def __init__(self, case_class: type, backends_selected: Tuple[str, ...],
-               items_per_backend: Dict[str, int]):
+               listed_items: Dict[Tuple[str, expected_failures.Listing], List[str]]):
     self.case_class = case_class
     self.backends = backends_selected
-    self._listed = pytest_listed.ListedBackends(case_class.__name__, items_per_backend)
+    self._listed = pytest_listed.ListedBackends(case_class.__name__, listed_items)
     self.setup_seconds: Optional[float] = None
     self._setup_error: Optional[BaseException] = None
     self._results: Dict[str, _MethodResult] = {}
@@ -311,10 +312,9 @@ class _ClassRun:
                  if o.backend == backend and o.worst_fraction is not None]
     return max(fractions) if fractions else None
 
-  def record(self, backend: str, expected: expected_failures.ExpectedFailure) -> Optional[str]:
+  def record(self, backend: str, listing: expected_failures.Listing) -> Optional[str]:
     """One finished item of listed `backend`: what fails it, if anything (`pytest_listed`)."""
-    compared = getattr(self.case_class, "_compared", [])
-    return self._listed.finish_item(backend, expected, [o for c in compared for o in c.outcomes])
+    return self._listed.finish_item(backend, listing, getattr(self.case_class, "_compared", []))
 
   def tear_down(self) -> None:
     if not self.torn_down:
@@ -330,14 +330,15 @@ class _Session:
     self._runs: Dict[type, _ClassRun] = {}
     self._left: Dict[type, int] = {}
     self._selected: Dict[type, List[str]] = {}
-    self._per_backend: Dict[type, Dict[str, int]] = {}
+    # the methods of each class's selected items, by (backend, listing), of listed backends.
+    self._listed_items: Dict[type, Dict[Tuple[str, expected_failures.Listing], List[str]]] = {}
     self._items: Dict[str, Tuple[str, str]] = {}  # nodeid -> (test file, backend)
     self.summary = pytest_summary.Summary()
 
   def class_run(self, case_class: type) -> _ClassRun:
     if case_class not in self._runs:
       self._runs[case_class] = _ClassRun(case_class, tuple(self._selected.get(case_class, ())),
-                                         self._per_backend.get(case_class, {}))
+                                         self._listed_items.get(case_class, {}))
     return self._runs[case_class]
 
   @pytest.hookimpl(trylast=True)
@@ -347,8 +348,9 @@ class _Session:
         self._items[item.nodeid] = (item.nodeid.split("::")[0], item.backend)
         cls = item.case_class
         self._left[cls] = self._left.get(cls, 0) + 1
-        counts = self._per_backend.setdefault(cls, {})
-        counts[item.backend] = counts.get(item.backend, 0) + 1
+        if item.listing is not None:
+          listed = self._listed_items.setdefault(cls, {})
+          listed.setdefault((item.backend, item.listing), []).append(item.method)
         if item.backend not in self._selected.setdefault(cls, []):
           self._selected[cls].append(item.backend)
 

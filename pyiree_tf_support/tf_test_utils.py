@@ -78,6 +78,7 @@ class ComparedTrace:
   function_name: str
   reference: str
   outcomes: Tuple[Outcome, ...]
+  method: str = ""  # the test method that compared it.
 
 
 class TracedModuleTestCase(tf.test.TestCase):
@@ -114,7 +115,9 @@ class TracedModuleTestCase(tf.test.TestCase):
     cls._module_name = setup.module_name
     cls._artifacts_dir = setup.artifacts_dir
     cls._iree_input = setup.iree_input
-    cls._outcome_log: List[Outcome] = []
+    # Every test method that ran, with its raw outcomes: the unit of an expected failure may be a
+    # test method (expected_failures).
+    cls._outcome_log: Dict[str, List[Outcome]] = {}
     cls._own_faults = 0  # tests that errored with a faults.OwnFault: no XPASS is drawn then.
     cls._compared: List[ComparedTrace] = []
     cls._trace_names = test_setup.TraceNames()
@@ -135,6 +138,7 @@ class TracedModuleTestCase(tf.test.TestCase):
   def setUp(self):
     super().setUp()
     self._reported = False  # whether this test has written its entry of report.json yet.
+    self._outcome_log.setdefault(self._testMethodName, [])
     # Fresh state for every test, without recompiling or restarting worker processes.
     self._ref_module = self._setup.reference
     self._tar_modules = [s.module for s in self._setup.targets]
@@ -155,8 +159,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     # The plugin judges per item; no verdict is drawn from a class that met an own fault.
     judged_here = (setup is not None and not cls._report_per_backend
                    and not getattr(cls, "_own_faults", 0))
-    judged = (test_setup.class_verdicts(setup, cls._outcome_log, cls._settings)
-              if judged_here else [])
+    judged = (test_setup.class_verdicts(setup, cls._outcome_log, cls._settings, cls._test_file(),
+                                        cls.__name__) if judged_here else [])
     if setup is not None:  # a finished class's worker processes must not outlive it.
       for module in [setup.reference] + [s.module for s in setup.targets if s.module is not None]:
         module.close()
@@ -312,9 +316,12 @@ class TracedModuleTestCase(tf.test.TestCase):
                for index, (setup, module) in enumerate(targets)]
     outcomes = [outcome for outcome, _ in results]
     self._check_deterministic(ref_trace, trace_function, trace_name, outcomes)
-    self._outcome_log.extend(outcomes)
-    shown = [o.expecting_failure() if test_setup.listed(s.info, self._settings) else o
-             for s, o in zip(self._setup.targets, outcomes)]
+    self._outcome_log.setdefault(self._testMethodName, []).extend(outcomes)
+    listings = [test_setup.listed(s.info, self._settings, self._test_file(),
+                                  type(self).__name__, self._testMethodName)
+                for s in self._setup.targets]
+    shown = [o.expecting_failure(listing.label) if listing else o
+             for listing, o in zip(listings, outcomes)]
 
     verdict = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown)
     notes = "".join("\n" + note for note in (
@@ -334,7 +341,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     self._reported = True
     if self._report_per_backend:  # the pytest plugin reports each backend as its own item.
       self._compared.append(ComparedTrace(ref_trace.function_name, ref_trace.backend,
-                                          tuple(outcomes)))
+                                          tuple(outcomes), self._testMethodName))
       return
     failed = any(o.status.failed for o in shown)
     if failed:

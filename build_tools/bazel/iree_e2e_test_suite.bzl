@@ -53,7 +53,10 @@ phase}}` (phase one of `FAILURE_PHASES`: "import", "compile", "runtime",
 "mismatch") makes that `--xfail_backends=<backend>:<phase>` for the files it
 names: the test then also fails when the file's earliest failure on the backend
 is in another phase (e.g. a compiler change turned a compile error into a
-mismatch), saying which.
+mismatch), saying which. A key may also name one class or one test method of a
+file (`"src::Class"`, `"src::Class::test_method"`): the file's test then gets
+`--xfail_backends=<backend>:<phase>@src::Class`, one entry per listed key of it
+(comma-joined), and that class alone is held to it (the library's scopes).
 
 An empty suite (no files for any backend) is legal: it then contains no tests
 (rather than, as a bare `test_suite(tests = [])` would, every test of the
@@ -77,8 +80,9 @@ Args:
   tags: extra tags of every py_test and of the test_suite.
   python_version: `python_version` of every py_test ("PY3").
   expect_failure: if True, pass `--xfail_backends=<backend>` to each test.
-  expected_failure_phases: {backend: {src: phase}}: with expect_failure, the
-    phase each listed file fails in (`--xfail_backends=<backend>:<phase>`).
+  expected_failure_phases: {backend: {src or src::Class[::test_method]: phase}}:
+    with expect_failure, the phase each listed file, class or test method fails
+    in (`--xfail_backends=<backend>:<phase>[@scope]`).
   **kwargs: passed on to every py_test, and those a test_suite accepts to it.
 """
 
@@ -138,13 +142,13 @@ def iree_e2e_test_suite(
     if phases and not expect_failure:
         fail("iree_e2e_test_suite(%s): expected_failure_phases needs expect_failure = True" % name)
     for backend, srcs_to_phase in phases.items():
-        for src, phase in srcs_to_phase.items():
+        for key, phase in srcs_to_phase.items():
             if phase not in FAILURE_PHASES:
                 fail("iree_e2e_test_suite(%s): %s on %s has phase %r; valid phases: %s" %
-                     (name, src, backend, phase, FAILURE_PHASES))
-            if src not in backends_to_srcs.get(backend, []):
+                     (name, key, backend, phase, FAILURE_PHASES))
+            if key.split("::")[0] not in backends_to_srcs.get(backend, []):
                 fail("iree_e2e_test_suite(%s): expected_failure_phases names %s on %s, which is " %
-                     (name, src, backend) + "not one of its backends_to_srcs")
+                     (name, key, backend) + "not one of its backends_to_srcs")
     suite_kwargs = {k: v for k, v in kwargs.items() if k in _SUITE_KWARGS}
     extra_args = kwargs.pop("args", [])
     env = {"TF_CPP_MIN_LOG_LEVEL": "2"}
@@ -163,9 +167,14 @@ def iree_e2e_test_suite(
             test_kwargs["timeout"] = "long"
         for src in sorted(backends_to_srcs[backend]):
             test_name = "%s_%s__%s__%s" % (name, _basename_without_py(src), reference_backend, backend)
-            xfail = backend
-            if src in phases.get(backend, {}):
-                xfail = backend + ":" + phases[backend][src]
+            # One entry per listed scope of the file: the file (backend:phase), or one class or
+            # test method of it (backend:phase@src::Class[::test_method]).
+            xfails = [
+                backend + ":" + phase + ("" if key == src else "@" + key)
+                for key, phase in sorted(phases.get(backend, {}).items())
+                if key.split("::")[0] == src
+            ]
+            xfail = ",".join(xfails) if xfails else backend
             native.py_test(
                 name = test_name,
                 srcs = [src],

@@ -22,9 +22,9 @@ class RunSettings:
   artifacts_dir: Optional[str] = None  # None: artifacts.default_root().
   compile_jobs: Optional[int] = None  # None: one per core.
   compile_cache_dir: Optional[str] = None  # None: no compile cache.
-  # --xfail_backends: (backend as named, its expected phase or None for any phase); what it
-  # means is expected_failures' (reporting/expected_failures/xfail_flag.py).
-  xfail_backends: Tuple[Tuple[str, Optional[Phase]], ...] = ()
+  # --xfail_backends: (backend as named, its expected phase or None for any phase, scope key or
+  # None for every test); what it means is expected_failures' (reporting/expected_failures/).
+  xfail_backends: Tuple[Tuple[str, Optional[Phase], Optional[str]], ...] = ()
   keep_saved_model: bool = False
   # --full_text_traces: trace files hold every element (default: arrays over 64 summarized).
   full_text_traces: bool = False

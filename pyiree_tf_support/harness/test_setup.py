@@ -1,5 +1,5 @@
 """What `TracedModuleTestCase.setUpClass` does, as named steps that return immutable records,
-and which targets --xfail_backends lists, judged once per class by `expected_failures`.
+and which targets --xfail_backends lists, judged per class and listing by `expected_failures`.
 
 plan_backends -> claim_artifacts_dir -> pre_import -> compile_backends -> ClassSetup
 
@@ -10,7 +10,7 @@ import concurrent.futures
 import dataclasses
 import inspect
 import os
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from absl import logging
 
@@ -27,7 +27,6 @@ from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.importing.method_imports import MethodImports
-from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
 from pyiree_tf_support.reporting.verdicts import Outcome, Status
 from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
 from pyiree_tf_support.tf_utils import BackendInfo
@@ -272,21 +271,26 @@ def set_up_class(module_class, exported_names: Sequence[str], settings: RunSetti
                     imported.iree_input, imported.method_imports)
 
 
-def listed(info: BackendInfo, settings: RunSettings) -> Optional[ExpectedFailure]:
-  """How --xfail_backends lists this backend (by artifact, typed or canonical name); None: not."""
-  return expected_failures.listed_by_flag(settings.xfail_backends, info.names())
+def listed(info: BackendInfo, settings: RunSettings, test_file: Optional[str], test_class: str,
+           method: Optional[str]) -> Optional[expected_failures.Listing]:
+  """How --xfail_backends lists this backend (by artifact, typed or canonical name) for test
+  `method` of `test_class` in `test_file` (a path or None); None: not listed."""
+  file = os.path.basename(test_file) if test_file else None
+  return expected_failures.expected_for(info.names(), {}, settings.xfail_backends, file,
+                                        test_class, method)
 
 
-def class_verdicts(setup: ClassSetup, outcomes: Sequence[Outcome],
-                   settings: RunSettings) -> List[expected_failures.ClassVerdict]:
-  """The verdict of every target --xfail_backends lists, over the class's raw `outcomes` (every
-  compared trace's, before XFAIL was applied); a target skipped at set-up counts as skipped."""
+def class_verdicts(setup: ClassSetup, outcomes: Mapping[str, Sequence[Outcome]],
+                   settings: RunSettings, test_file: Optional[str],
+                   test_class: str) -> List[expected_failures.ClassVerdict]:
+  """The verdicts of every target --xfail_backends lists, over the class's raw `outcomes` by test
+  method (every method that ran, with its compared traces' outcomes before XFAIL was applied),
+  one per listing its methods ran under; a target skipped at set-up counts as skipped."""
   judged = []
   for s in setup.targets:
-    expected = listed(s.info, settings)
-    if expected is not None:
-      skipped = [Outcome(s.info.name, s.status, s.detail)] if s.status is Status.SKIPPED else []
-      judged.append(expected_failures.judge(s.info.name, expected, skipped + list(outcomes)))
+    listings = {m: listed(s.info, settings, test_file, test_class, m) for m in outcomes}
+    skipped = [Outcome(s.info.name, s.status, s.detail)] if s.status is Status.SKIPPED else []
+    judged += expected_failures.judge_listings(s.info.name, listings, outcomes, skipped)
   return judged
 
 

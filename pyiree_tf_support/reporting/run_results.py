@@ -10,6 +10,10 @@ Two kinds of run:
   newest outputs win.
 - An artifacts dir of a pytest / python run (`--artifacts_dir=DIR`): `DIR/<Module>/report.json`.
 
+Besides the cells per (file, backend), the run holds the same per (class, backend) and per (test
+method, backend) (`Run.scoped`, keyed `file_test.py::Class[::test_method]`, the keys of FAILING's
+scopes), read from the test ids (`pkg.foo_test.Class.test_method`).
+
 A report entry names its file (`"file"`), and each backend record its `"phase"` and
 `"first_error"` (decided by the library: pyiree_tf_support/core/phases.py); a report without phases
 (written by an older library) is refused. The file falls back to the test id
@@ -30,7 +34,8 @@ from pyiree_tf_support.core import phases
 FORMAT_PREFIX = "pyiree_tf_support.report/"
 _REPEATED = re.compile(r"(shard|run)_\d+_of_\d+")  # Bazel's dirs of one shard / --runs_per_test
 
-CellKey = Tuple[str, str, str]  # (directory of the test file, file name, backend)
+# (directory of the test file, file name or a scope key within it, backend)
+CellKey = Tuple[str, str, str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,8 +49,26 @@ class Cell:
 
 @dataclasses.dataclass(frozen=True)
 class Run:
-  cells: Dict[CellKey, Cell]
+  cells: Dict[CellKey, Cell]  # per (file, backend)
   notes: Tuple[str, ...]  # what the run held that no list can take (said in the output).
+  # per (file::Class, backend) and (file::Class::test_method, backend)
+  scoped: Dict[CellKey, Cell] = dataclasses.field(default_factory=dict)
+
+
+def _run(cells: Dict[CellKey, Optional[Cell]], notes: Sequence[str]) -> Run:
+  """The run of cells of every scope (None: every record skipped): split by scope."""
+  kept = {key: cell for key, cell in cells.items() if cell is not None}
+  return Run({k: c for k, c in kept.items() if "::" not in k[1]}, tuple(notes),
+             {k: c for k, c in kept.items() if "::" in k[1]})
+
+
+def scope_keys(name: str, test_id: str) -> List[str]:
+  """The keys a record of test `test_id` in file `name` counts for: the file, and its class and
+  test method when the id names them (`pkg.foo_test.Class.test_method`)."""
+  parts = test_id.split(".")
+  if len(parts) < 2 or not all(parts[-2:]):
+    return [name]
+  return [name, f"{name}::{parts[-2]}", f"{name}::{parts[-2]}::{parts[-1]}"]
 
 
 class RunError(ValueError):
@@ -133,7 +156,8 @@ def _cells_of_report(document: Dict[str, Any], source: str, directories: Sequenc
     if not homes and note not in notes:
       notes.append(note)
     for home in homes:
-      grouped.setdefault((home, name, backend), []).append(record)
+      for key in scope_keys(name, test_id):
+        grouped.setdefault((home, key, backend), []).append(record)
   return grouped
 
 
@@ -152,8 +176,8 @@ def from_artifacts_dir(artifacts_dir: str, directories: Sequence[str]) -> Run:
     for key, records in _cells_of_report(document, path, directories, None, notes).items():
       grouped.setdefault(key, []).extend(records)
       stamps[key] = max(stamps.get(key, 0.0), os.path.getmtime(path))
-  cells = {key: combine(records, artifacts_dir, stamps[key]) for key, records in grouped.items()}
-  return Run({k: c for k, c in cells.items() if c is not None}, tuple(notes))
+  return _run({key: combine(records, artifacts_dir, stamps[key])
+              for key, records in grouped.items()}, notes)
 
 
 def _outputs(target_dir: str) -> Iterator[Tuple[str, bytes, float]]:
@@ -222,10 +246,12 @@ def from_bazel_testlogs(testlogs: str, directories: Sequence[str]) -> Run:
     for key, records in grouped.items():
       if stamps[key] >= newest.get(key, (-1.0, "", []))[0]:
         newest[key] = (stamps[key], os.path.join(testlogs, label), records)
-  cells = {key: combine(records, source, stamp)
-           for key, (stamp, source, records) in newest.items()}
-  cells = {key: cell for key, cell in cells.items() if cell is not None}
-  if not cells:
+  # A class or method counts from the target whose records of its file are the newest.
+  newest = {key: value for key, value in newest.items()
+            if newest.get((key[0], key[1].split("::")[0], key[2]), value)[1] == value[1]}
+  run = _run({key: combine(records, source, stamp)
+              for key, (stamp, source, records) in newest.items()}, notes)
+  if not run.cells:
     raise RunError(f"no run found: no e2e test of {', '.join(directories)} left a report.json "
                    f"under {testlogs}")
-  return Run(cells, tuple(notes))
+  return run

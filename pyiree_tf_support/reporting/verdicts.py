@@ -72,12 +72,15 @@ class Outcome:
     return phases.first_error_line(
         self.detail, diagnostics=self.phase in (phases.Phase.IMPORT, phases.Phase.COMPILE))
 
-  def expecting_failure(self) -> "Outcome":
-    """This outcome for a backend listed as expected to fail."""
+  def expecting_failure(self, covered: str = "") -> "Outcome":
+    """This outcome for a backend listed as expected to fail (`covered`: what the listing
+    covers, said in the detail)."""
     if not self.status.failed:
       return self
-    return dataclasses.replace(self, status=Status.XFAIL,
-                               detail=f"expected failure: {self.status.value}\n{self.detail}")
+    listed = f" [listed: {covered}]" if covered else ""
+    return dataclasses.replace(
+        self, status=Status.XFAIL,
+        detail=f"expected failure{listed}: {self.status.value}\n{self.detail}")
 
 
 def evaluate(ref_trace: traces.Trace, tar_trace: traces.Trace, error: Optional[str],

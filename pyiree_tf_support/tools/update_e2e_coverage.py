@@ -31,6 +31,7 @@ import xml.etree.ElementTree as ElementTree
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import phases
 from pyiree_tf_support.reporting import run_results
 from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
 from pyiree_tf_support.tools import e2e_lists
@@ -100,6 +101,20 @@ def _listed_text(expected: ExpectedFailure, cell: Optional[run_results.Cell]) ->
   return f"{phase.value if phase else 'phase not listed'}: {expected.reason}"
 
 
+def listed_for_file(entries: Dict[str, ExpectedFailure], src: str) -> Optional[ExpectedFailure]:
+  """How `src` is listed on a backend (`entries`: the backend's FAILING list), as one table cell:
+  its file entry, else its classes' / test methods' entries as one (the earliest phase, each
+  reason named by its key); None when nothing of it is listed (it runs in e2e_tests)."""
+  if src in entries:
+    return entries[src]
+  scoped = sorted((key, e) for key, e in entries.items() if key.split("::")[0] == src)
+  if not scoped:
+    return None
+  phase = phases.earliest(e.phase for _, e in scoped)
+  return ExpectedFailure(phase, "; ".join(f"{key.split('::', 1)[1]}: {e.reason}"
+                                          for key, e in scoped))
+
+
 def collect(testlogs: str) -> Dict[str, Dict[str, Tuple[str, str]]]:
   """{file: {backend: (status, note)}} from the Bazel results and the BUILD lists; a failing
   cell's note starts with its phase (as listed, or as the run's report.json says)."""
@@ -109,7 +124,7 @@ def collect(testlogs: str) -> Dict[str, Dict[str, Tuple[str, str]]]:
   for src in e2e_lists.e2e_files():
     row = {}
     for backend in BACKENDS:
-      expected = failing.get(backend, {}).get(src)
+      expected = listed_for_file(failing.get(backend, {}), src)
       cell = ran.get((src, backend))
       suite = "e2e_tests_failing" if expected is not None else "e2e_tests"
       result, log = _result(os.path.join(testlogs, "e2e", e2e_lists.test_name(suite, src, backend)))

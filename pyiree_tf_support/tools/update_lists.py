@@ -1,8 +1,9 @@
 """`update_e2e_coverage --update_lists`: the FAILING lists of the e2e BUILD files rewritten from a
 real run, and a summary of what changed.
 
-The run (`reporting.run_results`) gives each (file, backend) it held; `list_updates` applies the
-rules; the BUILD files are rewritten in place (`reporting.expected_failures`). Bad input (no run, a
+The run (`reporting.run_results`) gives each (file, class, test method; backend) it held;
+`list_updates` applies the rules (an entry per file, or per class where a file's classes differ);
+the BUILD files are rewritten in place (`reporting.expected_failures`). Bad input (no run, a
 report of another format, a BUILD file without FAILING) is one line on stderr and exit status 2.
 """
 
@@ -35,9 +36,9 @@ def _when(cells: Dict[tuple, run_results.Cell]) -> str:
 
 def _summary(path: str, changes: List[list_updates.Change], untouched: List[tuple],
              written: str) -> List[str]:
-  counts = {kind: sum(1 for c in changes if c.kind == kind)
-            for kind in (list_updates.ADDED, list_updates.REMOVED, list_updates.PHASE_CHANGED,
-                         list_updates.PHASE_SET)}
+  counts = {kind: sum(1 for c in changes if c.kind == kind) for kind in list_updates.KINDS}
+  if not counts[list_updates.SPLIT]:
+    del counts[list_updates.SPLIT]
   lines = [f"{path}: " + ", ".join(f"{n} {kind}" for kind, n in counts.items())
            + written]
   lines += ["  " + change.describe() for change in changes]
@@ -65,13 +66,15 @@ def update(directories: Sequence[str], testlogs: Optional[str] = None,
   for directory, lists_file in zip(directories, files):
     cells = {(name, backend): cell for (home, name, backend), cell in run.cells.items()
              if home == directory}
-    lists, changes = list_updates.updated(lists_file.lists, cells)
+    scoped = {(key, backend): cell for (home, key, backend), cell in run.scoped.items()
+              if home == directory}
+    lists, changes = list_updates.updated(lists_file.lists, cells, scoped)
     if dry_run:
       written = " (dry run: nothing written)"
     else:
       written = "" if expected_failures.write(lists_file, lists) else " (file unchanged)"
     print("\n".join(_summary(_shown(lists_file.path), changes,
-                             list_updates.not_in_run(lists, cells), written)))
+                             list_updates.not_in_run(lists, cells, scoped), written)))
     print(f"  ({_when(cells)})")
   for note in run.notes:
     print(f"note: {note}")

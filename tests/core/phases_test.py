@@ -192,7 +192,7 @@ class XfailFlagTest(parameterized.TestCase):
     cli_flags.ensure_parsed()
     with flagsaver.flagsaver(xfail_backends=["iree_vmla:compile", "iree_llvmjit"]):
       self.assertEqual(cli_flags.xfail_entries(),
-                       {"iree_vmla": Phase.COMPILE, "iree_llvmjit": None})
+                       (("iree_vmla", Phase.COMPILE, None), ("iree_llvmjit", None, None)))
 
 
 class RealRunTest(parameterized.TestCase):

@@ -12,6 +12,7 @@ import textwrap
 from absl.testing import absltest
 
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support.tools import check_suite_verdicts
 from tests.support import test_files
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -68,6 +69,17 @@ class CheckSuiteVerdictsTest(absltest.TestCase):
     self.assertIn("pytest: double_test.py on iree_vmla: expected pass, got missing",
                   process.stdout.splitlines())
     self.assertIn("6 cells (4 pass, 2 xfail expected): 4 disagreement(s)", process.stdout)
+
+  def test_a_file_listed_by_class_or_method_is_an_expected_xfail(self):
+    directory = tempfile.mkdtemp(dir=self.dir)
+    for name in ("a_test.py", "b_test.py", "c_test.py"):
+      open(os.path.join(directory, name), "w").close()
+    with open(os.path.join(directory, "BUILD.bazel"), "w") as f:
+      f.write('FAILING = {"iree_vmla": {"a_test.py::T": ("compile", "x"), '
+              '"b_test.py::T::test_y": ("mismatch", "y")}}\n')
+    self.assertEqual(check_suite_verdicts.expected_cells(directory),
+                     {("a_test.py", "iree_vmla"): "xfail", ("b_test.py", "iree_vmla"): "xfail",
+                      ("c_test.py", "iree_vmla"): "pass"})
 
   def test_a_backend_without_a_failing_list_is_one_error_line(self):
     process = self.check("--backends=iree_vulkan")

@@ -4,6 +4,8 @@ files pass, and in each failing cell its phase and its reason cut short (whole u
 from absl.testing import absltest
 from absl.testing import parameterized
 
+from pyiree_tf_support.core.phases import Phase
+from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
 from pyiree_tf_support.tools import update_e2e_coverage as coverage
 
 REASON = ("failed to legalize operation 'stablehlo.custom_call' that was explicitly marked "
@@ -18,6 +20,15 @@ class TableTest(parameterized.TestCase):
   )
   def test_short(self, reason, width, expected):
     self.assertEqual(coverage.short(reason, width), expected)
+
+  def test_a_file_listed_by_class_is_one_cell_in_its_earliest_phase(self):
+    entries = {"a_test.py::T": ExpectedFailure(Phase.MISMATCH, "rounds"),
+               "a_test.py::U::test_x": ExpectedFailure(Phase.COMPILE, "erf"),
+               "b_test.py": ExpectedFailure(Phase.IMPORT, "strings")}
+    self.assertEqual(coverage.listed_for_file(entries, "a_test.py"),
+                     ExpectedFailure(Phase.COMPILE, "T: rounds; U::test_x: erf"))
+    self.assertEqual(coverage.listed_for_file(entries, "b_test.py"), entries["b_test.py"])
+    self.assertIsNone(coverage.listed_for_file(entries, "c_test.py"))
 
   def test_a_failing_cell_shows_its_phase_and_short_reason_and_the_pass_counts(self):
     row = {b: (coverage.PASS, "") for b in coverage.BACKENDS}

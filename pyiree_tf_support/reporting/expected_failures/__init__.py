@@ -1,12 +1,27 @@
-"""Expected failures, the whole policy: which (test file, backend) is listed as failing and in
-which phase, and the verdict of a listed or unlisted backend over a test class.
+"""Expected failures, the whole policy: which (test file, class or test method, backend) is
+listed as failing and in which phase, and the verdict of a listed or unlisted backend over a test
+class.
 
-A backend is listed by its file's typed FAILING entry in the BUILD.bazel beside the file
-(`lists`: read, validated, rewritten by the list tools) or by `--xfail_backends=backend[:phase]`
-(`xfail_flag`; Bazel's failing suites pass it from FAILING). A listed backend's failing traces
-are shown as XFAIL and the test passes; over the whole class it is held to the list, as Bazel's
-strict failing suite holds a file (`class_verdicts.judge`, called by absltest's tearDownClass
-and, at a class's last item on the backend, by the pytest plugin):
+A backend is listed by a typed FAILING entry in the BUILD.bazel beside the file (`lists`: read,
+validated, rewritten by the list tools) or by `--xfail_backends=backend[:phase][@scope]`
+(`xfail_flag`; Bazel's failing suites pass it from FAILING). An entry covers a scope (`scopes`):
+the whole file (`file_test.py`, every class of it, as before scopes), one class
+(`file_test.py::Class`) or one test method (`file_test.py::Class::test_method`); a flag entry
+without `@scope` covers every test of the run. A test runs under the most specific entry
+covering it (FAILING first of equal ones):
+
+| entries covering a test on a backend     | it runs under      |
+|------------------------------------------|--------------------|
+| none                                     | not listed         |
+| the file's                               | the file's entry   |
+| the file's and its class's               | the class's entry  |
+| the file's, its class's and its method's | the method's entry |
+
+A listed backend's failing traces are shown as XFAIL and the test passes; over the tests of a
+class that run under one entry it is held to the entry, as Bazel's strict failing suite holds a
+file (`class_verdicts.judge_listings`, called by absltest's tearDownClass and, at the last item
+of those tests on the backend, by the pytest plugin); so a file entry gets one verdict per class,
+and a method entry one verdict apart from the rest of its class:
 
 | listed / observed | passed | failed in P | failed in Q != P | skipped |
 |-------------------|--------|-------------|------------------|---------|
@@ -14,8 +29,8 @@ and, at a class's last item on the backend, by the pytest plugin):
 | listed, any phase | XPASS  | XFAIL       | XFAIL            | SKIPPED |
 | listed in phase P | XPASS  | XFAIL       | WRONG PHASE      | SKIPPED |
 
-Observed, per backend over every trace of the class: "passed" failed nothing (also when the
-class compared nothing there); "failed in P" / "failed in Q != P": the earliest phase of its
+Observed, per backend over every trace of those tests: "passed" failed nothing (also when they
+compared nothing there); "failed in P" / "failed in Q != P": the earliest phase of its
 failures (import < compile < runtime < mismatch) is the listed phase P / another one (for a row
 without a phase, any phase); "skipped": it could not run on this machine (every outcome SKIPPED).
 XPASS and WRONG PHASE fail the class (the list must be updated); XFAIL logs one line. A test's
@@ -24,9 +39,10 @@ as it is, listed or not.
 """
 
 from pyiree_tf_support.reporting.expected_failures.class_verdicts import (  # noqa: F401
-    ClassVerdict, Verdict, class_lines, judge, wrong_phase_message, xpass_message)
+    ClassVerdict, Verdict, class_lines, judge, judge_listings, wrong_phase_message, xpass_message)
 from pyiree_tf_support.reporting.expected_failures.lists import (  # noqa: F401
     BUILD_FILE, SHAPES, ExpectedFailure, Lists, ListsError, ListsFile, entry, failing_by_backend,
     for_test_file, one_line, read, render, rewritten, write)
 from pyiree_tf_support.reporting.expected_failures.xfail_flag import (  # noqa: F401
-    FLAG_REASON, expected_for, listed_by_flag, parse_xfail_entries, parse_xfail_entry)
+    FLAG_REASON, Listing, expected_for, flag_entries, parse_xfail_entries, parse_xfail_entry)
+from pyiree_tf_support.reporting.expected_failures.scopes import SCOPES, Scope  # noqa: F401

@@ -1,13 +1,16 @@
 """The per-(class, backend) verdict of the truth table in this package's docstring, and its lines:
-the XFAIL line logged, the XPASS and WRONG PHASE errors that keep a list honest."""
+the XFAIL line logged, the XPASS and WRONG PHASE errors that keep a list honest. A class whose
+tests run under different listings (a per-method entry beside its class's or file's) gets one
+verdict per listing, over the tests it covers (`judge_listings`)."""
 
 import dataclasses
 import enum
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from pyiree_tf_support.core import phases
 from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support.reporting.expected_failures.lists import ExpectedFailure
+from pyiree_tf_support.reporting.expected_failures.xfail_flag import Listing
 from pyiree_tf_support.reporting.verdicts import Outcome, Status
 
 HINT = "FAILING in BUILD.bazel, or --xfail_backends"  # where a list is fixed.
@@ -36,16 +39,23 @@ class ClassVerdict:
   verdict: Verdict
   expected: Optional[ExpectedFailure]
   observed: Optional[Outcome]
+  covered: str = ""  # what the listing covers (Listing.label); "" when not said.
 
   def message(self, test_class: str) -> str:
     """The error (XPASS, WRONG PHASE) or the line to log (XFAIL); "" for the other verdicts."""
     if self.verdict is Verdict.XPASS:
-      return xpass_message(test_class, [self.backend])
+      return xpass_message(test_class, [self.backend], self.covered)
     if self.verdict is Verdict.WRONG_PHASE:
-      return wrong_phase_message(test_class, self.backend, self.expected.phase, self.observed)
+      return wrong_phase_message(test_class, self.backend, self.expected.phase, self.observed,
+                                 self.covered)
     if self.verdict is Verdict.XFAIL:
-      return f"XFAIL {self.backend} ({self.observed.phase.value}): {self.observed.first_error}"
+      return (f"XFAIL {self.backend} ({self.observed.phase.value}): "
+              f"{self.observed.first_error}{_covering(self.covered)}")
     return ""
+
+
+def _covering(covered: str) -> str:
+  return f" [listed: {covered}]" if covered else ""
 
 
 def judge(backend: str, expected: Optional[ExpectedFailure],
@@ -67,19 +77,34 @@ def judge(backend: str, expected: Optional[ExpectedFailure],
   return ClassVerdict(backend, verdict, expected, failure)
 
 
-def xpass_message(test_class: str, backends: Sequence[str]) -> str:
+def judge_listings(backend: str, listings: Mapping[str, Optional[Listing]],
+                   outcomes: Mapping[str, Sequence[Outcome]],
+                   every_test: Sequence[Outcome] = ()) -> List[ClassVerdict]:
+  """`backend`'s verdicts over a class, one per listing its tests ran under: `listings` and
+  `outcomes` by test method (raw outcomes; a method that compared nothing has none), judged over
+  the methods each listing covers plus `every_test` (e.g. the backend skipped at set-up)."""
+  groups: Dict[Listing, List[Outcome]] = {}
+  for method, listing in listings.items():
+    if listing is not None:
+      groups.setdefault(listing, []).extend(outcomes.get(method, ()))
+  return [dataclasses.replace(judge(backend, listing.expected, list(every_test) + found),
+                              covered=listing.label)
+          for listing, found in groups.items()]
+
+
+def xpass_message(test_class: str, backends: Sequence[str], covered: str = "") -> str:
   one = len(backends) == 1
   return (f"XPASS: {test_class} passed every trace on {', '.join(backends)}, which "
           f"{'is' if one else 'are'} listed as expected to fail; remove "
-          f"{'it' if one else 'them'} from the failing list ({HINT}).")
+          f"{'it' if one else 'them'} from the failing list ({HINT}).{_covering(covered)}")
 
 
 def wrong_phase_message(test_class: str, backend: str, listed: phases.Phase,
-                        observed: Outcome) -> str:
+                        observed: Outcome, covered: str = "") -> str:
   return (f"WRONG PHASE: {test_class} on {backend} is listed as expected to fail in phase "
           f"'{listed.value}' but failed first in phase '{observed.phase.value}': "
           f"{observed.first_error}; update its expected-failure phase (FAILING in BUILD.bazel, "
-          f"or --xfail_backends={backend}:{observed.phase.value}).")
+          f"or --xfail_backends={backend}:{observed.phase.value}).{_covering(covered)}")
 
 
 def class_lines(test_class: str, judged: Sequence[ClassVerdict]) -> Tuple[List[str], List[str]]:
@@ -87,5 +112,8 @@ def class_lines(test_class: str, judged: Sequence[ClassVerdict]) -> Tuple[List[s
   listed; a WRONG PHASE error per backend, and one XPASS error naming every backend that passed."""
   logged = [v.message(test_class) for v in judged if v.verdict is Verdict.XFAIL]
   errors = [v.message(test_class) for v in judged if v.verdict is Verdict.WRONG_PHASE]
-  passed = [v.backend for v in judged if v.verdict is Verdict.XPASS]
-  return logged, errors + ([xpass_message(test_class, passed)] if passed else [])
+  passed: Dict[str, List[str]] = {}  # by what the listing covers
+  for v in judged:
+    if v.verdict is Verdict.XPASS:
+      passed.setdefault(v.covered, []).append(v.backend)
+  return logged, errors + [xpass_message(test_class, b, c) for c, b in passed.items()]

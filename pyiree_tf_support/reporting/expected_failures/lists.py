@@ -3,8 +3,10 @@
 
 `FAILING = {backend: {"file_test.py": ("<phase>", "<reason>")}}` is Starlark whose syntax is
 Python's, so `ast` reads it without running anything and gives its exact source span: a rewrite
-replaces only that span and leaves every other byte of the file as it was. The phase is where the
-file fails first (`phases.Phase`); a plain string reason (an untyped entry) means any phase. The
+replaces only that span and leaves every other byte of the file as it was. A key names the whole
+file (every class of it), one class (`"file_test.py::Class"`) or one test method
+(`"file_test.py::Class::test_method"`, `scopes`). The phase is where the covered tests fail
+first (`phases.Phase`); a plain string reason (an untyped entry) means any phase. The
 new literal is formatted stably (backends in the table's order, files sorted, one entry per line)
 with the comment lines above each backend and each entry kept; a backend without one gets
 `# Backend "x": <description>.` from the backend table.
@@ -20,21 +22,23 @@ from typing import Dict, List, Optional, Tuple
 
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import phases
+from pyiree_tf_support.reporting.expected_failures import scopes
 
 BUILD_FILE = "BUILD.bazel"
-SHAPES = ('{backend: {"file_test.py": ("<phase>", "<reason>")}} with phase one of '
-          f"{', '.join(phases.NAMES)}, or a plain string reason for any phase")
+SHAPES = ('{backend: {"file_test.py[::Class[::test_method]]": ("<phase>", "<reason>")}} with '
+          f"phase one of {', '.join(phases.NAMES)}, or a plain string reason for any phase")
 INDENT = "    "
 
 
 @dataclasses.dataclass(frozen=True)
 class ExpectedFailure:
-  """Why a file is expected to fail on a backend, and in which phase (None: any phase)."""
+  """Why a file, class or test is expected to fail on a backend, and in which phase (None: any
+  phase)."""
   phase: Optional[phases.Phase]
   reason: str
 
 
-Lists = Dict[str, Dict[str, ExpectedFailure]]  # {backend: {file name: ExpectedFailure}}
+Lists = Dict[str, Dict[str, ExpectedFailure]]  # {backend: {scope key: ExpectedFailure}}
 Comments = Dict[Tuple[str, ...], Tuple[str, ...]]  # (backend,) or (backend, file) -> lines
 
 
@@ -55,9 +59,13 @@ class ListsFile:
 
 def entry(build_file: str, backend: str, name: str, value) -> ExpectedFailure:
   """One FAILING entry as a record; ListsError (one line) when it is not of a valid shape."""
+  where = f"{build_file}: FAILING[{backend!r}][{name!r}]"
+  try:
+    scopes.parse(name, where)
+  except ValueError as e:
+    raise ListsError(f"{e}; valid shapes: {SHAPES}") from None
   if isinstance(value, str):
     return ExpectedFailure(None, value)
-  where = f"{build_file}: FAILING[{backend!r}][{name!r}]"
   if (not isinstance(value, tuple) or len(value) != 2
       or not all(isinstance(v, str) for v in value)):
     raise ListsError(f"{where} is {value!r}; valid shapes: {SHAPES}")
@@ -141,11 +149,14 @@ def failing_by_backend(build_file: str) -> Lists:
   return {} if node is None else _lists(build_file, node)
 
 
-def for_test_file(path: str) -> Dict[str, ExpectedFailure]:
-  """{backend: ExpectedFailure} for the test file at `path` (backends as BUILD.bazel names them)."""
+def for_test_file(path: str) -> Dict[str, Dict[str, ExpectedFailure]]:
+  """{backend: {scope key: ExpectedFailure}} of every entry for the test file at `path`: the whole
+  file, its classes and test methods (backends as BUILD.bazel names them)."""
   lists = failing_by_backend(os.path.join(os.path.dirname(os.path.abspath(path)), BUILD_FILE))
   name = os.path.basename(path)
-  return {backend: files[name] for backend, files in lists.items() if name in files}
+  found = {backend: {key: e for key, e in entries.items() if key.split("::")[0] == name}
+           for backend, entries in lists.items()}
+  return {backend: entries for backend, entries in found.items() if entries}
 
 
 def one_line(text: str) -> str:
