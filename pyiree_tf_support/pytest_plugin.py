@@ -153,10 +153,20 @@ class TracedCaseCollector(pytest.Class):
     for method in methods:
       for info in targets:
         item = BackendItem.from_parent(self, name=f"{method}[{info.name}]", method=method,
-                                       backend=info.name)
+                                       backend=info.name, nodeid=_item_id(self, method, info.name))
         item.extra_keyword_matches.add(info.name)
         item.expected = expected_failures.expected_for(info.names(), failing, xfail_backends)
         yield item
+
+
+def _item_id(parent: pytest.Collector, method: str, backend: str):
+  """The id `<method>[<backend>]` as pytest >= 9 parses it back from its cache (the method with
+  the backend as its parameters): `--lf` and `--ff` match the items of the last run by it. Older
+  pytest compares the string, which its default id already is (None)."""
+  parent_id = getattr(parent, "id", None)
+  if parent_id is None or not hasattr(parent_id, "with_params"):
+    return None
+  return parent_id.child(method).with_params(backend)
 
 
 class BackendItem(pytest.Item):
@@ -238,6 +248,7 @@ class _ClassRun:
     self.setup_seconds: Optional[float] = None
     self._setup_error: Optional[BaseException] = None
     self._results: Dict[str, _MethodResult] = {}
+    self._ran_by: Dict[str, str] = {}  # method -> the backend whose item ran it
     self.torn_down = False
 
   def set_up(self) -> None:
@@ -279,6 +290,7 @@ class _ClassRun:
   def judge(self, method: str, backend: str) -> None:
     """Passes, skips or raises for `backend`'s outcomes in `method`."""
     from pyiree_tf_support.reporting import verdicts  # pylint: disable=import-outside-toplevel
+    self._ran_by.setdefault(method, backend)
     result = self._run(method)
     if result.own_fault:
       raise NoVerdict(result.own_fault)
@@ -293,6 +305,19 @@ class _ClassRun:
       raise BackendFailed("\n".join(failed))
     if mine and all(o.status is verdicts.Status.SKIPPED for _, o in mine):
       pytest.skip(f"{backend}: {mine[0][1].detail}")
+
+  def duration_shift(self, method: str, backend: str) -> float:
+    """What to add to `backend`'s measured call time in `method` so that it is its own: the item
+    that ran the method (the reference, every backend) gives the other backends' time to their
+    items and keeps the reference's; the class set-up stays in its first item's setup."""
+    result = self._results.get(method)
+    if result is None:
+      return 0.0
+    times = [(o.backend, s) for c in result.compared for o, s in zip(c.outcomes, c.seconds)]
+    own = sum(s for b, s in times if b == backend)
+    if self._ran_by.get(method) == backend:
+      return own - sum(s for _, s in times)
+    return own
 
   def phase_of(self, method: str, backend: str):
     """The earliest phase `backend` failed in during `method` (None: it did not run or fail)."""
@@ -357,6 +382,16 @@ class _Session:
     self._left[item.case_class] -= 1
     if self._left[item.case_class] == 0:
       self.class_run(item.case_class).tear_down()
+
+  @pytest.hookimpl(wrapper=True)
+  def pytest_runtest_makereport(self, item, call):
+    """Each backend item's call time is its backend's own (`_ClassRun.duration_shift`), for
+    --durations and JUnit XML."""
+    report = yield
+    if isinstance(item, BackendItem) and report.when == "call":
+      shift = self.class_run(item.case_class).duration_shift(item.method, item.backend)
+      report.duration = max(0.0, report.duration + shift)
+    return report
 
   def pytest_runtest_logreport(self, report):
     where = self._items.get(report.nodeid)

@@ -78,6 +78,9 @@ class ComparedTrace:
   function_name: str
   reference: str
   outcomes: Tuple[Outcome, ...]
+  # Each outcome's own time: running, saving and comparing that backend's trace (what the
+  # plugin gives the backend's item in --durations and JUnit XML).
+  seconds: Tuple[float, ...] = ()
 
 
 class TracedModuleTestCase(tf.test.TestCase):
@@ -305,9 +308,12 @@ class TracedModuleTestCase(tf.test.TestCase):
                 "module it is given.")
 
     targets = list(zip(self._setup.targets, self._tar_modules))
-    results = [self._target_outcome(setup, module, ref_trace, trace_function, trace_name,
-                                    self._reset_errors.get(index))
-               for index, (setup, module) in enumerate(targets)]
+    results, seconds = [], []
+    for index, (setup, module) in enumerate(targets):
+      started = time.monotonic()
+      results.append(self._target_outcome(setup, module, ref_trace, trace_function, trace_name,
+                                          self._reset_errors.get(index)))
+      seconds.append(time.monotonic() - started)
     outcomes = [outcome for outcome, _ in results]
     self._check_deterministic(ref_trace, trace_function, trace_name, outcomes)
     self._outcome_log.extend(outcomes)
@@ -326,7 +332,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     self._reported = True
     if self._report_per_backend:  # the pytest plugin reports each backend as its own item.
       self._compared.append(ComparedTrace(ref_trace.function_name, ref_trace.backend,
-                                          tuple(outcomes)))
+                                          tuple(outcomes), tuple(seconds)))
       return
     failed = any(o.status.failed for o in shown)
     if failed:
