@@ -408,5 +408,8 @@ class _Session:
   def pytest_terminal_summary(self, terminalreporter):
     set_ups = [(run.setup_seconds, f"{run.case_class.__module__}.{run.case_class.__name__}",
                 run.backends) for run in self._runs.values() if run.setup_seconds is not None]
-    for line in self.summary.lines(set_ups):
+    module_dirs = [getattr(run.case_class, "_artifacts_dir", None) for run in self._runs.values()
+                   if run.setup_seconds is not None]
+    for line in (self.summary.lines(set_ups)
+                 + pytest_summary.artifacts_lines([d for d in module_dirs if d])):
       terminalreporter.write_line(line)

@@ -370,6 +370,18 @@ class PluginTest(absltest.TestCase):
     self.assertRegex(process.stdout, r"1\.[2-9]\ds call +slow_test.py::SlowTest::"
                                      r"test_slow\[iree_llvmjit\]")
 
+  def test_the_end_says_where_the_artifacts_went_and_a_pass_leaves_no_repro(self):
+    repro = os.path.join(self.dir, "artifacts", "EchoFix", "repro", "echo__iree_llvmjit")
+    for offset, returncode in [("1e-3", 1), ("0.0", 0)]:
+      self.write("fix_test.py", CLOSE_PASS_TEST.format(name="Fix", offset=offset))
+      process = self.pytest("fix_test.py", "--target_backends=iree_llvmjit")
+      out = process.stdout
+      self.assertEqual(process.returncode, returncode, out + process.stderr)
+      self.assertEqual(out.count("artifacts in "), 1, out)
+      self.assertIn(f"artifacts in {self.dir}/artifacts: EchoFix\n", out)
+      self.assertIn("report.json/report.txt there merge with earlier runs", out)
+      self.assertEqual(os.path.isdir(repro), returncode == 1)
+
   def test_every_library_flag_is_an_option_and_a_bad_value_is_one_line(self):
     process = self.pytest("--help")
     for flag in cli_flags.FLAGS.get_flags_for_module(cli_flags.__name__):
