@@ -33,6 +33,7 @@ import pytest
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import progress
 from pyiree_tf_support.harness import pytest_listed
 from pyiree_tf_support.harness import pytest_summary
 
@@ -241,8 +242,9 @@ class _ClassRun:
   """One TestCase class under pytest: set up once for `backends`, each method run once."""
 
   def __init__(self, case_class: type, backends_selected: Tuple[str, ...],
-               items_per_backend: Dict[str, int]):
+               items_per_backend: Dict[str, int], progress_lines: progress.Progress):
     self.case_class = case_class
+    self.progress = progress_lines
     self.backends = backends_selected
     self._listed = pytest_listed.ListedBackends(case_class.__name__, items_per_backend)
     self.setup_seconds: Optional[float] = None
@@ -255,6 +257,7 @@ class _ClassRun:
     if self.setup_seconds is None:
       self.case_class._report_per_backend = True  # pylint: disable=protected-access
       self.case_class._only_targets = self.backends  # pylint: disable=protected-access
+      self.case_class._progress = self.progress  # pylint: disable=protected-access
       started = time.monotonic()
       try:
         self.case_class.setUpClass()
@@ -358,11 +361,24 @@ class _Session:
     self._per_backend: Dict[type, Dict[str, int]] = {}
     self._items: Dict[str, Tuple[str, str]] = {}  # nodeid -> (test file, backend)
     self.summary = pytest_summary.Summary()
+    # The terminal's stderr as it was before any capture: progress lines of a long class set-up
+    # are shown while it runs, not kept in the item's captured output.
+    self._terminal = os.dup(sys.stderr.fileno())
+
+  def _to_terminal(self, line: str) -> None:
+    try:
+      os.write(self._terminal, f"\n{line}\n".encode())
+    except OSError:
+      pass  # a closed terminal loses a progress line, nothing else.
+
+  def pytest_unconfigure(self):
+    os.close(self._terminal)
 
   def class_run(self, case_class: type) -> _ClassRun:
     if case_class not in self._runs:
       self._runs[case_class] = _ClassRun(case_class, tuple(self._selected.get(case_class, ())),
-                                         self._per_backend.get(case_class, {}))
+                                         self._per_backend.get(case_class, {}),
+                                         progress.Progress(write=self._to_terminal))
     return self._runs[case_class]
 
   @pytest.hookimpl(trylast=True)

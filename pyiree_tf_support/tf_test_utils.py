@@ -20,6 +20,7 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-posi
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import progress
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.reporting import report_files
@@ -92,6 +93,8 @@ class TracedModuleTestCase(tf.test.TestCase):
   # failing, one pytest item per backend judges them, and only `_only_targets` are set up.
   _report_per_backend = False
   _only_targets: Optional[Tuple[str, ...]] = None
+  # Where a long import or compile says so (the plugin writes to the terminal past its capture).
+  _progress = progress.Progress()
   # tf.test.TestCase's deprecated TF1 `test_session` is collected as a (skipped) test: under
   # sharding it alone would make a shard set up (compile) the class for nothing.
   test_session = None
@@ -108,7 +111,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     started = time.monotonic()
     cls._settings = cli_flags.run_settings()
     setup = test_setup.set_up_class(cls._module_class, cls._exported_names, cls._settings,
-                                    cls._only_targets)
+                                    cls._only_targets, cls._progress)
     logging.debug("Compiled %s for the reference and %d target backend(s) in %.2f s.",
                  setup.module_name, len(setup.targets), time.monotonic() - started)
     # Written once here; tests only append their outcomes and claim trace names.

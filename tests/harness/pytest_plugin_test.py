@@ -171,6 +171,25 @@ SLOW_TEST = textwrap.dedent('''
         self.compare_backends(slow)
     ''')
 
+# Tracing `mul` takes 5.5 s: the import (SavedModel export) is a long set-up step.
+SLOW_IMPORT_TEST = textwrap.dedent('''
+    import time
+    import numpy as np
+    import tensorflow as tf
+    from pyiree_tf_support import tf_test_utils
+
+    class SlowTracing(tf.Module):
+      @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+      def mul(self, a):
+        time.sleep(5.5)
+        return a * a
+
+    @tf_test_utils.compile_module(SlowTracing)
+    class SlowTracingTest(tf_test_utils.TracedModuleTestCase):
+      def test_mul(self):
+        self.compare_backends(lambda module: module.mul(np.ones([4], np.float32)))
+    ''')
+
 BUILD = textwrap.dedent('''
     FAILING = {
         "iree_llvmjit": {
@@ -381,6 +400,18 @@ class PluginTest(absltest.TestCase):
       self.assertIn(f"artifacts in {self.dir}/artifacts: EchoFix\n", out)
       self.assertIn("report.json/report.txt there merge with earlier runs", out)
       self.assertEqual(os.path.isdir(repro), returncode == 1)
+
+  def test_a_long_set_up_step_shows_its_progress_while_it_runs(self):
+    self.write("slow_import_test.py", SLOW_IMPORT_TEST)
+    process = self.pytest("slow_import_test.py", "--target_backends=iree_llvmjit")
+    out = process.stdout + process.stderr
+    self.assertEqual(process.returncode, 0, out)
+    # Shown although the item's output is captured; the quick compile says nothing.
+    self.assertRegex(out, r"pyiree_tf_support: SlowTracing: importing from TensorFlow: still "
+                          r"running after 5 s\n")
+    self.assertRegex(out, r"pyiree_tf_support: SlowTracing: importing from TensorFlow: done in "
+                          r"\d+\.\d s\n")
+    self.assertNotIn("compiling for iree_llvmjit", out)
 
   def test_every_library_flag_is_an_option_and_a_bad_value_is_one_line(self):
     process = self.pytest("--help")
