@@ -33,6 +33,7 @@ import pytest
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import progress
 from pyiree_tf_support.harness import pytest_listed
 from pyiree_tf_support.harness import pytest_summary
 
@@ -153,11 +154,21 @@ class TracedCaseCollector(pytest.Class):
     for method in methods:
       for info in targets:
         item = BackendItem.from_parent(self, name=f"{method}[{info.name}]", method=method,
-                                       backend=info.name)
+                                       backend=info.name, nodeid=_item_id(self, method, info.name))
         item.extra_keyword_matches.add(info.name)
         item.listing = expected_failures.expected_for(
             info.names(), failing, xfail_backends, self.path.name, self.obj.__name__, method)
         yield item
+
+
+def _item_id(parent: pytest.Collector, method: str, backend: str):
+  """The id `<method>[<backend>]` as pytest >= 9 parses it back from its cache (the method with
+  the backend as its parameters): `--lf` and `--ff` match the items of the last run by it. Older
+  pytest compares the string, which its default id already is (None)."""
+  parent_id = getattr(parent, "id", None)
+  if parent_id is None or not hasattr(parent_id, "with_params"):
+    return None
+  return parent_id.child(method).with_params(backend)
 
 
 class BackendItem(pytest.Item):
@@ -232,19 +243,23 @@ class _ClassRun:
   """One TestCase class under pytest: set up once for `backends`, each method run once."""
 
   def __init__(self, case_class: type, backends_selected: Tuple[str, ...],
-               listed_items: Dict[Tuple[str, expected_failures.Listing], List[str]]):
+               listed_items: Dict[Tuple[str, expected_failures.Listing], List[str]],
+               progress_lines: progress.Progress):
     self.case_class = case_class
+    self.progress = progress_lines
     self.backends = backends_selected
     self._listed = pytest_listed.ListedBackends(case_class.__name__, listed_items)
     self.setup_seconds: Optional[float] = None
     self._setup_error: Optional[BaseException] = None
     self._results: Dict[str, _MethodResult] = {}
+    self._ran_by: Dict[str, str] = {}  # method -> the backend whose item ran it
     self.torn_down = False
 
   def set_up(self) -> None:
     if self.setup_seconds is None:
       self.case_class._report_per_backend = True  # pylint: disable=protected-access
       self.case_class._only_targets = self.backends  # pylint: disable=protected-access
+      self.case_class._progress = self.progress  # pylint: disable=protected-access
       started = time.monotonic()
       try:
         self.case_class.setUpClass()
@@ -280,6 +295,7 @@ class _ClassRun:
   def judge(self, method: str, backend: str) -> None:
     """Passes, skips or raises for `backend`'s outcomes in `method`."""
     from pyiree_tf_support.reporting import verdicts  # pylint: disable=import-outside-toplevel
+    self._ran_by.setdefault(method, backend)
     result = self._run(method)
     if result.own_fault:
       raise NoVerdict(result.own_fault)
@@ -294,6 +310,19 @@ class _ClassRun:
       raise BackendFailed("\n".join(failed))
     if mine and all(o.status is verdicts.Status.SKIPPED for _, o in mine):
       pytest.skip(f"{backend}: {mine[0][1].detail}")
+
+  def duration_shift(self, method: str, backend: str) -> float:
+    """What to add to `backend`'s measured call time in `method` so that it is its own: the item
+    that ran the method (the reference, every backend) gives the other backends' time to their
+    items and keeps the reference's; the class set-up stays in its first item's setup."""
+    result = self._results.get(method)
+    if result is None:
+      return 0.0
+    times = [(o.backend, s) for c in result.compared for o, s in zip(c.outcomes, c.seconds)]
+    own = sum(s for b, s in times if b == backend)
+    if self._ran_by.get(method) == backend:
+      return own - sum(s for _, s in times)
+    return own
 
   def phase_of(self, method: str, backend: str):
     """The earliest phase `backend` failed in during `method` (None: it did not run or fail)."""
@@ -334,11 +363,24 @@ class _Session:
     self._listed_items: Dict[type, Dict[Tuple[str, expected_failures.Listing], List[str]]] = {}
     self._items: Dict[str, Tuple[str, str]] = {}  # nodeid -> (test file, backend)
     self.summary = pytest_summary.Summary()
+    # The terminal's stderr as it was before any capture: progress lines of a long class set-up
+    # are shown while it runs, not kept in the item's captured output.
+    self._terminal = os.dup(sys.stderr.fileno())
+
+  def _to_terminal(self, line: str) -> None:
+    try:
+      os.write(self._terminal, f"\n{line}\n".encode())
+    except OSError:
+      pass  # a closed terminal loses a progress line, nothing else.
+
+  def pytest_unconfigure(self):
+    os.close(self._terminal)
 
   def class_run(self, case_class: type) -> _ClassRun:
     if case_class not in self._runs:
       self._runs[case_class] = _ClassRun(case_class, tuple(self._selected.get(case_class, ())),
-                                         self._listed_items.get(case_class, {}))
+                                         self._listed_items.get(case_class, {}),
+                                         progress.Progress(write=self._to_terminal))
     return self._runs[case_class]
 
   @pytest.hookimpl(trylast=True)
@@ -360,6 +402,16 @@ class _Session:
     if self._left[item.case_class] == 0:
       self.class_run(item.case_class).tear_down()
 
+  @pytest.hookimpl(wrapper=True)
+  def pytest_runtest_makereport(self, item, call):
+    """Each backend item's call time is its backend's own (`_ClassRun.duration_shift`), for
+    --durations and JUnit XML."""
+    report = yield
+    if isinstance(item, BackendItem) and report.when == "call":
+      shift = self.class_run(item.case_class).duration_shift(item.method, item.backend)
+      report.duration = max(0.0, report.duration + shift)
+    return report
+
   def pytest_runtest_logreport(self, report):
     where = self._items.get(report.nodeid)
     if where is not None:
@@ -375,5 +427,8 @@ class _Session:
   def pytest_terminal_summary(self, terminalreporter):
     set_ups = [(run.setup_seconds, f"{run.case_class.__module__}.{run.case_class.__name__}",
                 run.backends) for run in self._runs.values() if run.setup_seconds is not None]
-    for line in self.summary.lines(set_ups):
+    module_dirs = [getattr(run.case_class, "_artifacts_dir", None) for run in self._runs.values()
+                   if run.setup_seconds is not None]
+    for line in (self.summary.lines(set_ups)
+                 + pytest_summary.artifacts_lines([d for d in module_dirs if d])):
       terminalreporter.write_line(line)

@@ -20,6 +20,7 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-posi
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import progress
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.reporting import report_files
@@ -79,6 +80,9 @@ class ComparedTrace:
   reference: str
   outcomes: Tuple[Outcome, ...]
   method: str = ""  # the test method that compared it.
+  # Each outcome's own time: running, saving and comparing that backend's trace (what the
+  # plugin gives the backend's item in --durations and JUnit XML).
+  seconds: Tuple[float, ...] = ()
 
 
 class TracedModuleTestCase(tf.test.TestCase):
@@ -90,6 +94,8 @@ class TracedModuleTestCase(tf.test.TestCase):
   # failing, one pytest item per backend judges them, and only `_only_targets` are set up.
   _report_per_backend = False
   _only_targets: Optional[Tuple[str, ...]] = None
+  # Where a long import or compile says so (the plugin writes to the terminal past its capture).
+  _progress = progress.Progress()
   # tf.test.TestCase's deprecated TF1 `test_session` is collected as a (skipped) test: under
   # sharding it alone would make a shard set up (compile) the class for nothing.
   test_session = None
@@ -106,7 +112,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     started = time.monotonic()
     cls._settings = cli_flags.run_settings()
     setup = test_setup.set_up_class(cls._module_class, cls._exported_names, cls._settings,
-                                    cls._only_targets)
+                                    cls._only_targets, cls._progress)
     logging.debug("Compiled %s for the reference and %d target backend(s) in %.2f s.",
                  setup.module_name, len(setup.targets), time.monotonic() - started)
     # Written once here; tests only append their outcomes and claim trace names.
@@ -311,9 +317,12 @@ class TracedModuleTestCase(tf.test.TestCase):
                 "module it is given.")
 
     targets = list(zip(self._setup.targets, self._tar_modules))
-    results = [self._target_outcome(setup, module, ref_trace, trace_function, trace_name,
-                                    self._reset_errors.get(index))
-               for index, (setup, module) in enumerate(targets)]
+    results, seconds = [], []
+    for index, (setup, module) in enumerate(targets):
+      started = time.monotonic()
+      results.append(self._target_outcome(setup, module, ref_trace, trace_function, trace_name,
+                                          self._reset_errors.get(index)))
+      seconds.append(time.monotonic() - started)
     outcomes = [outcome for outcome, _ in results]
     self._check_deterministic(ref_trace, trace_function, trace_name, outcomes)
     self._outcome_log.setdefault(self._testMethodName, []).extend(outcomes)
@@ -341,7 +350,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     self._reported = True
     if self._report_per_backend:  # the pytest plugin reports each backend as its own item.
       self._compared.append(ComparedTrace(ref_trace.function_name, ref_trace.backend,
-                                          tuple(outcomes), self._testMethodName))
+                                          tuple(outcomes), self._testMethodName,
+                                          tuple(seconds)))
       return
     failed = any(o.status.failed for o in shown)
     if failed:

@@ -1,10 +1,11 @@
 """The table the pytest plugin prints at the end of a run: rows are test files, columns backends,
 each cell what that file's items did on that backend (pass/fail/xfail/skip; an xfail with the
 phase its failure happened in, e.g. `xfail (compile)`; a pass that came within half its
-tolerance with how close, e.g. `pass (0.95 of tol)`), then totals and the slowest class set-ups
-(import + compile of every selected backend)."""
+tolerance with how close, e.g. `pass (0.95 of tol)`), then totals, the slowest class set-ups
+(import + compile of every selected backend) and where the artifacts went."""
 
 import collections
+import os
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from pyiree_tf_support.core import phases
@@ -99,3 +100,19 @@ class Summary:
       out += [f"  {seconds:6.2f} s  {name} ({', '.join(backends)})"
               for seconds, name, backends in slowest]
     return out
+
+
+def artifacts_lines(module_dirs: Sequence[str]) -> List[str]:
+  """Where the run's artifacts went: each artifacts root once, with the module dirs it used, and
+  that the reports there hold earlier runs' entries too (they merge per test and backend, as
+  under absltest and Bazel; docs/failures.md)."""
+  roots: Dict[str, List[str]] = {}
+  for module_dir in module_dirs:
+    names = roots.setdefault(os.path.dirname(module_dir), [])
+    if os.path.basename(module_dir) not in names:
+      names.append(os.path.basename(module_dir))
+  out = [f"artifacts in {root}: {', '.join(names)}" for root, names in roots.items()]
+  if out:
+    out.append("  (report.json/report.txt there merge with earlier runs; a fresh --artifacts_dir "
+               "holds one run's)")
+  return out

@@ -21,6 +21,7 @@ from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.reporting import import_repro
 from pyiree_tf_support.compiling import compile_process
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import progress
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support import tf_utils
 from pyiree_tf_support.compiling.compile_cache import CompileCache
@@ -202,6 +203,7 @@ class _CompileJob:
   import_error: Optional[str]
   compile_cache: Optional[CompileCache]
   limits: timeouts.Timeouts = timeouts.DEFAULT
+  progress_lines: progress.Progress = progress.Progress()
 
   def run(self, info: BackendInfo) -> BackendSetup:
     available, reason = info.available()
@@ -209,6 +211,12 @@ class _CompileJob:
       return BackendSetup(info, status=Status.SKIPPED, detail=reason)
     if info.is_iree and self.import_error:
       return BackendSetup(info, status=Status.IMPORT_ERROR, detail=self.import_error)
+    name = tf_utils.module_name_of(self.module_class)
+    with self.progress_lines.step(f"{name}: {'compiling for' if info.is_iree else 'building'} "
+                            f"{info.name}"):
+      return self._compile(info)
+
+  def _compile(self, info: BackendInfo) -> BackendSetup:
     try:
       return BackendSetup(info, info.compile(self.module_class, self.exported_names,
                                              self.artifacts_dir, self.compile_cache,
@@ -245,11 +253,13 @@ def compile_backends(job: _CompileJob, plan: BackendPlan,
 
 
 def set_up_class(module_class, exported_names: Sequence[str], settings: RunSettings,
-                 only_targets: Optional[Sequence[str]] = None) -> ClassSetup:
+                 only_targets: Optional[Sequence[str]] = None,
+                 progress_lines: progress.Progress = progress.Progress()) -> ClassSetup:
   """Runs the steps; raises if the reference cannot be used (nothing could be compared).
 
   `only_targets`: names of the planned targets to set up (the pytest plugin passes the backends
-  of the selected items); None sets up every planned target.
+  of the selected items); None sets up every planned target. `progress_lines`: where the import
+  and each compile say that they take long (the pytest plugin writes past its capture).
   """
   module_name = tf_utils.module_name_of(module_class)
   artifacts_dir = claim_artifacts_dir(module_class, settings)
@@ -258,11 +268,12 @@ def set_up_class(module_class, exported_names: Sequence[str], settings: RunSetti
   if only_targets is not None:
     plan = dataclasses.replace(
         plan, targets=tuple(t for t in plan.targets if t.name in only_targets))
-  imported = pre_import(module_class, exported_names, artifacts_dir, plan,
-                        settings.keep_saved_model)
+  with progress_lines.step(f"{module_name}: importing from TensorFlow"):
+    imported = pre_import(module_class, exported_names, artifacts_dir, plan,
+                          settings.keep_saved_model)
   cache = None if settings.compile_cache_dir is None else CompileCache(settings.compile_cache_dir)
   job = _CompileJob(module_class, tuple(exported_names), artifacts_dir, imported.error, cache,
-                    settings.timeouts)
+                    settings.timeouts, progress_lines)
   reference, *targets = compile_backends(job, plan, settings.compile_jobs)
   if reference.module is None:
     raise RuntimeError(f"The reference backend '{plan.reference.name}' could not be used for "

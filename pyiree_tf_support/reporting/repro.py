@@ -148,7 +148,8 @@ class CallRepros(collections.abc.Sequence):
   A passing trace must not cost files per call (3000 calls once wrote 24,024 files): the report
   asks only for the first mismatching call, so only a failing call's directory is written. The
   replay command needs nothing per call (it replays the saved reference trace). Directories of
-  earlier runs are removed, so `repro/<trace>__<backend>/` holds only this run's failing calls.
+  earlier runs are removed, so `repro/<trace>__<backend>/` holds only this run's failing calls,
+  and a passing trace leaves none (not even empty).
   """
 
   def __init__(self, module_dir: str, ref_trace: Trace, tar_trace: Trace, vmfb_path: str,
@@ -161,7 +162,7 @@ class CallRepros(collections.abc.Sequence):
     self._replay = replay_command(module_dir, ref_trace, tar_trace, replay_arguments)
     self._count = min(len(tar_trace.calls), len(ref_trace.calls))
     self._written: Dict[int, CallRepro] = {}
-    artifacts.remove_other_entries(self._root, set())
+    artifacts.remove_tree(self._root)
 
   def __len__(self) -> int:
     return self._count

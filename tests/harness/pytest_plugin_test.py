@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from xml.etree import ElementTree
 
 from absl.testing import absltest
 
@@ -149,6 +150,46 @@ CLOSE_PASS_TEST = textwrap.dedent('''
         self.compare_backends(echo)
     ''')
 
+# The reference sleeps 0.6 s, iree_llvmjit 1.2 s, iree_vmla not at all.
+SLOW_TEST = textwrap.dedent('''
+    import time
+    import numpy as np
+    import tensorflow as tf
+    from pyiree_tf_support import tf_test_utils
+
+    class SlowModule(tf.Module):
+      @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+      def mul(self, a):
+        return a * a
+
+    @tf_test_utils.compile_module(SlowModule)
+    class SlowTest(tf_test_utils.TracedModuleTestCase):
+      def test_slow(self):
+        def slow(module):
+          time.sleep({"tf_ref": 0.6, "iree_llvmjit": 1.2}.get(module.backend, 0.0))
+          module.mul(np.arange(4, dtype=np.float32))
+        self.compare_backends(slow)
+    ''')
+
+# Tracing `mul` takes 5.5 s: the import (SavedModel export) is a long set-up step.
+SLOW_IMPORT_TEST = textwrap.dedent('''
+    import time
+    import numpy as np
+    import tensorflow as tf
+    from pyiree_tf_support import tf_test_utils
+
+    class SlowTracing(tf.Module):
+      @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+      def mul(self, a):
+        time.sleep(5.5)
+        return a * a
+
+    @tf_test_utils.compile_module(SlowTracing)
+    class SlowTracingTest(tf_test_utils.TracedModuleTestCase):
+      def test_mul(self):
+        self.compare_backends(lambda module: module.mul(np.ones([4], np.float32)))
+    ''')
+
 BUILD = textwrap.dedent('''
     FAILING = {
         "iree_llvmjit": {
@@ -170,11 +211,12 @@ class PluginTest(absltest.TestCase):
     with open(os.path.join(self.dir, name), "w") as f:
       f.write(text)
 
-  def pytest(self, *args):
+  def pytest(self, *args, cache=False):
     env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2", TRACE_LOG=self.log)
     env.pop(cli_flags.ENV_VAR, None)
+    no_cache = () if cache else ("-p", "no:cacheprovider")
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider", *args,
+        [sys.executable, "-m", "pytest", "-p", PLUGIN, *no_cache, *args,
          f"--artifacts_dir={self.dir}/artifacts",
          f"--compile_cache_dir={os.path.join(tempfile.gettempdir(), 'plugin_test_cache')}"],
         capture_output=True, text=True, cwd=self.dir, env=env, timeout=600, check=False)
@@ -319,6 +361,57 @@ class PluginTest(absltest.TestCase):
         capture_output=True, text=True, cwd=self.dir, env=env, timeout=600, check=False)
     self.assertEqual(absl.returncode, 1, absl.stderr[-3000:])
     self.assertIn("RuntimeError: the test's own error", absl.stderr)
+
+  def test_lf_reruns_only_the_failed_backend_items(self):
+    self.write("mixed_test.py", MIXED_TEST)
+    args = ("mixed_test.py", "--target_backends=iree_vmla,iree_llvmjit")
+    first = self.pytest(*args, cache=True)
+    self.assertIn("2 failed, 2 passed", first.stdout, first.stdout + first.stderr)
+    again = self.pytest(*args, "--lf", "-v", cache=True)
+    out = again.stdout
+    self.assertIn("rerun previous 2 failures", out, out + again.stderr)
+    self.assertIn("2 failed, 2 deselected", out)
+    ran = re.findall(r"^mixed_test.py::MixedTest::(\S+) FAILED", out, re.MULTILINE)
+    self.assertEqual(ran, ["test_erf[iree_vmla]", "test_erf[iree_llvmjit]"])
+
+  def test_each_backend_item_reports_its_own_time(self):
+    self.write("slow_test.py", SLOW_TEST)
+    junit = os.path.join(self.dir, "junit.xml")
+    process = self.pytest("slow_test.py", "--target_backends=iree_vmla,iree_llvmjit",
+                          f"--junitxml={junit}", "--durations=0", "-vv")
+    self.assertEqual(process.returncode, 0, process.stdout + process.stderr)
+    times = {case.get("name"): float(case.get("time"))
+             for case in ElementTree.parse(junit).iter("testcase")}
+    # The reference's 0.6 s is the first item's, the slow backend's 1.2 s its own item's.
+    self.assertGreaterEqual(times["test_slow[iree_llvmjit]"], 1.2, times)
+    self.assertGreaterEqual(times["test_slow[iree_vmla]"], 0.6, times)
+    self.assertLess(times["test_slow[iree_vmla]"], 1.2, times)
+    self.assertRegex(process.stdout, r"1\.[2-9]\ds call +slow_test.py::SlowTest::"
+                                     r"test_slow\[iree_llvmjit\]")
+
+  def test_the_end_says_where_the_artifacts_went_and_a_pass_leaves_no_repro(self):
+    repro = os.path.join(self.dir, "artifacts", "EchoFix", "repro", "echo__iree_llvmjit")
+    for offset, returncode in [("1e-3", 1), ("0.0", 0)]:
+      self.write("fix_test.py", CLOSE_PASS_TEST.format(name="Fix", offset=offset))
+      process = self.pytest("fix_test.py", "--target_backends=iree_llvmjit")
+      out = process.stdout
+      self.assertEqual(process.returncode, returncode, out + process.stderr)
+      self.assertEqual(out.count("artifacts in "), 1, out)
+      self.assertIn(f"artifacts in {self.dir}/artifacts: EchoFix\n", out)
+      self.assertIn("report.json/report.txt there merge with earlier runs", out)
+      self.assertEqual(os.path.isdir(repro), returncode == 1)
+
+  def test_a_long_set_up_step_shows_its_progress_while_it_runs(self):
+    self.write("slow_import_test.py", SLOW_IMPORT_TEST)
+    process = self.pytest("slow_import_test.py", "--target_backends=iree_llvmjit")
+    out = process.stdout + process.stderr
+    self.assertEqual(process.returncode, 0, out)
+    # Shown although the item's output is captured; the quick compile says nothing.
+    self.assertRegex(out, r"pyiree_tf_support: SlowTracing: importing from TensorFlow: still "
+                          r"running after 5 s\n")
+    self.assertRegex(out, r"pyiree_tf_support: SlowTracing: importing from TensorFlow: done in "
+                          r"\d+\.\d s\n")
+    self.assertNotIn("compiling for iree_llvmjit", out)
 
   def test_every_library_flag_is_an_option_and_a_bad_value_is_one_line(self):
     process = self.pytest("--help")
