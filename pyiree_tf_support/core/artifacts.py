@@ -301,15 +301,6 @@ def remove_tree(path: str) -> None:
     return
 
 
-def is_directory(path: str) -> bool:
-  """Whether `path` is a directory reached without following links below its root."""
-  try:
-    with _directory(path, create=False, replace_links=False):
-      return True
-  except (FileNotFoundError, ArtifactsDirError):
-    return False
-
-
 def read_bytes(path: str, root: Optional[str] = None) -> bytes:
   """The regular file `path`, reached from `root` (by default the root holding it) without
   following a link. FileNotFoundError when missing; ArtifactsDirError naming a link on the way."""
@@ -422,21 +413,6 @@ def rename(source: str, destination: str) -> None:
       _directory(os.path.dirname(destination), create=True, replace_links=True) as target_dir:
     os.replace(os.path.basename(source), os.path.basename(destination), src_dir_fd=source_dir,
                dst_dir_fd=target_dir)
-
-
-def copy_tree(source: str, destination: str) -> None:
-  """Replaces `destination` with a copy of the directory `source` (one of this process's own,
-  e.g. a temporary SavedModel); whatever was at `destination`, a link too, is removed, never its
-  target."""
-  remove_tree(destination)
-  make_dirs(destination)
-  for directory, _, files in os.walk(source):  # os.walk follows no links.
-    relative = os.path.relpath(directory, source)
-    target = destination if relative == "." else os.path.join(destination, relative)
-    make_dirs(target)
-    for name in files:
-      with open(os.path.join(directory, name), "rb") as f:
-        _write(os.path.join(target, name), lambda out, f=f: shutil.copyfileobj(f, out))
 
 
 # --- Module directories -----------------------------------------------------------------------
