@@ -145,9 +145,10 @@ class TracedCaseCollector(pytest.Class):
 
   def collect(self):
     from pyiree_tf_support.harness import test_setup  # pylint: disable=import-outside-toplevel
-    targets = test_setup.plan_backends(cli_flags.run_settings()).targets
+    settings = cli_flags.run_settings()
+    targets = test_setup.plan_backends(settings).targets
     failing = expected_failures.for_test_file(str(self.path))
-    xfail_backends = cli_flags.run_settings().xfail_backends
+    xfail_backends = settings.xfail_backends
     base = sys.modules["pyiree_tf_support.tf_test_utils"].TracedModuleTestCase
     # tf.test.TestCase's own test_session is "Not a test."; only the user's methods are tests.
     methods = [m for m in unittest.TestLoader().getTestCaseNames(self.obj) if not hasattr(base, m)]
