@@ -18,6 +18,7 @@ import tensorflow as tf
 
 from pyiree_tf_support.importing.rewrites import dynamic_broadcasts
 from pyiree_tf_support.importing.rewrites import dynamic_reshapes
+from pyiree_tf_support.importing.rewrites import dynamic_strided_slices
 from pyiree_tf_support.importing.rewrites import growing_carries
 
 # The TF -> StableHLO + ml_program lowering IREE's own TF importer runs.
@@ -141,6 +142,12 @@ DYNAMIC_RESHAPES = Step(
     "tensor.collapse_shape / tensor.expand_shape (behind a cf.assert that the split is exact): "
     "IREE rejects stablehlo.dynamic_reshape.",
     rewrite=dynamic_reshapes.rewrite_dynamic_reshapes)
+DYNAMIC_STRIDED_SLICES = Step(
+    "dynamic-strided-slices",
+    "tf.StridedSlice on an input with a dynamic dim (x[:, 0] on [None, 4]), which the lowering "
+    "leaves, as tensor.extract_slice with tensor.dim sizes, when its constant begin, end and "
+    "strides take every dynamic dim whole: the same elements, whatever the runtime size.",
+    rewrite=dynamic_strided_slices.rewrite_dynamic_strided_slices)
 
 DYNAMIC_BROADCASTS = Step(
     "dynamic-broadcasts",
@@ -173,10 +180,12 @@ TENSOR_LIST_STEPS = (
     LOWERING,
     GROWING_CARRIES,
     DYNAMIC_RESHAPES,
+    DYNAMIC_STRIDED_SLICES,
     DYNAMIC_BROADCASTS,
 )
 
-PLAIN = Pipeline("plain", (LOWERING, GROWING_CARRIES, DYNAMIC_RESHAPES, DYNAMIC_BROADCASTS))
+PLAIN = Pipeline("plain", (LOWERING, GROWING_CARRIES, DYNAMIC_RESHAPES, DYNAMIC_STRIDED_SLICES,
+                           DYNAMIC_BROADCASTS))
 TENSOR_LISTS = Pipeline(
     "tensor-lists", TENSOR_LIST_STEPS,
     selected_by=("tf.TensorListReserve", "tf.TensorListFromTensor", "tf.EmptyTensorList"),

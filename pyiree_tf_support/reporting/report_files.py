@@ -94,6 +94,7 @@ def backend_record(outcome: Outcome, paths: Dict[str, Optional[str]],
       "outcome": outcome.status.value,
       "phase": raw.phase.value if raw.phase else None,
       "first_error": raw.first_error,
+      "hint": raw.hint,  # what to rewrite (reporting/hints.py); null for other errors.
       "detail": outcome.detail,
       "call": call,
       "worst": worst_element(outcome.mismatches),

@@ -14,6 +14,7 @@ from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.comparing import comparison
 from pyiree_tf_support.core import phases
 from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.reporting import hints
 from pyiree_tf_support.comparing import traces
 
 
@@ -71,6 +72,12 @@ class Outcome:
       return None
     return phases.first_error_line(
         self.detail, diagnostics=self.phase in (phases.Phase.IMPORT, phases.Phase.COMPILE))
+
+  @property
+  def hint(self) -> Optional[str]:
+    """What to rewrite, when the first error is a known unsupported pattern (`hints`)."""
+    found = hints.hint_for(self.first_error)
+    return found.text if found else None
 
   def expecting_failure(self, covered: str = "") -> "Outcome":
     """This outcome for a backend listed as expected to fail (`covered`: what the listing
@@ -131,12 +138,22 @@ def format_outcome(outcome: Outcome) -> str:
   if closeness(outcome):
     line += f" ({closeness(outcome)})"
   if outcome.detail:
-    line += "\n" + _indent(outcome.detail)
+    line += "\n" + _indent(_with_hint(outcome.detail, outcome.first_error, outcome.hint))
   if outcome.trace_path and outcome.status in (Status.MISMATCH, Status.RUNTIME_ERROR, Status.XFAIL):
     line += "\n" + _indent(f"trace: {artifacts.display_path(outcome.trace_path)}")
   if outcome.repro_command:
     line += "\n" + _indent(outcome.repro_command)
   return line
+
+
+def _with_hint(detail: str, first_error: Optional[str], hint: Optional[str]) -> str:
+  """The detail with `hint: ...` as the line after the one holding the first error (the first
+  line when none holds it whole)."""
+  if not hint:
+    return detail
+  lines = detail.split("\n")
+  at = next((i for i, line in enumerate(lines) if first_error and first_error in line), 0)
+  return "\n".join(lines[:at + 1] + [f"hint: {hint}"] + lines[at + 1:])
 
 
 def format_report(function_name: str, reference: str, outcomes: Sequence[Outcome]) -> str:

@@ -24,8 +24,8 @@ from pyiree_tf_support import tf_test_utils
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-BACKEND_KEYS = {"backend", "outcome", "phase", "first_error", "detail", "call", "worst", "paths",
-                "commands", "worst_fraction_of_tolerance"}
+BACKEND_KEYS = {"backend", "outcome", "phase", "first_error", "hint", "detail", "call", "worst",
+                "paths", "commands", "worst_fraction_of_tolerance"}
 WORST_KEYS = {"kind", "path", "index", "expected", "got", "difference", "ulps"}
 
 
