@@ -59,9 +59,10 @@ _SUITE = re.compile(r"\biree_e2e_test_suite\(\s*name\s*=\s*\"([^\"]+)\"")
 
 @dataclasses.dataclass(frozen=True)
 class SuiteDir:
-  """One directory of --dirs: its Bazel package, BUILD file and `iree_e2e_test_suite` names."""
+  """One directory of --dirs: its Bazel package (None outside the workspace: a pytest run's
+  lists), BUILD file and `iree_e2e_test_suite` names."""
   path: str
-  package: str
+  package: Optional[str]
   suites: Tuple[str, ...]
 
   @property
@@ -77,15 +78,14 @@ def suite_dirs(dirs: str) -> List[SuiteDir]:
   found = []
   for name in (d.strip() for d in dirs.split(",") if d.strip()):
     path = os.path.realpath(os.path.join(e2e_lists.ROOT, name))
-    package = os.path.relpath(path, os.path.realpath(e2e_lists.ROOT))
-    if package.startswith(".."):
-      raise ValueError(f"--dirs: {name!r} is not inside the workspace {e2e_lists.ROOT}")
     if not os.path.isfile(os.path.join(path, "BUILD.bazel")):
       raise ValueError(f"--dirs: {name!r} has no BUILD.bazel (a directory of test files with "
                        "its iree_e2e_test_suite, e.g. e2e or e2e/keras)")
+    package = os.path.relpath(path, os.path.realpath(e2e_lists.ROOT))
     with open(os.path.join(path, "BUILD.bazel"), encoding="utf-8") as f:
       suites = tuple(_SUITE.findall(f.read()))
-    found.append(SuiteDir(path, package.replace(os.sep, "/"), suites))
+    found.append(SuiteDir(path, None if package.startswith("..") else
+                          package.replace(os.sep, "/"), suites))
   if not found:
     raise ValueError("--dirs names no directory")
   return found
@@ -93,6 +93,11 @@ def suite_dirs(dirs: str) -> List[SuiteDir]:
 
 def run_suites(bazel: bazel_session.Bazel, dirs: Sequence[SuiteDir]) -> int:
   """`bazel test` of every test suite of `dirs`' packages (the manual _failing ones included)."""
+  outside = [d.path for d in dirs if d.package is None]
+  if outside:
+    print(f"ERROR: --run: {', '.join(outside)} is not in the workspace {e2e_lists.ROOT}, so "
+          "Bazel cannot run it", file=sys.stderr)
+    return 2
   suites = []
   for suite_dir in dirs:
     query = bazel.run("query", f"kind(test_suite, //{suite_dir.package}:all)", capture=True)
@@ -152,6 +157,8 @@ def _test_dir(testlogs: str, suite_dir: SuiteDir, src: str, backend: str, listed
               ) -> Optional[str]:
   """The bazel-testlogs directory of `src` on `backend`: its test in a `_failing` suite when it is
   listed, else in another; None when the run has neither."""
+  if suite_dir.package is None:
+    return None
   candidates = [os.path.join(testlogs, suite_dir.package, e2e_lists.test_name(suite, src, backend))
                 for suite in suite_dir.suites if suite.endswith("_failing") == listed]
   return next((c for c in candidates if os.path.isdir(c)), None)
@@ -219,7 +226,7 @@ def collect(testlogs: str, dirs: Optional[Sequence[SuiteDir]] = None
       else:
         row[backend] = (FAIL, f"{cell.phase.value}: {cell.first_error}" if cell and cell.phase
                         else "unexpected failure")
-    table[src if len(dirs) == 1 else f"{suite_dir.package}/{src}"] = row
+    table[src if len(dirs) == 1 else f"{suite_dir.package or suite_dir.path}/{src}"] = row
   return table
 
 
@@ -400,8 +407,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def _main(args: argparse.Namespace, dirs: Sequence[SuiteDir],
           bazel: Optional[bazel_session.Bazel]) -> int:
-  if args.run:
-    run_suites(bazel, dirs)
+  if args.run and run_suites(bazel, dirs) == 2:  # a bad command: nothing ran
+    return 2
   testlogs = args.testlogs or (testlogs_of(bazel) if bazel else
                                os.path.join(e2e_lists.ROOT, "bazel-testlogs"))
   if args.update_lists:
