@@ -169,6 +169,25 @@ class CoverageToolTest(absltest.TestCase):
     self.assertTrue(os.path.isdir(os.path.join(bases[0], "execroot")))
 
   @NEEDS_BAZEL
+  def test_the_users_running_server_in_output_base_is_left_running(self):
+    output_base = make_tempdir(self)
+    user = ["bazel", f"--output_base={output_base}"]
+    started = subprocess.run(user + ["info", "bazel-testlogs"], cwd=self.root, text=True,
+                             capture_output=True, timeout=300, check=False)
+    self.addCleanup(subprocess.run, user + ["shutdown"], cwd=self.root, capture_output=True,
+                    timeout=120, check=False)
+    self.assertEqual(started.returncode, 0, started.stderr[-2000:])
+    servers = bazel_servers(self.root)
+    self.assertLen(servers, 1)
+    # Reads the last run of that output base: `bazel info` through the user's server.
+    done = self.tool("--dirs=my_tests", f"--output_base={output_base}",
+                     f"--output_dir={make_tempdir(self)}")
+    self.assertEqual(done.returncode, 2, done.stderr)  # that output base ran no test yet
+    self.assertIn(f"no Bazel run to read: {started.stdout.strip()} is not a directory",
+                  done.stderr)
+    self.assertEqual(bazel_servers(self.root), servers)
+
+  @NEEDS_BAZEL
   def test_ctrl_c_during_a_run_shuts_its_server_down(self):
     process = subprocess.Popen([sys.executable, *TOOL, "--run", "--dirs=my_tests",
                                 f"--output_dir={make_tempdir(self)}"], cwd=self.root,
