@@ -8,9 +8,11 @@ to compile on llvm-cpu) and the real Bazel; servers are found by their command l
 
 import glob
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import unittest
@@ -20,10 +22,8 @@ from absl.testing import absltest
 
 from pyiree_tf_support import cli_flags
 from tests.support import test_files
-from tests.tooling.bazel_test import NEEDS_BAZEL
-from tests.tooling.bazel_test import TempWorkspace
-from tests.tooling.bazel_test import UNDER_BAZEL
-from tests.tooling.bazel_test import make_tempdir
+
+UNDER_BAZEL = "TEST_SRCDIR" in os.environ
 
 TOOL = ["-m", "pyiree_tf_support.tools.update_e2e_coverage"]
 ERF = "failed to legalize operation 'stablehlo.custom_call' (tf.math.erf)"
@@ -75,14 +75,17 @@ def bazel_servers(workspace: str) -> List[int]:
   return pids
 
 
-@unittest.skipIf(UNDER_BAZEL, "copies the source workspace, which a Bazel test's runfiles lack")
+@unittest.skipIf(UNDER_BAZEL, "copies the source workspace and runs bazel, which a Bazel test "
+                 "sandbox cannot")
 class CoverageToolTest(absltest.TestCase):
 
   def setUp(self):
     super().setUp()
-    self.ws = TempWorkspace(self)
+    # Imported here: a Bazel test's runfiles hold neither the workspace nor that file.
+    from tests.tooling import bazel_test  # pylint: disable=import-outside-toplevel
+    self.ws = bazel_test.TempWorkspace(self)
     self.root = os.path.realpath(self.ws.root)
-    self.cache = make_tempdir(self)
+    self.cache = self.tempdir()
     package = os.path.join(self.root, "my_tests")
     os.makedirs(package)
     with open(os.path.join(package, "BUILD.bazel"), "w") as f:
@@ -91,6 +94,11 @@ class CoverageToolTest(absltest.TestCase):
       with open(os.path.join(package, f"{name.lower()}_test.py"), "w") as f:
         f.write(test_files.one_method_test(name, body))
     self.addCleanup(self.shut_down_leftovers)
+
+  def tempdir(self) -> str:
+    path = tempfile.mkdtemp()
+    self.addCleanup(shutil.rmtree, path, ignore_errors=True)
+    return path
 
   def shut_down_leftovers(self) -> None:
     """A server a failing run left: shut down by its own output base (never by name)."""
@@ -116,7 +124,7 @@ class CoverageToolTest(absltest.TestCase):
       return [line for line in f.read().splitlines() if line.startswith("| `")]
 
   def test_dirs_choose_the_rows_of_the_table(self):
-    testlogs = make_tempdir(self)
+    testlogs = self.tempdir()
     for suite, stem, backend in (("my_tests", "double_test", "tf"),
                                  ("my_tests", "double_test", "iree_llvmjit"),
                                  ("my_tests", "erf_test", "tf"),
@@ -125,14 +133,14 @@ class CoverageToolTest(absltest.TestCase):
       os.makedirs(target)
       with open(os.path.join(target, "test.xml"), "w") as f:
         f.write(PASSING_XML)
-    output = make_tempdir(self)
+    output = self.tempdir()
     done = self.tool("--dirs=my_tests", f"--testlogs={testlogs}", f"--output_dir={output}")
     self.assertEqual(done.returncode, 1, done.stderr)  # vmvx and Vulkan did not run
     self.assertEqual(self.table_rows(output), [
         "| `double_test.py` | pass | not run | pass | not run |",
         "| `erf_test.py` | pass | not run | fail (expected): compile: failed to legalize "
         "operation … [1] | not run |"])
-    both = make_tempdir(self)
+    both = self.tempdir()
     done = self.tool("--dirs=my_tests,e2e", f"--testlogs={testlogs}", f"--output_dir={both}")
     rows = self.table_rows(both)
     self.assertIn("| `my_tests/double_test.py` | pass | not run | pass | not run |", rows)
@@ -145,16 +153,14 @@ class CoverageToolTest(absltest.TestCase):
     self.assertEqual(done.returncode, 2)
     self.assertIn("--dirs: 'absent' has no BUILD.bazel", done.stderr.splitlines()[-1])
 
-  @NEEDS_BAZEL
   def test_reading_the_last_run_starts_no_bazel_server(self):
-    done = self.tool(f"--output_dir={make_tempdir(self)}", "--dirs=my_tests")
+    done = self.tool(f"--output_dir={self.tempdir()}", "--dirs=my_tests")
     self.assertEqual(done.returncode, 2, done.stderr)
     self.assertIn("no Bazel run to read", done.stderr)
     self.assertEqual(bazel_servers(self.root), [])
 
-  @NEEDS_BAZEL
   def test_run_tests_the_suites_of_dirs_and_shuts_its_server_down(self):
-    output = make_tempdir(self)
+    output = self.tempdir()
     done = self.tool("--run", "--dirs=my_tests", f"--output_dir={output}")
     self.assertEqual(self.table_rows(output), [
         "| `double_test.py` | pass | not run | pass | not run |",
@@ -168,9 +174,8 @@ class CoverageToolTest(absltest.TestCase):
     self.assertLen(bases, 1)
     self.assertTrue(os.path.isdir(os.path.join(bases[0], "execroot")))
 
-  @NEEDS_BAZEL
   def test_the_users_running_server_in_output_base_is_left_running(self):
-    output_base = make_tempdir(self)
+    output_base = self.tempdir()
     user = ["bazel", f"--output_base={output_base}"]
     started = subprocess.run(user + ["info", "bazel-testlogs"], cwd=self.root, text=True,
                              capture_output=True, timeout=300, check=False)
@@ -181,16 +186,15 @@ class CoverageToolTest(absltest.TestCase):
     self.assertLen(servers, 1)
     # Reads the last run of that output base: `bazel info` through the user's server.
     done = self.tool("--dirs=my_tests", f"--output_base={output_base}",
-                     f"--output_dir={make_tempdir(self)}")
+                     f"--output_dir={self.tempdir()}")
     self.assertEqual(done.returncode, 2, done.stderr)  # that output base ran no test yet
     self.assertIn(f"no Bazel run to read: {started.stdout.strip()} is not a directory",
                   done.stderr)
     self.assertEqual(bazel_servers(self.root), servers)
 
-  @NEEDS_BAZEL
   def test_ctrl_c_during_a_run_shuts_its_server_down(self):
     process = subprocess.Popen([sys.executable, *TOOL, "--run", "--dirs=my_tests",
-                                f"--output_dir={make_tempdir(self)}"], cwd=self.root,
+                                f"--output_dir={self.tempdir()}"], cwd=self.root,
                                env=self.env(), stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
     self.addCleanup(lambda: process.poll() is not None or process.kill())
