@@ -11,6 +11,7 @@ from typing import Any, BinaryIO, Dict, Optional, Union
 import numpy as np
 
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import signatures
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.comparing.traces import ModuleCall, Trace
 
@@ -31,6 +32,8 @@ def _encode(value: Any, arrays: Dict[str, np.ndarray]) -> Any:
     if array.dtype == object:  # TF strings: stored as fixed-width bytes, restored as objects.
       array = array.astype(bytes)
       spec["object"] = True
+    elif array.dtype.kind == "V":  # ml_dtypes' bfloat16 & co.: .npy keeps only their bytes.
+      spec["dtype"] = array.dtype.name
     arrays[key] = array
     if not isinstance(leaf, (np.ndarray, np.generic)):
       spec["py"] = type(leaf).__name__
@@ -45,6 +48,8 @@ def _decode(spec: Any, arrays: Dict[str, np.ndarray]) -> Any:
     array = arrays[leaf_spec["array"]]
     if leaf_spec.get("object"):
       array = array.astype(object)
+    elif "dtype" in leaf_spec:
+      array = array.view(signatures.numpy_dtype(leaf_spec["dtype"]))
     py_type = _PY_TYPES.get(leaf_spec.get("py", ""))
     return py_type(array.item()) if py_type else array
 

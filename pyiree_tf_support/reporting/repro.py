@@ -30,7 +30,7 @@ from pyiree_tf_support.core.signatures import FunctionSignature, numpy_dtype
 from pyiree_tf_support.comparing.traces import Trace
 
 # iree-run-module's per-type absolute thresholds, by numpy dtype name.
-_THRESHOLD_FLAGS = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
+THRESHOLD_FLAGS = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
 # A store to a global is what lets one call change what the next one computes.
 _STATE_WRITE = re.compile(r"\b(ml_program\.global_store|util\.global\.store)\b")
 
@@ -90,8 +90,9 @@ def replay_command(module_dir: str, ref_trace: Trace, tar_trace: Trace,
 # iree-run-module's element types, by numpy dtype name: integers are signless (a compiled
 # function's i32 rejects numpy's si32), unsigned ones keep their "u" (a ui8 result is reported
 # as ui8 and an i8 expectation does not match it), and complex types are named by their total
-# width (complex64 is cf64).
-_ELEMENT_TYPES = {
+# width (complex64 is cf64). The one copy: the reports' flagfiles and make_repros' repro.sh
+# files both write values with save_value.
+ELEMENT_TYPES = {
     "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
     "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64",
     "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
@@ -99,32 +100,37 @@ _ELEMENT_TYPES = {
 }
 
 
-def _element_type(dtype: np.dtype) -> Optional[str]:
+def element_type(dtype: np.dtype) -> Optional[str]:
   """iree-run-module's name for `dtype`, None when it has none."""
-  return _ELEMENT_TYPES.get(dtype.name)
+  return ELEMENT_TYPES.get(dtype.name)
 
 
-def _save_value(call_dir: str, stem: str, array: np.ndarray) -> str:
-  """Saves one value as raw bytes; returns the flag value iree-run-module reads it from.
+def save_value(directory: str, stem: str, array: np.ndarray) -> str:
+  """Saves one value as `<stem>.bin` (raw bytes); returns the flag value iree-run-module reads
+  it from (`2x3xui8=@<stem>.bin`), relative to `directory`.
 
   Every value names its element type explicitly: a .npy file would carry numpy's signed and
-  unsigned integers as si/ui types and ml_dtypes' bfloat16 as opaque bytes.
+  unsigned integers as si/ui types and ml_dtypes' bfloat16 as opaque bytes. ValueError for a
+  dtype iree-run-module has no element type for (untyped_reason says so beforehand).
   """
   array = np.asarray(array)  # np.ascontiguousarray would turn a 0-d array into shape [1].
+  reason = untyped_reason([array], "values")
+  if reason:
+    raise ValueError(reason)
   name = stem + ".bin"
-  artifacts.write_bytes(os.path.join(call_dir, name), array.tobytes())
+  artifacts.write_bytes(os.path.join(directory, name), array.tobytes())
   shape = "x".join(str(d) for d in array.shape)
-  return f"{shape + 'x' if shape else ''}{_element_type(array.dtype)}=@{name}"
+  return f"{shape + 'x' if shape else ''}{element_type(array.dtype)}=@{name}"
 
 
-def _untyped_reason(values: Sequence[np.ndarray], what: str) -> str:
+def untyped_reason(values: Sequence[np.ndarray], what: str) -> str:
   """Why iree-run-module cannot read or check `values`; "" when it can."""
-  dtype = next((np.asarray(v).dtype for v in values if _element_type(np.asarray(v).dtype) is None),
+  dtype = next((np.asarray(v).dtype for v in values if element_type(np.asarray(v).dtype) is None),
                None)
   if dtype is None:
     return ""
   return (f"its {what} include {dtype.name} values, for which iree-run-module has no element "
-          f"type (it has {', '.join(sorted(_ELEMENT_TYPES))}).")
+          f"type (it has {', '.join(sorted(ELEMENT_TYPES))}).")
 
 
 def _unfaithful_reason(index: int, iree_input: Optional[str]) -> str:
@@ -199,10 +205,10 @@ def _write_call(root: str, replay: str, index: int, tar_trace: Trace, ref_trace:
     except (TypeError, ValueError) as e:
       reason = f"its inputs do not fit the function's signature ({e})."
   if not reason:
-    reason = _untyped_reason(inputs, "inputs")
+    reason = untyped_reason(inputs, "inputs")
   expected = [np.asarray(v) for v in structure.flatten(ref_call.outputs, drop_none=True)]
   if not reason:
-    reason = _untyped_reason(expected, "expected outputs")
+    reason = untyped_reason(expected, "expected outputs")
   if reason:
     return CallRepro(index, tar_call.method, replay, no_run_module_reason=reason)
   call_dir = os.path.join(root, _call_dir_name(index, tar_call.method))
@@ -235,23 +241,25 @@ def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, index: int,
       f"--function={signature.name}",
   ]
   for i, value in enumerate(inputs):
-    lines.append("--input=" + _save_value(call_dir, f"input_{i}", value))
+    lines.append("--input=" + save_value(call_dir, f"input_{i}", value))
   for i, value in enumerate(expected):
-    lines.append("--expected_output=" + _save_value(call_dir, f"expected_output_{i}", value))
-  lines += _tolerance_flags(expected, tar_trace.backend_names, tar_call.given_rtol,
-                            tar_call.given_atol, policy)
+    lines.append("--expected_output=" + save_value(call_dir, f"expected_output_{i}", value))
+  lines += tolerance_flags(expected, tar_trace.backend_names, tar_call.given_rtol,
+                           tar_call.given_atol, policy)
   artifacts.write_text(os.path.join(call_dir, "flagfile"), "\n".join(lines) + "\n")
 
 
-def _tolerance_flags(expected: Sequence[np.ndarray], backend_names: Sequence[str],
-                     rtol: Optional[float], atol: Optional[float],
-                     policy: tolerances.TolerancePolicy) -> List[str]:
+def tolerance_flags(expected: Sequence[np.ndarray], backend_names: Sequence[str],
+                    rtol: Optional[float], atol: Optional[float],
+                    policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY) -> List[str]:
+  """iree-run-module's --expected_<type>_threshold and --expected_rtol flags for comparing
+  `expected` as the library compares it on `backend_names` (a call's own rtol/atol first)."""
   flags = []
   rtols = []
   for dtype_name in sorted({value.dtype.name for value in expected}):
-    if dtype_name in _THRESHOLD_FLAGS:
+    if dtype_name in THRESHOLD_FLAGS:
       tolerance = policy.for_dtype(numpy_dtype(dtype_name), backend_names, rtol, atol)
-      flags.append(f"--expected_{_THRESHOLD_FLAGS[dtype_name]}_threshold={tolerance.atol:g}")
+      flags.append(f"--expected_{THRESHOLD_FLAGS[dtype_name]}_threshold={tolerance.atol:g}")
       rtols.append(tolerance.rtol)
   if rtols:
     flags.append(f"--expected_rtol={max(rtols):g}")

@@ -5,6 +5,8 @@ build_tools/ find the repository from this package's location, `source_tree`):
 - `update_e2e_coverage`: docs/e2e_coverage.md (and .html) from a Bazel run of the e2e suites;
   with `--update_lists`, the FAILING lists of e2e/ and e2e/keras/ rewritten from a real run
   (`update_lists`: the command, `list_updates`: its rules); with a BUILD_DIR, the 2020 table.
+  Its Bazel commands run in a `bazel_session`: its own output base (or --output_base), and the
+  server it started shut down when it ends.
 - `check_suite_verdicts`: whether a `pytest e2e/` JUnit XML (and a Bazel run) reached the
   verdicts the FAILING lists expect.
 - `make_repros`: e2e/repros/, a standalone reproduction of every listed IREE failure, from a
@@ -12,7 +14,7 @@ build_tools/ find the repository from this package's location, `source_tree`):
   `repro_templates`: the files' text, `repro_values`: inputs, outputs and the driver module);
   `--check` runs them all.
 - `generate_backends_bzl`: build_tools/bazel/backends.bzl from the backend table.
-- `e2e_lists`: the e2e suites as data (backends, lists, files, Bazel test names) for the others.
+- `e2e_lists`: the e2e suites as data (backends, lists, Bazel test names) for the others.
 - `source_tree`: where the repository is, and the one-line error when there is none.
 - `test_summary`: the last two lines of scripts/test.sh (what the unit tests and the Bazel
   suites reported; a crashed pytest is named with its exit status, never "0 failed").

@@ -6,9 +6,8 @@ The backends are the backend table's (`pyiree_tf_support/core/backends.py`), by 
 tests use.
 """
 
-import glob
 import os
-from typing import List, Tuple
+from typing import Tuple
 
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.reporting import expected_failures
@@ -34,7 +33,3 @@ def test_name(suite: str, src: str, backend: str, reference: str = REFERENCE_BAC
   """The Bazel test `iree_e2e_test_suite` makes for one file and backend (the 2020 naming)."""
   return f"{suite}_{os.path.basename(src)[:-len('.py')]}__{reference}__{backend}"
 
-
-def e2e_files() -> List[str]:
-  """Every e2e test file name, sorted."""
-  return sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "e2e", "*_test.py")))

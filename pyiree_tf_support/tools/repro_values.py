@@ -1,26 +1,24 @@
 """The data of a standalone reproduction: the failing call's inputs and expected outputs as files
 iree-run-module reads, the driver module replaying earlier calls, and the TF-only import script
-with the test file's module source inlined. Used by `make_repros`.
+with the test file's module source inlined. Used by `make_repros`. The values are written, typed
+and given tolerances by `reporting.repro`, as a report's flagfile is (one copy of the dtype ->
+iree-run-module type mapping).
 """
 
 import ast
 import dataclasses
-import io
 import os
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.core import signatures as signatures_lib
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.reporting import import_repro
 from pyiree_tf_support.reporting import repro
 from pyiree_tf_support.tools import repro_templates
-
-_THRESHOLD = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -36,31 +34,6 @@ def import_script(source_path: str, module_class: str, pipeline: str, title: str
 
 # ---------------------------------------------------------------------------------------------
 # Values and the driver module.
-
-def _element_type(dtype: np.dtype) -> str:
-  if dtype == np.bool_:
-    return "i1"
-  return f"{'f' if dtype.kind == 'f' else 'i'}{dtype.itemsize * 8}"
-
-
-def save_value(directory: str, stem: str, array: Any) -> str:
-  """Writes one value; returns the flag value iree-run-module reads it from.
-
-  Floats go to .npy; integers and bools to raw .bin with a signless type (iree-run-module reads
-  numpy's integers as signed si32, which a function taking i32 rejects).
-  """
-  array = np.asarray(array)
-  if array.dtype.kind == "f":
-    buffer = io.BytesIO()
-    np.save(buffer, array, allow_pickle=False)
-    with open(os.path.join(directory, stem + ".npy"), "wb") as f:
-      f.write(buffer.getvalue())
-    return f"@{stem}.npy"
-  with open(os.path.join(directory, stem + ".bin"), "wb") as f:
-    f.write(array.tobytes())
-  shape = "x".join(str(d) for d in array.shape)
-  return f"{shape + 'x' if shape else ''}{_element_type(array.dtype)}=@{stem}.bin"
-
 
 _FUNC = re.compile(r"^\s*func\.func @([\w$.]+)\(", re.MULTILINE)  # public: no "private"
 
@@ -147,18 +120,6 @@ class RunPlan:
   driver: Optional[str] = None  # driver.mlir text, when earlier calls must run first
 
 
-def _tolerance_flags(expected: Sequence[np.ndarray], backend_names: Sequence[str],
-                     rtol: Optional[float], atol: Optional[float]) -> List[str]:
-  flags, rtols = [], []
-  for name in sorted({value.dtype.name for value in expected}):
-    if name in _THRESHOLD:
-      tolerance = tolerances.DEFAULT_POLICY.for_dtype(signatures_lib.numpy_dtype(name),
-                                                      backend_names, rtol, atol)
-      flags.append(f"--expected_{_THRESHOLD[name]}_threshold={tolerance.atol:g}")
-      rtols.append(tolerance.rtol)
-  return flags + ([f"--expected_rtol={max(rtols):g}"] if rtols else [])
-
-
 def plan_run(module_dir: str, trace_record: Dict[str, Any], record: Dict[str, Any],
              iree_input: str, out: str) -> RunPlan:
   """Writes the failing call's inputs (and earlier calls' when the module keeps state) and the
@@ -175,13 +136,14 @@ def plan_run(module_dir: str, trace_record: Dict[str, Any], record: Dict[str, An
   for number in range(first, index + 1):
     call = ref.calls[number]
     inputs = signatures[call.method].flatten_inputs(ref.module_name, call.inputs, call.kwargs)
-    flags += [f"--input={save_value(out, f'call{number}_input{i}', value)}"
+    flags += [f"--input={repro.save_value(out, f'call{number}_input{i}', value)}"
               for i, value in enumerate(inputs)]
   expected = [np.asarray(v) for v in structure.flatten(ref.calls[index].outputs, drop_none=True)]
-  flags += [f"--expected_output={save_value(out, f'expected_output{i}', value)}"
+  flags += [f"--expected_output={repro.save_value(out, f'expected_output{i}', value)}"
             for i, value in enumerate(expected)]
   call = target.calls[index] if index < len(target.calls) else ref.calls[index]
-  flags += _tolerance_flags(expected, target.backend_names, call.given_rtol, call.given_atol)
+  flags += repro.tolerance_flags(expected, target.backend_names, call.given_rtol,
+                                 call.given_atol)
   if first == index:
     return RunPlan(ref.calls[index].method, tuple(flags))
   methods = [ref.calls[n].method for n in range(first, index + 1)]

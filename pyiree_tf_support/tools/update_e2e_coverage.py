@@ -1,14 +1,18 @@
 """Writes the e2e coverage table (Markdown and HTML) from a real Bazel run of the e2e suites.
 
-  .venv/bin/python -m pyiree_tf_support.tools.update_e2e_coverage [--run] [--output_dir=docs]
+  .venv/bin/python -m pyiree_tf_support.tools.update_e2e_coverage [--run] [--output_dir=docs] \
+      [--dirs=e2e,e2e/keras] [--output_base=DIR]
   .venv/bin/python -m pyiree_tf_support.tools.update_e2e_coverage BUILD_DIR   # the 2020 interface
 
-One row per e2e file, one column per backend: pass, fail (expected: listed in e2e/BUILD.bazel with
-its reason), skip (no device), and the two states that mean the lists are wrong: FAIL (unexpected)
-and XPASS (listed as failing but passed). With --run it first runs
-`bazel test //e2e:e2e_tests //e2e:e2e_tests_failing --keep_going`; otherwise it reads the results
-of the last run from bazel-testlogs. The columns are the backends of the table
-(pyiree_tf_support/core/backends.py).
+One row per test file of --dirs (default e2e), one column per backend: pass, fail (expected:
+listed in the directory's BUILD.bazel with its reason), skip (no device), and the two states that
+mean the lists are wrong: FAIL (unexpected) and XPASS (listed as failing but passed). With --run it
+first runs the test suites of --dirs' packages (for e2e: `bazel test //e2e:e2e_tests
+//e2e:e2e_tests_failing --keep_going`); otherwise it reads the results of the last run from the
+workspace's bazel-testlogs (or --testlogs), starting no Bazel. The columns are the backends of the
+table (pyiree_tf_support/core/backends.py). Bazel runs in the tool's own output base, or
+--output_base (e.g. yours, `bazel info output_base`, to reuse its results), and a server the tool
+started is shut down when it ends, also on an error or Ctrl-C (`bazel_session`).
 
 Given a positional BUILD_DIR (which must exist), it writes instead what IREE's 2020 script wrote:
 `<BUILD_DIR>/doc/tf_e2e_coverage.md`, titled "TensorFlow End to End Coverage", one table per suite
@@ -16,24 +20,29 @@ Given a positional BUILD_DIR (which must exist), it writes instead what IREE's 2
 pass, ✗ where it is only in `<suite>_failing`), read from the suites with `bazel query`.
 
 With --update_lists it rewrites instead the FAILING lists of e2e/BUILD.bazel and
-e2e/keras/BUILD.bazel (--dirs) from a real run (list_updates says the rules): the last Bazel run
-(bazel-testlogs, or --testlogs=DIR), or with --artifacts_dir=DIR the artifacts of a pytest / python
-run. It prints what was added, removed or changed phase, and which listed cells the run did not
-hold.
+e2e/keras/BUILD.bazel (--dirs, default e2e,e2e/keras) from a real run (list_updates says the
+rules): the last Bazel run (bazel-testlogs, --testlogs=DIR, or the suites --run just ran), or with
+--artifacts_dir=DIR the artifacts of a pytest / python run. It prints what was added, removed
+or changed phase, and which listed cells the run did not hold.
 """
 
 import argparse
+import contextlib
+import dataclasses
+import glob
 import html
 import os
-import subprocess
+import re
 import sys
 import xml.etree.ElementTree as ElementTree
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import phases
+from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.reporting import run_results
 from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
+from pyiree_tf_support.tools import bazel_session
 from pyiree_tf_support.tools import e2e_lists
 from pyiree_tf_support.tools import source_tree
 from pyiree_tf_support.tools import update_lists
@@ -44,15 +53,70 @@ PASS, XFAIL, SKIP, FAIL, XPASS, NOT_RUN = (
     "pass", "fail (expected)", "skip", "FAIL", "XPASS", "not run")
 
 
-def testlogs_dir() -> str:
-  out = subprocess.run(["bazel", "info", "bazel-testlogs"], cwd=e2e_lists.ROOT, check=True,
-                       capture_output=True, text=True).stdout
-  return out.strip()
+TABLE_DIRS, LISTS_DIRS = "e2e", "e2e,e2e/keras"  # --dirs by default
+_SUITE = re.compile(r"\biree_e2e_test_suite\(\s*name\s*=\s*\"([^\"]+)\"")
 
 
-def run_suites() -> int:
-  return subprocess.run(["bazel", "test", "//e2e:e2e_tests", "//e2e:e2e_tests_failing",
-                         "--keep_going"], cwd=e2e_lists.ROOT, check=False).returncode
+@dataclasses.dataclass(frozen=True)
+class SuiteDir:
+  """One directory of --dirs: its Bazel package (None outside the workspace: a pytest run's
+  lists), BUILD file and `iree_e2e_test_suite` names."""
+  path: str
+  package: Optional[str]
+  suites: Tuple[str, ...]
+
+  @property
+  def build_file(self) -> str:
+    return os.path.join(self.path, "BUILD.bazel")
+
+  def files(self) -> List[str]:
+    return sorted(os.path.basename(p) for p in glob.glob(os.path.join(self.path, "*_test.py")))
+
+
+def suite_dirs(dirs: str) -> List[SuiteDir]:
+  """The comma-separated --dirs, relative to the workspace; ValueError naming a bad one."""
+  found = []
+  for name in (d.strip() for d in dirs.split(",") if d.strip()):
+    path = os.path.realpath(os.path.join(e2e_lists.ROOT, name))
+    if not os.path.isfile(os.path.join(path, "BUILD.bazel")):
+      raise ValueError(f"--dirs: {name!r} has no BUILD.bazel (a directory of test files with "
+                       "its iree_e2e_test_suite, e.g. e2e or e2e/keras)")
+    package = os.path.relpath(path, os.path.realpath(e2e_lists.ROOT))
+    with open(os.path.join(path, "BUILD.bazel"), encoding="utf-8") as f:
+      suites = tuple(_SUITE.findall(f.read()))
+    found.append(SuiteDir(path, None if package.startswith("..") else
+                          package.replace(os.sep, "/"), suites))
+  if not found:
+    raise ValueError("--dirs names no directory")
+  return found
+
+
+def run_suites(bazel: bazel_session.Bazel, dirs: Sequence[SuiteDir]) -> int:
+  """`bazel test` of every test suite of `dirs`' packages (the manual _failing ones included)."""
+  outside = [d.path for d in dirs if d.package is None]
+  if outside:
+    print(f"ERROR: --run: {', '.join(outside)} is not in the workspace {e2e_lists.ROOT}, so "
+          "Bazel cannot run it", file=sys.stderr)
+    return 2
+  suites = []
+  for suite_dir in dirs:
+    query = bazel.run("query", f"kind(test_suite, //{suite_dir.package}:all)", capture=True)
+    if query.returncode != 0:
+      print(query.stderr, file=sys.stderr)
+      return query.returncode
+    suites += [line for line in query.stdout.splitlines() if line.startswith("//")]
+  if not suites:
+    print(f"no test suite in {', '.join(d.package for d in dirs)}", file=sys.stderr)
+    return 4
+  return bazel.run("test", *suites, "--keep_going").returncode
+
+
+def testlogs_of(bazel: bazel_session.Bazel) -> str:
+  """bazel-testlogs of the output base `bazel` runs in."""
+  info = bazel.run("info", "bazel-testlogs", capture=True)
+  if info.returncode != 0:
+    raise RuntimeError(f"bazel info bazel-testlogs failed: {info.stderr.strip()[-500:]}")
+  return info.stdout.strip()
 
 
 def _result(test_dir: str) -> Tuple[Optional[str], str]:
@@ -78,14 +142,26 @@ def _result(test_dir: str) -> Tuple[Optional[str], str]:
   return "passed", log
 
 
-def _run_cells(testlogs: str) -> Dict[Tuple[str, str], run_results.Cell]:
-  """{(file, backend): cell} of the run's report.json files; {} when they cannot be read."""
-  e2e_dir = os.path.join(e2e_lists.ROOT, "e2e")
+def _run_cells(testlogs: str, dirs: Sequence[SuiteDir]
+               ) -> Dict[Tuple[str, str, str], run_results.Cell]:
+  """{(dir, file, backend): cell} of the run's report.json files; {} when they cannot be read."""
   try:
-    run = run_results.from_bazel_testlogs(testlogs, [e2e_dir])
+    run = run_results.from_bazel_testlogs(testlogs, [d.path for d in dirs])
   except run_results.RunError:
     return {}
-  return {(name, backend): cell for (_, name, backend), cell in run.cells.items()}
+  return {(os.path.realpath(home), name, backend): cell
+          for (home, name, backend), cell in run.cells.items()}
+
+
+def _test_dir(testlogs: str, suite_dir: SuiteDir, src: str, backend: str, listed: bool
+              ) -> Optional[str]:
+  """The bazel-testlogs directory of `src` on `backend`: its test in a `_failing` suite when it is
+  listed, else in another; None when the run has neither."""
+  if suite_dir.package is None:
+    return None
+  candidates = [os.path.join(testlogs, suite_dir.package, e2e_lists.test_name(suite, src, backend))
+                for suite in suite_dir.suites if suite.endswith("_failing") == listed]
+  return next((c for c in candidates if os.path.isdir(c)), None)
 
 
 def short(reason: str, width: int = 60) -> str:
@@ -115,19 +191,22 @@ def listed_for_file(entries: Dict[str, ExpectedFailure], src: str) -> Optional[E
                                           for key, e in scoped))
 
 
-def collect(testlogs: str) -> Dict[str, Dict[str, Tuple[str, str]]]:
-  """{file: {backend: (status, note)}} from the Bazel results and the BUILD lists; a failing
-  cell's note starts with its phase (as listed, or as the run's report.json says)."""
-  failing = e2e_lists.failing_by_backend()
-  ran = _run_cells(testlogs)
+def collect(testlogs: str, dirs: Optional[Sequence[SuiteDir]] = None
+            ) -> Dict[str, Dict[str, Tuple[str, str]]]:
+  """{file: {backend: (status, note)}} from the Bazel results and the BUILD lists of `dirs`
+  (default e2e); a failing cell's note starts with its phase (as listed, or as the run's
+  report.json says). A row is the file's name, or with several dirs its path in the workspace."""
+  dirs = dirs if dirs is not None else suite_dirs(TABLE_DIRS)
+  ran = _run_cells(testlogs, dirs)
   table: Dict[str, Dict[str, Tuple[str, str]]] = {}
-  for src in e2e_lists.e2e_files():
+  for suite_dir, src in ((d, src) for d in dirs for src in d.files()):
+    failing = e2e_lists.failing_by_backend(suite_dir.build_file)
     row = {}
     for backend in BACKENDS:
       expected = listed_for_file(failing.get(backend, {}), src)
-      cell = ran.get((src, backend))
-      suite = "e2e_tests_failing" if expected is not None else "e2e_tests"
-      result, log = _result(os.path.join(testlogs, "e2e", e2e_lists.test_name(suite, src, backend)))
+      cell = ran.get((suite_dir.path, src, backend))
+      target_dir = _test_dir(testlogs, suite_dir, src, backend, expected is not None)
+      result, log = _result(target_dir) if target_dir else (None, "")
       if result is None:
         row[backend] = (NOT_RUN, "")
       elif result == "skipped":
@@ -147,7 +226,7 @@ def collect(testlogs: str) -> Dict[str, Dict[str, Tuple[str, str]]]:
       else:
         row[backend] = (FAIL, f"{cell.phase.value}: {cell.first_error}" if cell and cell.phase
                         else "unexpected failure")
-    table[src] = row
+    table[src if len(dirs) == 1 else f"{suite_dir.package or suite_dir.path}/{src}"] = row
   return table
 
 
@@ -226,15 +305,15 @@ SUCCESS_2020 = '<span class="success-table-element">✓</span>'
 FAILURE_2020 = '<span class="failure-table-element">✗</span>'
 
 
-def _bazel_query(expression: str) -> List[str]:
-  done = subprocess.run(["bazel", "query", expression], cwd=e2e_lists.ROOT, check=False,
-                        capture_output=True, text=True)
+def _bazel_query(bazel: bazel_session.Bazel, expression: str) -> List[str]:
+  done = bazel.run("query", expression, capture=True)
   if done.returncode != 0:
     raise RuntimeError(f"bazel query '{expression}' failed: {done.stderr.strip()[-500:]}")
   return [line for line in done.stdout.splitlines() if line.startswith("//")]
 
 
-def _suite_rows(suite: str, existing: List[str]) -> Dict[str, Tuple[bool, ...]]:
+def _suite_rows(bazel: bazel_session.Bazel, suite: str, existing: List[str]
+                ) -> Dict[str, Tuple[bool, ...]]:
   """{row: (expected to pass on backend, ...)} from the names of the suite's and its _failing's
   tests."""
   passing: Dict[str, set] = {}
@@ -242,7 +321,7 @@ def _suite_rows(suite: str, existing: List[str]) -> Dict[str, Tuple[bool, ...]]:
     if member not in existing:
       continue
     prefix = member.split(":")[1] + "_"
-    for label in _bazel_query(f"tests({member})"):
+    for label in _bazel_query(bazel, f"tests({member})"):
       name = label.split(":")[1]
       row, _, backend = name[len(prefix):].partition(f"__{e2e_lists.REFERENCE_BACKEND}__")
       if not backend:
@@ -258,7 +337,7 @@ def _column_title(backend: str) -> str:
   return spec.compiler_targets[0] if spec.is_iree else "tensorflow"
 
 
-def markdown_2020() -> str:
+def markdown_2020(bazel: bazel_session.Bazel) -> str:
   """tf_e2e_coverage.md as the 2020 script laid it out."""
   titles = [_column_title(b) for b in BACKENDS]
   text = ["# TensorFlow End to End Coverage",
@@ -269,22 +348,23 @@ def markdown_2020() -> str:
   sections = []
   for suite, header in SUITES_2020.items():
     package = suite.split(":")[0]
-    existing = _bazel_query(f"kind(test_suite, {package}:all)")
+    existing = _bazel_query(bazel, f"kind(test_suite, {package}:all)")
     if suite not in existing:
       continue
     rows = [["target"] + titles, [":-:"] * (len(titles) + 1)]
-    for row, passes in _suite_rows(suite, existing).items():
+    for row, passes in _suite_rows(bazel, suite, existing).items():
       rows.append([f"[{row}]({package.lstrip('/')}/{row}.py)"]
                   + [SUCCESS_2020 if ok else FAILURE_2020 for ok in passes])
     sections += [f"## {header}", "\n".join(" | ".join(cells) for cells in rows)]
   return "\n".join(text) + "\n" + "\n\n".join(sections) + "\n"
 
 
-def write_2020(build_dir: str) -> str:
+def write_2020(bazel: bazel_session.Bazel, build_dir: str) -> str:
+  text = markdown_2020(bazel)
   path = os.path.join(build_dir, "doc", "tf_e2e_coverage.md")
   os.makedirs(os.path.dirname(path), exist_ok=True)
   with open(path, "w", encoding="utf-8") as f:
-    f.write(markdown_2020())
+    f.write(text)
   return path
 
 
@@ -292,33 +372,60 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
   parser = argparse.ArgumentParser(prog=TOOL, description=__doc__.splitlines()[0])
   parser.add_argument("build_dir", nargs="?", metavar="BUILD_DIR",
                       help="2020 interface: write BUILD_DIR/doc/tf_e2e_coverage.md")
-  parser.add_argument("--run", action="store_true", help="run the Bazel e2e suites first")
+  parser.add_argument("--run", action="store_true", help="run the Bazel suites of --dirs first")
   parser.add_argument("--output_dir", default=os.path.join(e2e_lists.ROOT, "docs"))
   parser.add_argument("--update_lists", action="store_true",
                       help="rewrite the FAILING lists of --dirs from a run instead of the table")
   parser.add_argument("--testlogs", help="bazel-testlogs of the run (default: the workspace's)")
   parser.add_argument("--artifacts_dir",
                       help="the --artifacts_dir of a pytest / python run (--update_lists)")
-  parser.add_argument("--dirs", default="e2e,e2e/keras",
-                      help="comma-separated test dirs whose BUILD.bazel lists to update")
+  parser.add_argument("--dirs", help="comma-separated test dirs of the workspace: the table's "
+                      f"rows (default {TABLE_DIRS}) or the BUILD.bazel lists to update "
+                      f"(default {LISTS_DIRS})")
+  parser.add_argument("--output_base",
+                      help="the Bazel output base to run in (default: the tool's own, under "
+                      "$XDG_CACHE_HOME/pyiree_tf_support/bazel); a server the tool starts there "
+                      "is shut down when it ends")
   parser.add_argument("--dry_run", action="store_true",
                       help="with --update_lists: print the changes, write nothing")
   args = parser.parse_args(argv)
   source_tree.checkout_root(TOOL)
+  try:
+    dirs = suite_dirs(args.dirs or (LISTS_DIRS if args.update_lists else TABLE_DIRS))
+  except ValueError as e:
+    parser.error(str(e))
+  if args.build_dir is not None and not args.update_lists and not os.path.isdir(args.build_dir):
+    parser.error(f"BUILD_DIR {args.build_dir!r} is not an existing directory")
+  # Bazel only where it is needed: reading the last run's bazel-testlogs starts no server.
+  needs_bazel = (args.run or (args.build_dir is not None and not args.update_lists) or (
+      args.output_base is not None and args.testlogs is None and args.artifacts_dir is None))
+  with contextlib.ExitStack() as stack:
+    bazel = (stack.enter_context(bazel_session.session(e2e_lists.ROOT, args.output_base))
+             if needs_bazel else None)
+    return _main(args, dirs, bazel)
+
+
+def _main(args: argparse.Namespace, dirs: Sequence[SuiteDir],
+          bazel: Optional[bazel_session.Bazel]) -> int:
+  if args.run and run_suites(bazel, dirs) == 2:  # a bad command: nothing ran
+    return 2
+  testlogs = args.testlogs or (testlogs_of(bazel) if bazel else
+                               os.path.join(e2e_lists.ROOT, "bazel-testlogs"))
   if args.update_lists:
-    if args.run:
-      run_suites()
-    return update_lists.update([os.path.join(e2e_lists.ROOT, d) for d in args.dirs.split(",")],
-                               args.testlogs or os.path.join(e2e_lists.ROOT, "bazel-testlogs"),
-                               args.artifacts_dir, args.dry_run)
+    return update_lists.update([d.path for d in dirs], testlogs, args.artifacts_dir,
+                               args.dry_run)
   if args.build_dir is not None:
-    if not os.path.isdir(args.build_dir):
-      parser.error(f"BUILD_DIR {args.build_dir!r} is not an existing directory")
-    print(f"wrote {write_2020(args.build_dir)}")
+    print(f"wrote {write_2020(bazel, args.build_dir)}")
     return 0
-  if args.run:
-    run_suites()
-  table = collect(args.testlogs or testlogs_dir())
+  if not os.path.isdir(testlogs):
+    print(f"ERROR: no Bazel run to read: {testlogs} is not a directory (run the suites first, "
+          "or pass --run, or --testlogs=DIR)", file=sys.stderr)
+    return 2
+  try:
+    table = collect(testlogs, dirs)
+  except expected_failures.ListsError as e:
+    print(f"ERROR: {e}", file=sys.stderr)
+    return 2
   os.makedirs(args.output_dir, exist_ok=True)
   with open(os.path.join(args.output_dir, "e2e_coverage.md"), "w") as f:
     f.write(markdown(table))
@@ -329,7 +436,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
   wrong = [(src, b) for src, row in table.items() for b, (s, _) in row.items()
            if s in (FAIL, XPASS, NOT_RUN)]
   if wrong:
-    print(f"{len(wrong)} cells disagree with e2e/BUILD.bazel or did not run: "
+    print(f"{len(wrong)} cells disagree with the BUILD.bazel lists or did not run: "
           + ", ".join(f"{src}@{b}" for src, b in wrong[:20]), file=sys.stderr)
   return 1 if wrong else 0
 

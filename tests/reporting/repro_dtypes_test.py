@@ -1,12 +1,14 @@
-"""The iree-run-module command a report prints passes on a correct backend for every dtype a
-function's signature allows: the flagfile spells each input's and expected output's element type
-as iree-run-module does (ui8 for uint8, i1 for bool, bf16, cf64 for complex64, ...).
+"""The iree-run-module command a report prints, and the repro.sh flags `make_repros` writes, pass
+on a correct backend for every dtype a function's signature allows: both spell each input's and
+expected output's element type as iree-run-module does (ui8 for uint8, i1 for bool, bf16, cf64 for
+complex64, ...), with the one mapping of `reporting.repro`.
 
 Real TensorFlow, a real llvm-cpu compile and the real iree-run-module; the repro files are those
-the test case writes for a failing call, written here for passing calls.
+the test case (or make_repros) writes for a failing call, written here for passing calls.
 """
 
 import os
+import shlex
 import subprocess
 import tempfile
 
@@ -16,9 +18,11 @@ import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_utils
+from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.comparing import traces
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.reporting import repro
+from pyiree_tf_support.tools import repro_values
 
 DTYPES = (tf.bool, tf.int8, tf.int16, tf.int32, tf.int64, tf.uint8, tf.uint16, tf.uint32,
           tf.uint64, tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.complex64, tf.complex128)
@@ -47,20 +51,31 @@ def every_dtype(module):
 
 class EveryDtypeRoundTripsTest(absltest.TestCase):
 
-  def test_the_printed_command_passes_on_a_correct_backend_for_every_dtype(self):
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
     cli_flags.ensure_parsed()
-    directory = tempfile.mkdtemp()
-    reference = tf_utils.BackendInfo("tf").compile(EveryDtype, artifacts_dir=directory)
-    target = tf_utils.BackendInfo("iree_llvmjit").compile(EveryDtype, artifacts_dir=directory)
-    ref_trace, error = traces.run_trace(reference, every_dtype)
-    self.assertIsNone(error)
-    tar_trace, error = traces.run_trace(target, every_dtype, reference=ref_trace)
-    self.assertIsNone(error)
-    with open(os.path.join(directory, "iree_input.mlir"), encoding="utf-8") as f:
-      iree_input = f.read()
-    repros = repro.CallRepros(directory, ref_trace, tar_trace,
-                              artifacts.compiled_path(directory, "iree_llvmjit"),
-                              target.backend_info.driver, target.signatures, iree_input)
+    cls.directory = tempfile.mkdtemp()
+    reference = tf_utils.BackendInfo("tf").compile(EveryDtype, artifacts_dir=cls.directory)
+    cls.target = tf_utils.BackendInfo("iree_llvmjit").compile(EveryDtype,
+                                                              artifacts_dir=cls.directory)
+    cls.ref_trace, ref_error = traces.run_trace(reference, every_dtype)
+    cls.tar_trace, tar_error = traces.run_trace(cls.target, every_dtype, reference=cls.ref_trace)
+    assert ref_error is None and tar_error is None, (ref_error, tar_error)
+    with open(os.path.join(cls.directory, "iree_input.mlir"), encoding="utf-8") as f:
+      cls.iree_input = f.read()
+    cls.vmfb = artifacts.compiled_path(cls.directory, "iree_llvmjit")
+
+  def run_command(self, command: str) -> None:
+    run = subprocess.run(command, shell=True, cwd="/", text=True, capture_output=True,
+                         check=False, timeout=120)
+    self.assertEqual(run.returncode, 0, run.stdout[-1500:] + run.stderr[-1500:])
+    self.assertIn("[SUCCESS]", run.stdout)
+
+  def test_the_printed_command_passes_on_a_correct_backend_for_every_dtype(self):
+    repros = repro.CallRepros(self.directory, self.ref_trace, self.tar_trace, self.vmfb,
+                              self.target.backend_info.driver, self.target.signatures,
+                              self.iree_input)
     self.assertLen(repros, len(DTYPES))
     for index, dtype in enumerate(DTYPES):
       with self.subTest(dtype=dtype.name):
@@ -70,10 +85,26 @@ class EveryDtypeRoundTripsTest(absltest.TestCase):
         # The command exactly as the report prints it, pasted into a shell from /.
         printed = repros[index].splitlines()[-1]
         self.assertEqual(printed, f"re-run call {index} alone: {call.run_module_command}")
-        run = subprocess.run(printed.split(": ", 1)[1], shell=True, cwd="/", text=True,
-                             capture_output=True, check=False, timeout=120)
-        self.assertEqual(run.returncode, 0, run.stdout[-1500:] + run.stderr[-1500:])
-        self.assertIn("[SUCCESS]", run.stdout)
+        self.run_command(printed.split(": ", 1)[1])
+
+  def test_make_repros_values_pass_on_a_correct_backend_for_every_dtype(self):
+    # make_repros reads the traces and signatures a run saved in the module directory.
+    for trace, reference in ((self.ref_trace, True), (self.tar_trace, False)):
+      trace_io.save_trace(trace, artifacts.trace_path(self.directory, trace.function_name,
+                                                      trace.backend, suffix=""), reference)
+    trace_record = {"trace": self.ref_trace.function_name, "reference": self.ref_trace.backend}
+    for index, dtype in enumerate(DTYPES):
+      with self.subTest(dtype=dtype.name):
+        out = tempfile.mkdtemp(dir=self.directory)
+        record = {"backend": self.tar_trace.backend,
+                  "call": {"index": index, "method": f"double_{dtype.name}"}}
+        plan = repro_values.plan_run(self.directory, trace_record, record, self.iree_input, out)
+        self.assertEqual(plan.function, f"double_{dtype.name}")
+        self.assertIsNone(plan.driver)
+        binary = repro.iree_run_module_binary()
+        self.run_command(" ".join(map(shlex.quote, [
+            binary, f"--module={self.vmfb}", "--device=local-task",
+            f"--function={plan.function}"] + [f.replace("=@", f"=@{out}/") for f in plan.flags])))
 
 
 if __name__ == "__main__":

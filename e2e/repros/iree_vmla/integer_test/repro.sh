@@ -31,9 +31,9 @@ iree_run_module=$(tool iree-run-module) || exit 2
   || { cat "$work/log"; finish 1 "$work/log"; }
 "$iree_run_module" --device=local-task --module="$work/module.vmfb" \
   --function=float_int_casts \
-  --input=@call0_input0.npy \
+  --input=6xf32=@call0_input0.bin \
   --expected_output=6xi32=@expected_output0.bin \
-  --expected_output=@expected_output1.npy \
+  --expected_output=6xf32=@expected_output1.bin \
   --expected_f32_threshold=1e-06 \
   --expected_rtol=1e-06 \
   >"$work/log" 2>&1

@@ -32,9 +32,9 @@ iree_run_module=$(tool iree-run-module) || exit 2
 "$iree_run_module" --device=vulkan --module="$work/module.vmfb" \
   --function=where \
   --input=3xi1=@call1_input0.bin \
-  --input=@call1_input1.npy \
-  --input=@call1_input2.npy \
-  --expected_output=@expected_output0.npy \
+  --input=3xf32=@call1_input1.bin \
+  --input=1xf32=@call1_input2.bin \
+  --expected_output=3xf32=@expected_output0.bin \
   --expected_f32_threshold=1e-06 \
   --expected_rtol=1e-06 \
   >"$work/log" 2>&1

@@ -31,10 +31,10 @@ iree_run_module=$(tool iree-run-module) || exit 2
   || { cat "$work/log"; finish 1 "$work/log"; }
 "$iree_run_module" --device=vulkan --module="$work/module.vmfb" \
   --function=add_mul \
-  --input=@call0_input0.npy \
-  --input=@call0_input1.npy \
-  --expected_output=@expected_output0.npy \
-  --expected_output=@expected_output1.npy \
+  --input=3xf64=@call0_input0.bin \
+  --input=3xf64=@call0_input1.bin \
+  --expected_output=3xf64=@expected_output0.bin \
+  --expected_output=3xf64=@expected_output1.bin \
   --expected_f64_threshold=1e-06 \
   --expected_rtol=1e-06 \
   >"$work/log" 2>&1

@@ -33,9 +33,9 @@ iree_run_module=$(tool iree-run-module) || exit 2
   || { cat "$work/driver.log"; finish 1 "$work/driver.log"; }
 "$iree_run_module" --device=vulkan --module="$work/module.vmfb" --module="$work/driver.vmfb" \
   --function=repro \
-  --input=@call0_input0.npy \
-  --input=@call1_input0.npy \
-  --expected_output=@expected_output0.npy \
+  --input=1x1x2xf32=@call0_input0.bin \
+  --input=1x1x2xf32=@call1_input0.bin \
+  --expected_output=1x3x2xf32=@expected_output0.bin \
   --expected_f32_threshold=1e-06 \
   --expected_rtol=1e-06 \
   >"$work/log" 2>&1
