@@ -1,10 +1,12 @@
 """Benchmarks pyiree_tf_support against hand-written code, itself and IREE's own iree.tf.support.
 
   .venv/bin/python bench/run_benchmark.py [--repeats 3] [--cheap_repeats 5] [--suite_repeats 1]
-      [--timeout 300] [--output /tmp/bench_results.json] [--only S,1,2,3,4,5] [--keep]
+      [--timeout 300] [--output /tmp/bench_results.json] [--only S,1,2,3,4,5,V] [--keep]
 
 Suite ratios S1 (pytest e2e/ / Bazel) and S2 (pytest -n 2 / pytest) are in suite_ratios.py; S3 is
-one e2e file through the library / the hand-written floor.
+one e2e file through the library / the hand-written floor. V figures: the CPU seconds of a Vulkan
+file's run (its runtime workers' and the whole run's), an idle worker's device released by the
+measured rule vs after a fixed second vs never (docs/vulkan_idle.md).
 
 Every measurement is a whole child process (a fresh interpreter, TF_CPP_MIN_LOG_LEVEL=2), so this
 script never imports TensorFlow, IREE or the library itself. Configurations that are compared run
@@ -39,6 +41,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_PYTHON = os.path.join(REPO, ".venv", "bin", "python")
 PYTHON = VENV_PYTHON if os.path.exists(VENV_PYTHON) else sys.executable
 POLL_SECONDS = 0.15
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+WORKER_MARK = b"pyiree_tf_support.runtime.runtime_worker\0--serve"
 PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 COMPILED_RE = re.compile(
     r"Compiled (\S+) for the reference and (\d+) target backend\(s\) in ([0-9.]+) s\.")
@@ -61,6 +65,7 @@ class Run:
   compile_phase_s: Optional[float] = None
   cache_hits: int = 0
   artifacts_bytes: int = 0
+  worker_cpu_s: float = 0.0  # user + sys of the child's runtime worker processes, polled
   error: Optional[str] = None
   stderr_tail: str = ""
 
@@ -104,24 +109,48 @@ def _tree_rss_kib(root: int) -> int:
   return total
 
 
-def child_env() -> Dict[str, str]:
-  """The environment of every child: quiet TF, no flags or cache dir inherited from the caller."""
+def _worker_cpu(root: int, seen: Dict[int, float]) -> None:
+  """Records in `seen` the CPU seconds so far of each runtime worker process under `root`."""
+  children: Dict[int, List[int]] = {}
+  for pid, ppid in _process_table().items():
+    children.setdefault(ppid, []).append(pid)
+  stack = list(children.get(root, ()))
+  while stack:
+    pid = stack.pop()
+    stack.extend(children.get(pid, ()))
+    try:
+      with open(f"/proc/{pid}/cmdline", "rb") as f:
+        if WORKER_MARK not in f.read():
+          continue
+      with open(f"/proc/{pid}/stat", "rb") as f:
+        stat = f.read()
+    except OSError:
+      continue
+    fields = stat[stat.rfind(b")") + 2:].split()
+    seen[pid] = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def child_env(extra_env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+  """The environment of every child: quiet TF, no flags or cache dir inherited from the caller,
+  plus `extra_env`."""
   env = dict(os.environ)
+  env.update(extra_env or {})
   env["TF_CPP_MIN_LOG_LEVEL"] = "2"
   env.pop("PYIREE_TF_SUPPORT_FLAGS", None)
   env.pop("PYIREE_TF_SUPPORT_CACHE_DIR", None)
   return env
 
 
-def run_process(label: str, args: Sequence[str], timeout: float) -> Run:
+def run_process(label: str, args: Sequence[str], timeout: float,
+                extra_env: Optional[Dict[str, str]] = None) -> Run:
   """Runs `python args...` (or `args` when args[0] is an absolute program path, e.g. bazel) in
-  the repo, timing it and tracking its peak memory."""
+  the repo, timing it and tracking its peak memory and its runtime workers' CPU."""
   command = list(args) if os.path.isabs(args[0]) else [PYTHON] + list(args)
   run = Run(label, command)
   with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
     started = time.monotonic()
     try:
-      proc = subprocess.Popen(command, cwd=REPO, env=child_env(), stdout=out, stderr=err,
+      proc = subprocess.Popen(command, cwd=REPO, env=child_env(extra_env), stdout=out, stderr=err,
                               stdin=subprocess.DEVNULL, start_new_session=True)
     except OSError as e:
       run.error = f"could not start: {e}"
@@ -135,8 +164,10 @@ def run_process(label: str, args: Sequence[str], timeout: float) -> Run:
 
     waiter = threading.Thread(target=reap, daemon=True)
     waiter.start()
+    worker_cpu: Dict[int, float] = {}
     while waiter.is_alive():
       run.tree_peak_kib = max(run.tree_peak_kib, _tree_rss_kib(proc.pid))
+      _worker_cpu(proc.pid, worker_cpu)
       if time.monotonic() - started > timeout:
         os.killpg(proc.pid, signal.SIGKILL)  # the session this call started, by its id.
         run.error = f"timed out after {timeout:.0f} s"
@@ -149,6 +180,7 @@ def run_process(label: str, args: Sequence[str], timeout: float) -> Run:
     run.maxrss_kib = usage.ru_maxrss if usage else 0
     run.cpu_s = (usage.ru_utime + usage.ru_stime) if usage else 0.0
     run.tree_peak_kib = max(run.tree_peak_kib, run.maxrss_kib)
+    run.worker_cpu_s = sum(worker_cpu.values())
     err.seek(0)
     stderr = err.read().decode("utf-8", "replace")
     out.seek(0)
@@ -166,6 +198,7 @@ def run_process(label: str, args: Sequence[str], timeout: float) -> Run:
         f"{_fmt(run.compile_phase_s):>6} s  maxrss {run.maxrss_kib / 1024:5.0f} MiB  "
         f"tree peak {run.tree_peak_kib / 1024:4.0f} MiB  "
         f"files {run.artifacts_bytes / 2**20:4.1f} MiB"
+        + (f"  workers cpu {run.worker_cpu_s:.2f} s" if worker_cpu else "")
         + (f"  cache hits {run.cache_hits}" if run.cache_hits else "")
         + (f"  ERROR {run.error}" if run.error else ""), flush=True)
   return run
@@ -437,6 +470,51 @@ def bench_concurrent_compiles(bench: Bench) -> None:
   print()
 
 
+# worker_client.IDLE_RELEASE_ENV: how long an idle Vulkan worker keeps its device.
+IDLE_RELEASE_ENV = "PYIREE_TF_SUPPORT_IDLE_RELEASE_SECONDS"
+IDLE_SETTINGS = (("measured rule", "auto"), ("after 1 s", "1"), ("never", "never"))
+
+
+def bench_vulkan_idle(bench: Bench) -> None:
+  """Figures V: CPU seconds of a Vulkan e2e file's run, an idle worker's device released by the
+  measured rule (now) vs after a fixed second (before) vs never, interleaved, warm compile cache.
+  """
+  ok, why = vulkan_available(120)
+  for rid, targets in (("V", "iree_vulkan"), ("Vx", "iree_vmvx,iree_vulkan")):
+    print(f"[{rid}] e2e/simple_arithmetic_test.py --target_backends={targets}: CPU seconds with "
+          f"an idle Vulkan device released by the measured rule / after 1 s / never "
+          f"({IDLE_RELEASE_ENV}), warm compile cache")
+    if not ok:
+      bench.ratio(rid, "Vulkan file, workers' CPU: measured rule / after 1 s", [], [],
+                  "worker_cpu_s", None, unavailable=f"no Vulkan device: {why}")
+      continue
+    cache = bench.fresh_dir("vkcache")
+    args = ["e2e/simple_arithmetic_test.py", f"--target_backends={targets}",
+            f"--compile_cache_dir={cache}"]
+    run_process("warming the cache", args + [f"--artifacts_dir={bench.fresh_dir('vkwarm')}"],
+                bench.timeout)
+    results: Dict[str, List[Run]] = {label: [] for label, _ in IDLE_SETTINGS}
+    print(f"  N={bench.repeats} runs per configuration, interleaved", flush=True)
+    for _ in range(bench.repeats):
+      for label, setting in IDLE_SETTINGS:
+        run = run_process(f"release {label}", args + [f"--artifacts_dir={bench.fresh_dir('vk')}"],
+                          bench.timeout, {IDLE_RELEASE_ENV: setting})
+        bench.runs.append(run)
+        results[label].append(run)
+    now, before = results["measured rule"], results["after 1 s"]
+    never = summarize(results["never"], "worker_cpu_s")["median"]
+    note = (f"workers' CPU is polled from /proc every {POLL_SECONDS} s; a device never released: "
+            f"workers {_fmt(never)} CPU-s, whole run "
+            f"{_fmt(summarize(results['never'], 'cpu_s')['median'])} CPU-s")
+    bench.ratio(rid, f"{targets}: workers' CPU, measured rule / after 1 s", now, before,
+                "worker_cpu_s", None, note)
+    bench.ratio(rid + "p", f"{targets}: whole run's CPU, measured rule / after 1 s", now, before,
+                "cpu_s", None)
+    bench.ratio(rid + "w", f"{targets}: wall, measured rule / after 1 s", now, before, "wall_s",
+                None)
+    print()
+
+
 SUMMARY_NAMES = {
     "S1": "pytest e2e/ / bazel e2e suites (process)",
     "S2": "pytest -n 2 e2e/ / pytest e2e/ (process)",
@@ -449,6 +527,12 @@ SUMMARY_NAMES = {
     "4": "concurrent / jobs=1 (compile phase)",
     "4b": "concurrent / jobs=1 (process)",
     "5": "library / iree.tf.support (process)",
+    "V": "vulkan: workers' CPU, rule / 1 s idle",
+    "Vp": "vulkan: process CPU, rule / 1 s idle",
+    "Vw": "vulkan: process wall, rule / 1 s idle",
+    "Vx": "vmvx+vulkan: workers' CPU, rule / 1 s",
+    "Vxp": "vmvx+vulkan: process CPU, rule / 1 s",
+    "Vxw": "vmvx+vulkan: process wall, rule / 1 s",
 }
 
 
@@ -484,9 +568,9 @@ def main() -> int:
                       help="runs per configuration for the cheaper benchmarks 1, 2 and 5")
   parser.add_argument("--timeout", type=float, default=300, help="seconds per child process")
   parser.add_argument("--output", default="/tmp/bench_results.json", help="JSON results path")
-  parser.add_argument("--only", default="S,1,2,3,4,5",
+  parser.add_argument("--only", default="S,1,2,3,4,5,V",
                       help="comma list of benchmarks to run: S (suite: S1, S2), 1 (S3, 1c), 2-5 "
-                      "(1 and 5 share their runs)")
+                      "(1 and 5 share their runs), V (a Vulkan file's CPU, idle release)")
   parser.add_argument("--suite_repeats", type=int, default=1,
                       help="runs per configuration of the suite ratios S1, S2 (minutes each)")
   parser.add_argument("--keep", action="store_true", help="keep the artifacts and cache dirs")
@@ -508,7 +592,8 @@ def main() -> int:
   sections = [("S", lambda b: suite_ratios.bench_suite(b, PYTHON, REPO, run_process, print_memory,
                                                         args.suite_repeats)),
               ("1", bench_library_vs_hand_vs_iree), ("2", bench_duplicate_backends),
-              ("3", bench_compile_cache), ("4", bench_concurrent_compiles)]
+              ("3", bench_compile_cache), ("4", bench_concurrent_compiles),
+              ("V", bench_vulkan_idle)]
   try:
     for key, section in sections:
       if key in only or (key == "1" and "5" in only):

@@ -8,10 +8,13 @@ globals, as in every module imported from TensorFlow (each tf.Variable gets a ge
 caller vouches for it with `all_state_in_accessors`, which also lets a module without accessors (a
 TF module without variables, most of them) be released after calls: it has no state to carry.
 Without the vouch such a module keeps its device once called, as its globals may be private.
+The host times what a release and the re-creation after it cost (`round_trip_seconds`), so that
+the worker can weigh it against the cost of a live idle device.
 TensorFlow-free.
 """
 
 import gc
+import time
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -62,7 +65,11 @@ class InProcessHost:
     self._closed = False
     self._pristine = True  # No call since the context was made: a new context has the same state.
     self._saved_globals: Optional[List[Tuple[str, np.ndarray]]] = None
+    started = time.monotonic()
     self._acquire(vmfb)
+    # Until a release happens, creating the device and context is the estimate of a round trip.
+    self._acquire_seconds = time.monotonic() - started
+    self._release_seconds = 0.0
     self._all_names = tuple(self._vm_module.function_names)
     self.function_names = visible_function_names(self._all_names)
     self._accessors = global_accessors(self._all_names)
@@ -71,6 +78,11 @@ class InProcessHost:
   def holds_device(self) -> bool:
     """Whether the device and context are live (False once released or closed)."""
     return self._context is not None
+
+  @property
+  def round_trip_seconds(self) -> float:
+    """Wall seconds the last release and re-creation took (saving and restoring state included)."""
+    return self._release_seconds + self._acquire_seconds
 
   def reset(self) -> None:
     """Starts a new SystemContext from the same VM module: variables get their initial values."""
@@ -95,6 +107,7 @@ class InProcessHost:
     """Destroys the device while idle, keeping the module's state; False if it cannot (kept)."""
     if not self._releasable or self._closed or self._context is None:
       return False
+    started = time.monotonic()
     if not self._pristine:
       if not self._accessors and not self._all_state_in_accessors:
         return False
@@ -104,6 +117,7 @@ class InProcessHost:
         return False  # A global that cannot be read back: keep the device, and with it the state.
       self._saved_globals = saved
     self._drop()
+    self._release_seconds = time.monotonic() - started
     return True
 
   def close(self) -> None:
@@ -140,11 +154,13 @@ class InProcessHost:
     self._pristine = True
 
   def _reacquire(self) -> None:
+    started = time.monotonic()
     self._acquire(self._vmfb)
     saved, self._saved_globals = self._saved_globals, None
     for setter, value in saved or ():
       self._invoke(setter, [value])
     self._pristine = not saved
+    self._acquire_seconds = time.monotonic() - started
 
   def _drop(self) -> None:
     self._functions = {}

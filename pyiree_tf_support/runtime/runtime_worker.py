@@ -11,6 +11,7 @@ timeouts) must never import TensorFlow; the worker refuses to load a module if s
 """
 
 import faulthandler
+import math
 import os
 import signal
 import sys
@@ -22,11 +23,26 @@ from pyiree_tf_support.runtime import drivers
 from pyiree_tf_support.runtime import worker_protocol
 from pyiree_tf_support.runtime.runtime_host import InProcessHost
 
-# Seconds without a request after which a releasable host gives its device up (re-creating it
-# costs ~0.35 s on lavapipe; calls of one trace come much closer together).
-IDLE_RELEASE_SECONDS = 1.0
+# How long a releasable host keeps an idle device. A live lavapipe device burns ~2 cores while
+# idle (docs/vulkan_idle.md); giving it up and re-creating it on the next request costs what the
+# host measured last time (round_trip_seconds: ~0.1 s for a small module). Releasing once idle
+# for the time whose spinning costs as much CPU as a round trip wastes at most twice what the
+# best choice in hindsight would (rent or buy), and keeps a burst of calls (one trace) on the
+# live device. Bounded below, so that a gap between two calls of a trace does not release, and
+# above by the one second the worker used to wait whatever the module.
+MIN_IDLE_SECONDS = 0.1
+MAX_IDLE_SECONDS = 1.0
+_SPINNING_CORES = 2.0  # IREE's two queue completion threads poll, one core each.
 _USAGE = ("usage: python -m pyiree_tf_support.runtime.runtime_worker "
           "[--serve [REQUEST_FD REPLY_FD] | --probe DRIVER]")
+
+
+def idle_seconds(round_trip_seconds: float, fixed: Optional[float] = None) -> float:
+  """Seconds without a request before an idle device is released; `fixed` overrides the rule
+  (worker_client.idle_release_setting; math.inf: never)."""
+  if fixed is not None:
+    return fixed
+  return min(MAX_IDLE_SECONDS, max(MIN_IDLE_SECONDS, round_trip_seconds / _SPINNING_CORES))
 
 
 def _tensorflow_leak() -> Optional[str]:
@@ -41,6 +57,15 @@ class _Session:
 
   def __init__(self) -> None:
     self.host: Optional[InProcessHost] = None
+    self.fixed_idle_seconds: Optional[float] = None
+
+  def idle_seconds(self) -> Optional[float]:
+    """Seconds to wait for a request before releasing the device; None: nothing to release."""
+    host = self.host
+    if host is None or not host.holds_device:
+      return None
+    seconds = idle_seconds(host.round_trip_seconds, self.fixed_idle_seconds)
+    return None if seconds == math.inf else seconds
 
   def answer(self, message: Any) -> Any:
     op = message[0]
@@ -48,7 +73,7 @@ class _Session:
       leak = _tensorflow_leak()
       if leak:
         raise RuntimeError(leak)
-      vmfb, driver, release_when_idle = message[1:4]
+      vmfb, driver, release_when_idle, self.fixed_idle_seconds = message[1:5]
       releasable = release_when_idle and drivers.facts(driver).spins_when_idle
       # release_when_idle is the client's promise that all state has accessors (worker_client).
       self.host = InProcessHost(vmfb, driver, releasable=releasable,
@@ -67,9 +92,9 @@ class _Session:
 def _serve(requests: Connection, replies: Connection) -> None:
   session = _Session()
   while True:
-    host = session.host
-    if host is not None and host.holds_device and not requests.poll(IDLE_RELEASE_SECONDS):
-      host.release()  # Idle: stop the driver's polling threads until the next request.
+    idle = session.idle_seconds()
+    if idle is not None and session.host is not None and not requests.poll(idle):
+      session.host.release()  # Idle: stop the driver's polling threads until the next request.
     try:
       message = worker_protocol.receive(requests)
     except worker_protocol.ChannelClosed:

@@ -18,6 +18,7 @@ the worker exits at once; after a grace period it is killed), so no worker outli
 test process. A worker also exits by itself when its parent dies (its request pipe reaches EOF).
 """
 
+import math
 import os
 import subprocess
 import sys
@@ -30,6 +31,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from pyiree_tf_support.core import exit_status
+from pyiree_tf_support.core import faults
 from pyiree_tf_support.runtime import worker_protocol
 from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError, WorkerCrashedError
 from pyiree_tf_support.core import timeouts
@@ -42,6 +44,33 @@ _EXIT_GRACE_SECONDS = 5.0
 # Default seconds to start a worker and load a module (a cold disk cache can take ~20 s).
 DEFAULT_START_TIMEOUT = timeouts.LOAD_SECONDS
 _STDERR_TAIL_CHARS = 3000
+
+
+# Overrides how long an idle worker keeps a device that spins (runtime_worker.idle_seconds):
+# seconds, or "never"; unset or "auto" is the measured rule. For A/B measurements (bench/).
+IDLE_RELEASE_ENV = "PYIREE_TF_SUPPORT_IDLE_RELEASE_SECONDS"
+
+
+class InvalidSettingError(faults.OwnFault, ValueError):
+  """A setting of the run (not a backend) is malformed."""
+
+
+def idle_release_setting(value: Optional[str] = None) -> Optional[float]:
+  """Fixed seconds an idle worker keeps its device (math.inf: never), or None for the measured
+  rule; from `value` or else the IDLE_RELEASE_ENV environment variable."""
+  text = (os.environ.get(IDLE_RELEASE_ENV, "") if value is None else value).strip()
+  if text in ("", "auto"):
+    return None
+  if text == "never":
+    return math.inf
+  try:
+    seconds = float(text)
+  except ValueError:
+    seconds = math.nan
+  if not 0 <= seconds < math.inf:
+    raise InvalidSettingError(f"{IDLE_RELEASE_ENV}={text!r} is not valid: give 'auto', a number "
+                              "of seconds >= 0 or 'never'")
+  return seconds
 
 
 def worker_env(extra_env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
@@ -179,9 +208,10 @@ class WorkerModule:
     `timeouts.Limit` (scaled by the module's and inputs' size, its flag named in the error).
     `extra_env` adds environment variables for the
     worker (e.g. Vulkan loader settings). `release_when_idle`: on a driver that spins while idle
-    (Vulkan), the worker gives the device up after a second without requests and carries the
+    (Vulkan), the worker gives the device up when idle (a fraction of a second) and carries the
     variables over through their get/set accessors; pass it only for modules whose whole mutable
-    state has accessors (true of modules imported from TensorFlow; see runtime_host).
+    state has accessors (true of modules imported from TensorFlow; see runtime_host). How long
+    "idle" is: runtime_worker.idle_seconds, or IDLE_RELEASE_ENV when set.
     """
     self.driver = driver
     self.function_names: Tuple[str, ...] = ()
@@ -190,6 +220,7 @@ class WorkerModule:
     self._start_timeout = _as_limit(start_timeout)
     self._extra_env = dict(extra_env) if extra_env else None
     self._release_when_idle = release_when_idle
+    self._fixed_idle_seconds = idle_release_setting() if release_when_idle else None
     self._lock = threading.RLock()
     self._process: Optional[_WorkerProcess] = None
     self._dead_reason: Optional[str] = None
@@ -244,7 +275,8 @@ class WorkerModule:
   def _start(self) -> None:
     self._process = _WorkerProcess(self._extra_env)
     try:
-      reply = self._request(("load", self._vmfb, self.driver, self._release_when_idle),
+      reply = self._request(("load", self._vmfb, self.driver, self._release_when_idle,
+                             self._fixed_idle_seconds),
                             "loading the module", self._start_timeout, len(self._vmfb))
     except BackendRuntimeError:
       self._stop_process()

@@ -5,8 +5,8 @@ plain pipes; each message is a pickle of plain Python and numpy values. The rece
 numpy arrays, scalars and dtypes (ml_dtypes' bfloat16, float8, int4, ... included) and a few
 builtins only, so a message can never run a function or import TensorFlow into the worker.
 
-Requests: ("load", vmfb, driver, release device when idle), ("call", function name, flat inputs),
-("reset",), ("close",).
+Requests: ("load", vmfb, driver, release device when idle, fixed idle seconds or None),
+("call", function name, flat inputs), ("reset",), ("close",).
 Replies: ("ok", value) or ("error", exception type name, message, traceback text).
 
 TensorFlow-free.

@@ -456,7 +456,7 @@ class VulkanWorkerTest(_ResultAssertions):
     self.assertResultsEqual(module.call("get_history", []), [np.array([1, 2, 3], np.int32)])
 
   def _assert_idle(self, module):
-    time.sleep(runtime_worker.IDLE_RELEASE_SECONDS + 1.0)  # Time to release (~0.2 s) included.
+    time.sleep(runtime_worker.MAX_IDLE_SECONDS + 1.0)  # Time to release (~0.2 s) included.
     before, start = _cpu_seconds(module.pid), time.monotonic()
     time.sleep(3.0)
     share = (_cpu_seconds(module.pid) - before) / (time.monotonic() - start)
