@@ -94,7 +94,7 @@ def pytest_configure(config):
     os.environ[cli_flags.ENV_VAR] = " ".join([existing] + [shlex.quote(e) for e in extra]).strip()
   if os.environ.get(cli_flags.ENV_VAR, "").strip():
     try:
-      cli_flags.ensure_parsed()
+      cli_flags.ensure_parsed(allow_unknown=True)  # a test file may define some (its own).
     except cli_flags.FlagsError as e:
       raise pytest.UsageError(str(e)) from None
   config.stash[_STATE] = _Session()
@@ -389,6 +389,9 @@ class _Session:
 
   @pytest.hookimpl(trylast=True)
   def pytest_collection_finish(self, session):
+    unknown = cli_flags.unknown_flags_error()
+    if unknown:  # no collected file defined the flag: a typo must not run with the defaults.
+      raise pytest.UsageError(unknown)
     for item in session.items:
       if isinstance(item, BackendItem):
         self._items[item.nodeid] = (item.nodeid.split("::")[0], item.backend)

@@ -12,6 +12,8 @@ from typing import Iterator
 
 from absl.testing import absltest
 
+from pyiree_tf_support import cli_flags
+
 _APP_RUN_MAIN = re.compile(r"^\s*app\.run\(\s*main\s*\)", re.M)
 # The test runners a `main` may start, as (module name, attribute).
 _RUNNERS = (("tensorflow.test", "main"), ("tensorflow.compat.v2.test", "main"),
@@ -60,6 +62,7 @@ def run_main_once(module: types.ModuleType) -> None:
   if getattr(module, _RAN, False) or not ends_in_app_run_main(module):
     return
   setattr(module, _RAN, True)
+  cli_flags.parse_deferred()  # the file's own flags in $PYIREE_TF_SUPPORT_FLAGS.
   with _runners_stopped():
     try:
       module.main([module.__file__])
