@@ -13,7 +13,7 @@ import textwrap
 from absl.testing import absltest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-LATER_FILE = os.path.join(REPO, "tests", "data", "later_api_math_test.py")
+LATER_FILE = os.path.join(REPO, "tests", "data", "later_api_math.py")
 
 
 def make_tempdir(test: absltest.TestCase) -> str:
