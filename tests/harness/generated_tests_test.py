@@ -35,7 +35,8 @@ class SpecNamesTest(absltest.TestCase):
       tf_test_utils.unit_test_specs_from_signatures(
           [[[2]]], input_generators=[lambda shape, dtype: np.zeros(shape, dtype)])
     specs = tf_test_utils.unit_test_specs_from_signatures(
-        [[[2]]], input_generators={"zeros": lambda shape, dtype: np.zeros(shape, dtype.as_numpy_dtype)})
+        [[[2]]],
+        input_generators={"zeros": lambda shape, dtype: np.zeros(shape, dtype.as_numpy_dtype)})
     self.assertEqual(specs[0].unit_test_name, "2__f32__zeros")
     np.testing.assert_array_equal(specs[0].generate_args()[0], np.zeros([2], np.float32))
 
