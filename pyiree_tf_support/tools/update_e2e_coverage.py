@@ -20,6 +20,9 @@ e2e/keras/BUILD.bazel (--dirs) from a real run (list_updates says the rules): th
 (bazel-testlogs, or --testlogs=DIR), or with --artifacts_dir=DIR the artifacts of a pytest / python
 run. It prints what was added, removed or changed phase, and which listed cells the run did not
 hold.
+
+With --section=e2e/generated it rewrites only the generated suite's section of the page, a row per
+test class (generated_coverage), from the last Bazel run or --artifacts_dir=DIR.
 """
 
 import argparse
@@ -35,6 +38,7 @@ from pyiree_tf_support.core import phases
 from pyiree_tf_support.reporting import run_results
 from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
 from pyiree_tf_support.tools import e2e_lists
+from pyiree_tf_support.tools import generated_coverage
 from pyiree_tf_support.tools import source_tree
 from pyiree_tf_support.tools import update_lists
 
@@ -52,7 +56,8 @@ def testlogs_dir() -> str:
 
 def run_suites() -> int:
   return subprocess.run(["bazel", "test", "//e2e:e2e_tests", "//e2e:e2e_tests_failing",
-                         "--keep_going"], cwd=e2e_lists.ROOT, check=False).returncode
+                         "//e2e/generated:generated_tests",
+                         "//e2e/generated:generated_tests_failing", "--keep_going"], cwd=e2e_lists.ROOT, check=False).returncode
 
 
 def _result(test_dir: str) -> Tuple[Optional[str], str]:
@@ -299,7 +304,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
   parser.add_argument("--testlogs", help="bazel-testlogs of the run (default: the workspace's)")
   parser.add_argument("--artifacts_dir",
                       help="the --artifacts_dir of a pytest / python run (--update_lists)")
-  parser.add_argument("--dirs", default="e2e,e2e/keras",
+  parser.add_argument("--section", choices=[generated_coverage.DIRECTORY],
+                      help="rewrite only this section of the page (from --artifacts_dir or "
+                           "the Bazel run)")
+  parser.add_argument("--dirs", default="e2e,e2e/keras,e2e/generated",
                       help="comma-separated test dirs whose BUILD.bazel lists to update")
   parser.add_argument("--dry_run", action="store_true",
                       help="with --update_lists: print the changes, write nothing")
@@ -311,6 +319,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return update_lists.update([os.path.join(e2e_lists.ROOT, d) for d in args.dirs.split(",")],
                                args.testlogs or os.path.join(e2e_lists.ROOT, "bazel-testlogs"),
                                args.artifacts_dir, args.dry_run)
+  if args.section is not None:
+    directory = os.path.join(e2e_lists.ROOT, args.section)
+    try:
+      if args.artifacts_dir is not None:
+        run = run_results.from_artifacts_dir(args.artifacts_dir, [directory])
+        source = f"a run's artifacts ({args.artifacts_dir})"
+      else:
+        run = run_results.from_bazel_testlogs(args.testlogs or testlogs_dir(), [directory])
+        source = f"a Bazel run of `//{args.section}:all`"
+    except run_results.RunError as e:
+      print(f"{TOOL}: {e}", file=sys.stderr)
+      return 2
+    table = generated_coverage.write(os.path.join(args.output_dir, "e2e_coverage.md"), run,
+                                     source)
+    bad = [f"{key}@{b}" for key, row in table.items() for b, (s, _) in row.items()
+           if s in (generated_coverage.FAIL, generated_coverage.XPASS)]
+    print(f"{len(table)} classes; " + (f"{len(bad)} cells disagree with the lists: "
+                                        + ", ".join(bad[:20]) if bad else "the lists hold"))
+    return 1 if bad else 0
   if args.build_dir is not None:
     if not os.path.isdir(args.build_dir):
       parser.error(f"BUILD_DIR {args.build_dir!r} is not an existing directory")
@@ -320,8 +347,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     run_suites()
   table = collect(args.testlogs or testlogs_dir())
   os.makedirs(args.output_dir, exist_ok=True)
-  with open(os.path.join(args.output_dir, "e2e_coverage.md"), "w") as f:
-    f.write(markdown(table))
+  page_path = os.path.join(args.output_dir, "e2e_coverage.md")
+  kept = ""  # the generated suite's section is rewritten by --section only.
+  if os.path.exists(page_path):
+    with open(page_path, encoding="utf-8") as f:
+      kept = generated_coverage.kept_section(f.read())
+  with open(page_path, "w") as f:
+    f.write(markdown(table) + ("\n" + kept if kept else ""))
   with open(os.path.join(args.output_dir, "e2e_coverage.html"), "w") as f:
     f.write(html_page(table))
   count = totals(table)
