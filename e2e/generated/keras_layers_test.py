@@ -60,10 +60,16 @@ def make_test_class(layer_name: str, variant: str):
   return test_class
 
 
-for _layer in LAYERS:
-  for _variant in VARIANTS:
-    _class = make_test_class(_layer, _variant)
-    globals()[_class.__name__] = _class
+def define_test_classes() -> None:
+  """A test class per (layer, variant), as a global of this file (so that absltest and pytest
+  find it; no other global names a class)."""
+  for layer in LAYERS:
+    for variant in VARIANTS:
+      test_class = make_test_class(layer, variant)
+      globals()[test_class.__name__] = test_class
+
+
+define_test_classes()
 
 if __name__ == "__main__":
   tf.test.main()

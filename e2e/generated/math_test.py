@@ -89,12 +89,18 @@ def make_test_class(function: str, variant: str, function_specs):
   return test_class
 
 
-for _function in FUNCTIONS:
-  for _variant in VARIANTS:
-    _specs = specs(_function, _variant)
-    if _specs:
-      _class = make_test_class(_function, _variant, _specs)
-      globals()[_class.__name__] = _class
+def define_test_classes() -> None:
+  """A test class per (function, variant) with specs, as a global of this file (so that
+  absltest and pytest find it; no other global names a class)."""
+  for function in FUNCTIONS:
+    for variant in VARIANTS:
+      function_specs = specs(function, variant)
+      if function_specs:
+        test_class = make_test_class(function, variant, function_specs)
+        globals()[test_class.__name__] = test_class
+
+
+define_test_classes()
 
 if __name__ == "__main__":
   tf.test.main()
