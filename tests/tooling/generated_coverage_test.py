@@ -10,6 +10,7 @@ from absl.testing import absltest
 from pyiree_tf_support.core.phases import Phase
 from pyiree_tf_support.reporting import run_results
 from pyiree_tf_support.tools import generated_coverage as coverage
+from pyiree_tf_support.tools import update_e2e_coverage
 
 BUILD = '''
 FAILING = {
@@ -76,6 +77,20 @@ class SectionTest(absltest.TestCase):
     self.assertIn("1. `math_test.py::ErfStaticTest` on `iree_vmla`: compile: no erf", page)
     self.assertEqual(coverage.kept_section(page + "\n## Later\n"), coverage.section(table,
                                                                                      "a run"))
+
+
+  def test_rewriting_the_e2e_table_keeps_the_generated_section(self):
+    output = os.path.dirname(self.page)
+    testlogs = tempfile.mkdtemp()
+    self.addCleanup(shutil.rmtree, testlogs)
+    table = coverage.rows(self.run_of({}), self.build)
+    with open(self.page, "w") as f:
+      f.write("# old\n\n" + coverage.section(table, "a run"))
+    update_e2e_coverage.main(["--testlogs", testlogs, "--output_dir", output])
+    with open(self.page) as f:
+      page = f.read()
+    self.assertTrue(page.startswith("# e2e coverage\n"))
+    self.assertTrue(page.endswith("\n\n" + coverage.section(table, "a run")), page[-500:])
 
 
 if __name__ == "__main__":
