@@ -57,7 +57,8 @@ def testlogs_dir() -> str:
 def run_suites() -> int:
   return subprocess.run(["bazel", "test", "//e2e:e2e_tests", "//e2e:e2e_tests_failing",
                          "//e2e/generated:generated_tests",
-                         "//e2e/generated:generated_tests_failing", "--keep_going"], cwd=e2e_lists.ROOT, check=False).returncode
+                         "//e2e/generated:generated_tests_failing", "--keep_going"],
+                        cwd=e2e_lists.ROOT, check=False).returncode
 
 
 def _result(test_dir: str) -> Tuple[Optional[str], str]:
