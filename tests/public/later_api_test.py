@@ -128,5 +128,40 @@ class SetUpStyleTest(absltest.TestCase):
                                                 "double__iree_llvmjit.txt")))
 
 
+STANDALONE = textwrap.dedent('''
+    import sys
+    import numpy as np
+    import tensorflow.compat.v2 as tf
+    from pyiree_tf_support import cli_flags, tf_test_utils
+
+    class TripleModule(tf.Module):
+      @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+      def triple(self, x):
+        return 3 * x
+
+    cli_flags.FLAGS(sys.argv)
+    modules = tf_test_utils.compile_tf_module(TripleModule)
+    again = tf_test_utils.compile_tf_module(TripleModule)
+    ref, targets, artifacts_dir = modules
+    assert modules.ref_module is again.ref_module  # compiled once per process.
+    print(ref.triple(np.float32([1, 2])), [t.triple(np.float32([1, 2])) for t in targets],
+          [t.backend for t in targets], artifacts_dir)
+    ''')
+
+
+class StandaloneTest(absltest.TestCase):
+
+  def test_a_script_compiles_once_and_calls_every_backend(self):
+    directory = make_tempdir(self)
+    path = os.path.join(directory, "standalone.py")
+    with open(path, "w") as f:
+      f.write(STANDALONE)
+    done = run([path, "--target_backends=iree_llvmjit,iree_vulkan",
+                f"--artifacts_dir={directory}"], cwd=directory)
+    self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+    self.assertIn(f"[3. 6.] [array([3., 6.], dtype=float32), array([3., 6.], dtype=float32)] "
+                  f"['iree_llvmjit', 'iree_vulkan'] {directory}/TripleModule", done.stdout)
+
+
 if __name__ == "__main__":
   absltest.main()
