@@ -170,13 +170,45 @@ class FlagsError(ValueError):
   """A flag in $PYIREE_TF_SUPPORT_FLAGS is unknown or has a bad value; one line says which."""
 
 
-def ensure_parsed() -> None:
-  """Parses $PYIREE_TF_SUPPORT_FLAGS when nothing parsed argv (pytest, plain unittest)."""
+# Arguments of $PYIREE_TF_SUPPORT_FLAGS no flag defined so far takes (ensure_parsed with
+# allow_unknown): flags a test file defines itself, read once it is imported (parse_deferred).
+_deferred: List[str] = []
+
+
+def ensure_parsed(allow_unknown: bool = False) -> None:
+  """Parses $PYIREE_TF_SUPPORT_FLAGS when nothing parsed argv (pytest, plain unittest).
+
+  `allow_unknown` (pytest, before the test files are imported): flags not defined yet are kept
+  for `parse_deferred`; `unknown_flags` says which no file defined."""
   if not FLAGS.is_parsed():
+    args = shlex.split(os.environ.get(ENV_VAR, ""))
     try:
-      FLAGS(["pyiree_tf_support"] + shlex.split(os.environ.get(ENV_VAR, "")))
+      if allow_unknown:
+        _deferred[:] = FLAGS(["pyiree_tf_support"] + args, known_only=True)[1:]
+      else:
+        FLAGS(["pyiree_tf_support"] + args)
     except flags.Error as e:  # a typo must not silently run with the defaults.
       raise FlagsError(f"${ENV_VAR}: {e}") from None
+
+
+def parse_deferred() -> None:
+  """Parses the kept arguments that flags defined since (a test file's own) now take."""
+  if _deferred:
+    try:
+      _deferred[:] = FLAGS(["pyiree_tf_support"] + _deferred, known_only=True)[1:]
+    except flags.Error as e:
+      raise FlagsError(f"${ENV_VAR}: {e}") from None
+
+
+def unknown_flags_error() -> Optional[str]:
+  """The error for kept arguments no flag took (None: every one was taken)."""
+  if not _deferred:
+    return None
+  try:
+    FLAGS(["pyiree_tf_support"] + _deferred)
+  except flags.Error as e:
+    return f"${ENV_VAR}: {e}"
+  return None
 
 
 def value(name: str) -> Any:

@@ -34,6 +34,7 @@ from pyiree_tf_support import cli_flags
 from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import progress
+from pyiree_tf_support.harness import main_files
 from pyiree_tf_support.harness import pytest_listed
 from pyiree_tf_support.harness import pytest_summary
 
@@ -93,7 +94,7 @@ def pytest_configure(config):
     os.environ[cli_flags.ENV_VAR] = " ".join([existing] + [shlex.quote(e) for e in extra]).strip()
   if os.environ.get(cli_flags.ENV_VAR, "").strip():
     try:
-      cli_flags.ensure_parsed()
+      cli_flags.ensure_parsed(allow_unknown=True)  # a test file may define some (its own).
     except cli_flags.FlagsError as e:
       raise pytest.UsageError(str(e)) from None
   config.stash[_STATE] = _Session()
@@ -102,9 +103,10 @@ def pytest_configure(config):
 
 def _traced_case_class(obj) -> bool:
   module = sys.modules.get("pyiree_tf_support.tf_test_utils")
+  # A class of the later API names its module in __init__/setUp (compile_tf_module), not with
+  # the decorator: every subclass is one; one without tests yields no items.
   return (module is not None and isinstance(obj, type) and
-          issubclass(obj, module.TracedModuleTestCase) and
-          obj._module_class is not None)  # pylint: disable=protected-access
+          issubclass(obj, module.TracedModuleTestCase) and obj is not module.TracedModuleTestCase)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -146,6 +148,7 @@ class TracedCaseCollector(pytest.Class):
   def collect(self):
     from pyiree_tf_support.harness import test_setup  # pylint: disable=import-outside-toplevel
     settings = cli_flags.run_settings()
+    main_files.run_main_once(self.module)  # a later-API file generates its tests in main.
     targets = test_setup.plan_backends(settings).targets
     failing = expected_failures.for_test_file(str(self.path))
     xfail_backends = settings.xfail_backends
@@ -386,6 +389,9 @@ class _Session:
 
   @pytest.hookimpl(trylast=True)
   def pytest_collection_finish(self, session):
+    unknown = cli_flags.unknown_flags_error()
+    if unknown:  # no collected file defined the flag: a typo must not run with the defaults.
+      raise pytest.UsageError(unknown)
     for item in session.items:
       if isinstance(item, BackendItem):
         self._items[item.nodeid] = (item.nodeid.split("::")[0], item.backend)

@@ -5,12 +5,13 @@ compiles MyModule once for the reference and every target backend (`test_setup`)
 `self.compare_backends(trace_function)`, which runs the trace on every backend and compares.
 """
 
+import atexit
 import dataclasses
 import os
 import sys
 import time
 import unittest
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from absl import logging
 from pyiree_tf_support.core import verbosity
@@ -35,9 +36,20 @@ from pyiree_tf_support.comparing.traces import (  # pylint: disable=unused-impor
     NUMPY_LINEWIDTH, ModuleCall, Trace, TracedModule, run_trace)
 from pyiree_tf_support.comparing.traces import check_same_calls
 from pyiree_tf_support.tf_utils import BackendInfo
+from pyiree_tf_support.harness import generated_tests
+from pyiree_tf_support.harness.generated_tests import (  # IREE's later (2020-11) API.
+    TestModule, UnitTestSpec, tf_function_unit_test, unit_test_specs_from_args,
+    unit_test_specs_from_signatures)
 
-__all__ = ["FLAGS", "ComparedTrace", "ModuleCall", "Trace", "TracedModule", "TracedModuleTestCase",
-           "compile_module", "get_reference_backend_info", "get_target_backends"]
+__all__ = ["FLAGS", "ComparedTrace", "ModuleCall", "Modules", "Trace", "TracedModule",
+           "TracedModuleTestCase", "compile_module", "get_reference_backend_info",
+           "get_target_backends",
+           # IREE's later (2020-11) generated-test API.
+           "DEFAULT_INPUT_GENERATOR", "TestModule", "UnitTestSpec", "compile_tf_module",
+           "tf_function_unit_test", "unit_test_specs_from_args",
+           "unit_test_specs_from_signatures"]
+
+DEFAULT_INPUT_GENERATOR = generated_tests.default_input_generator
 
 FLAGS = cli_flags.FLAGS
 
@@ -67,6 +79,82 @@ def compile_module(module_class, exported_names: Sequence[str] = ()) -> Callable
   return decorator
 
 
+# Set-ups of module classes by (module class, exported names): those of running test classes
+# (setUpClass registers, tearDownClass removes) and those compile_tf_module made outside one.
+_CLASS_SETUPS: Dict[Tuple[Any, Tuple[str, ...]], test_setup.ClassSetup] = {}
+_STANDALONE_SETUPS: Dict[Tuple[Any, Tuple[str, ...]], test_setup.ClassSetup] = {}
+_probing = False  # setUpClass is building a test to find the module it compiles.
+
+
+class _ModulesRequested(Exception):
+  """Raised by compile_tf_module while setUpClass probes a test: which module it compiles."""
+
+  def __init__(self, key: Tuple[Any, Tuple[str, ...]]):
+    super().__init__(key)
+    self.key = key
+
+
+def _close_standalone_setups() -> None:
+  for setup in _STANDALONE_SETUPS.values():
+    for module in [setup.reference] + [t.module for t in setup.targets if t.module is not None]:
+      module.close()
+  _STANDALONE_SETUPS.clear()
+
+
+atexit.register(_close_standalone_setups)
+
+
+@dataclasses.dataclass(frozen=True)
+class Modules:
+  """IREE's later modules record (`compile_tf_module`): `ref_module`, `tar_modules` (the targets
+  that compiled here) and `artifacts_dir`. It is a handle: the module is compiled by the test
+  class that uses it (once per process), or on first use outside one."""
+  module_class: Any
+  exported_names: Tuple[str, ...] = ()
+
+  def _setup(self) -> test_setup.ClassSetup:
+    key = (self.module_class, self.exported_names)
+    setup = _CLASS_SETUPS.get(key) or _STANDALONE_SETUPS.get(key)
+    if setup is None:
+      cli_flags.ensure_parsed()
+      setup = test_setup.set_up_class(self.module_class, self.exported_names,
+                                      cli_flags.run_settings())
+      _STANDALONE_SETUPS[key] = setup
+    return setup
+
+  @property
+  def ref_module(self) -> tf_utils.CompiledModule:
+    return self._setup().reference
+
+  @property
+  def tar_modules(self) -> List[tf_utils.CompiledModule]:
+    return [t.module for t in self._setup().targets if t.module is not None]
+
+  @property
+  def artifacts_dir(self) -> str:
+    return self._setup().artifacts_dir
+
+  def __iter__(self):  # `ref, tars, artifacts_dir = modules`, as the later namedtuple allowed.
+    return iter((self.ref_module, self.tar_modules, self.artifacts_dir))
+
+
+def compile_tf_module(module_class, exported_names: Sequence[str] = ()) -> Modules:
+  """IREE's later API: the modules record of `module_class` for the reference and targets.
+
+  A TracedModuleTestCase sets `self._modules = compile_tf_module(M)` in `__init__` or `setUp`
+  instead of decorating the class with `compile_module(M)`; either way M is imported and
+  compiled once per process for the class, and `compare_backends(trace, self._modules)` runs.
+  """
+  if module_class is None or not callable(module_class):
+    raise TypeError(f"compile_tf_module({module_class!r}): the module class is "
+                    f"{'None' if module_class is None else 'not callable'}; pass a tf.Module "
+                    "subclass or a function returning a tf.Module.")
+  key = (module_class, importer.normalize_exported_names(exported_names))
+  if _probing:
+    raise _ModulesRequested(key)
+  return Modules(*key)
+
+
 def _first_different_call(ref_trace: Trace, trace: Trace) -> int:
   pairs = zip(ref_trace.calls, trace.calls)
   return next((i for i, (a, b) in enumerate(pairs) if a.method != b.method),
@@ -85,6 +173,12 @@ class ComparedTrace:
   seconds: Tuple[float, ...] = ()
 
 
+def _built(module_class):
+  """An instance of the module class, built after seeding as every construction is."""
+  tf_utils.set_random_seed()
+  return module_class()
+
+
 class TracedModuleTestCase(tf.test.TestCase):
   """Compiles the module once per class; each test compares a trace across the backends."""
 
@@ -101,13 +195,32 @@ class TracedModuleTestCase(tf.test.TestCase):
   test_session = None
 
   @classmethod
+  def _requested_module(cls) -> Optional[Tuple[Any, Tuple[str, ...]]]:
+    """The module a class of the later API compiles: it calls compile_tf_module in `__init__` or
+    `setUp`, so a test of it is built (and set up) until that call says which (nothing runs)."""
+    global _probing
+    _probing = True
+    try:
+      probe = cls("runTest")  # a name unittest accepts without such a method.
+      probe.setUp()
+    except _ModulesRequested as requested:
+      return requested.key
+    finally:
+      _probing = False
+    return None
+
+  @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    if cls._module_class is None:
-      raise AttributeError(
-          f"{cls.__name__} has no module to compile: decorate it with "
-          "@tf_test_utils.compile_module(YourModule).")
     cli_flags.ensure_parsed()
+    if cls._module_class is None:
+      requested = cls._requested_module()
+      if requested is None:
+        raise AttributeError(
+            f"{cls.__name__} has no module to compile: decorate it with "
+            "@tf_test_utils.compile_module(YourModule), or set self._modules = "
+            "tf_test_utils.compile_tf_module(YourModule) in its __init__ or setUp.")
+      cls._module_class, cls._exported_names = requested
     verbosity.apply(cli_flags.verbose())
     started = time.monotonic()
     cls._settings = cli_flags.run_settings()
@@ -117,6 +230,7 @@ class TracedModuleTestCase(tf.test.TestCase):
                  setup.module_name, len(setup.targets), time.monotonic() - started)
     # Written once here; tests only append their outcomes and claim trace names.
     cls._setup = setup
+    _CLASS_SETUPS[(cls._module_class, cls._exported_names)] = setup
     cls._notes_recorded = False  # whether report.txt has the class's notes yet.
     cls._module_name = setup.module_name
     cls._artifacts_dir = setup.artifacts_dir
@@ -143,6 +257,8 @@ class TracedModuleTestCase(tf.test.TestCase):
 
   def setUp(self):
     super().setUp()
+    if _probing:  # setUpClass is finding the module a later-API class compiles.
+      return
     self._reported = False  # whether this test has written its entry of report.json yet.
     self._outcome_log.setdefault(self._testMethodName, [])
     # Fresh state for every test, without recompiling or restarting worker processes.
@@ -168,6 +284,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     judged = (test_setup.class_verdicts(setup, cls._outcome_log, cls._settings, cls._test_file(),
                                         cls.__name__) if judged_here else [])
     if setup is not None:  # a finished class's worker processes must not outlive it.
+      if _CLASS_SETUPS.get((cls._module_class, cls._exported_names)) is setup:
+        del _CLASS_SETUPS[(cls._module_class, cls._exported_names)]
       for module in [setup.reference] + [s.module for s in setup.targets if s.module is not None]:
         module.close()
     super().tearDownClass()
@@ -271,12 +389,41 @@ class TracedModuleTestCase(tf.test.TestCase):
       logging.info("%s", trace.format(cli_flags.value("summarize")))
     return outcome, repros
 
-  def compare_backends(self, trace_function: Callable[[TracedModule], None]) -> None:
+  @classmethod
+  def generate_unit_tests(cls, module_class: type) -> None:
+    """IREE's later API: a test method `test_<name>` per tf_function_unit_test of
+    `module_class` (a TestModule), calling it once with its spec's inputs and tolerances. The
+    method and its trace carry the spec as `unit_test_spec`."""
+    for name, spec in generated_tests.unit_tests_of(_built(module_class)).items():
+      method_name = f"test_{name}"
+      if method_name in vars(cls):
+        raise ValueError(f"{cls.__name__}.generate_unit_tests: {method_name} exists already "
+                         f"(two tf_function_unit_tests named '{name}'?).")
+
+      def trace(module, name=name, spec=spec):
+        getattr(module, name)(*spec.generate_args(), **spec.tolerances())
+
+      def unit_test(self, trace=trace):
+        self.compare_backends(trace)
+
+      trace.__name__ = name
+      unit_test.__name__ = method_name
+      trace.unit_test_spec = unit_test.unit_test_spec = spec
+      setattr(cls, method_name, unit_test)
+
+  def compare_backends(self, trace_function: Callable[[TracedModule], None],
+                       modules: Optional[Modules] = None) -> None:
     """Runs `trace_function` on the reference and every target, saves the traces, compares.
 
+    `modules`: the later API's record (`compile_tf_module`); it must be the class's module.
     An own fault (`faults`: a full disk, a trace that is not deterministic) errors the test with
     its message; no verdict of this trace is recorded, and the class draws no XPASS from it.
     """
+    if modules is not None and (modules.module_class, modules.exported_names) != (
+        self._module_class, self._exported_names):
+      raise ValueError(
+          f"compare_backends: the modules record is of {modules.module_class!r} but "
+          f"{type(self).__name__} compiles {self._module_class!r}; pass self._modules.")
     try:
       self._compare_backends(trace_function)
     except faults.OwnFault:

@@ -10,6 +10,7 @@ process), `compiling` (once per request), `runtime` (load and call).
 
 import dataclasses
 import os
+import re
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from absl import logging
@@ -42,19 +43,121 @@ __all__ = [
     "backends_to_str", "compile_tf_module", "get_shape_and_dtype", "import_module_class",
     "module_identity", "module_name_of", "ndarange", "save_input_values", "set_random_seed",
     "to_mlir_type", "uniform",
+    # IREE's later (2020-11) helpers for generated tests.
+    "InputGenerator", "apply_function", "generate_inputs", "is_complex", "make_dims_dynamic",
+    "random_permutation", "remove_special_characters", "rewrite_complex_signature",
 ]
 
 FLAGS = cli_flags.FLAGS  # 2020 code reads tf_utils.FLAGS.
 
 
-def uniform(shape: Sequence[int], dtype: np.dtype = np.float32) -> np.ndarray:
-  """Random values in [0, 1) of `shape` and `dtype`."""
-  return np.random.uniform(size=shape).astype(dtype)
+InputGenerator = Callable[[Sequence[int], Any], np.ndarray]  # (shape, dtype) -> an array.
 
 
-def ndarange(shape: Sequence[int], dtype: np.dtype = np.float32) -> np.ndarray:
-  """0, 1, 2, ... reshaped to `shape`."""
-  return np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+def _numpy_dtype(dtype: Any) -> np.dtype:
+  """A numpy dtype from a numpy dtype, a tf.DType or a name (`tf.float32` -> float32)."""
+  if isinstance(dtype, tf.DType):
+    return np.dtype(dtype.as_numpy_dtype)
+  try:
+    return np.dtype(dtype)
+  except TypeError:
+    raise TypeError(f"{dtype!r} is not a dtype: pass a numpy dtype, a tf.DType or a dtype "
+                    "name such as 'float32'.") from None
+
+
+def uniform(shape: Sequence[int], dtype: Any = np.float32, low: float = 0.0,
+            high: float = 1.0) -> np.ndarray:
+  """Random values in [low, high) of `shape` and `dtype` (numpy or tf). [0, 1) by default, as
+  in 2020 (IREE's later version drew from [-1, 1)). Integers are rounded, bools are drawn
+  from {False, True}, complex numbers have both parts in [low, high)."""
+  dtype = _numpy_dtype(dtype)
+  if dtype == np.bool_:
+    return np.random.choice(2, shape).astype(np.bool_)
+  if dtype.kind == "c":
+    real = np.random.uniform(size=shape, low=low, high=high)
+    return (real + 1j * np.random.uniform(size=shape, low=low, high=high)).astype(dtype)
+  values = np.random.uniform(size=shape, low=low, high=high)
+  return (np.round(values) if dtype.kind in "iu" else values).astype(dtype)
+
+
+def ndarange(shape: Sequence[int], dtype: Any = np.float32) -> np.ndarray:
+  """0, 1, 2, ... reshaped to `shape` (`dtype`: numpy or tf)."""
+  return np.arange(int(np.prod(shape)), dtype=_numpy_dtype(dtype)).reshape(shape)
+
+
+def random_permutation(shape: Sequence[int], dtype: Any = np.float32) -> np.ndarray:
+  """0 ... prod(shape) - 1 in a random order (from numpy's seeded generator), of `shape`."""
+  values = ndarange(shape, dtype)
+  np.random.shuffle(values.reshape(-1))
+  return values
+
+
+def apply_function(values: Any, function: Callable[[Any], Any]) -> Any:
+  """`function` applied to every leaf of nested lists, tuples and dicts (same structure)."""
+  if isinstance(values, list):
+    return [apply_function(v, function) for v in values]
+  if isinstance(values, tuple):
+    return tuple(apply_function(v, function) for v in values)
+  if isinstance(values, dict):
+    return {k: apply_function(v, function) for k, v in values.items()}
+  return function(values)
+
+
+# A `None` dim of a signature gets this size when inputs are generated from it.
+DYNAMIC_DIM_SIZE = 2
+
+
+def generate_inputs(signature: Any, input_generator: InputGenerator) -> Any:
+  """Inputs for a (nested) signature of tf.TensorSpecs, each from `input_generator(shape,
+  dtype)`; a `None` dim gets size DYNAMIC_DIM_SIZE."""
+  def generate(spec):
+    shape = [DYNAMIC_DIM_SIZE if dim is None else dim for dim in spec.shape.as_list()]
+    return input_generator(shape, spec.dtype)
+  return apply_function(signature, generate)
+
+
+def remove_special_characters(value: str) -> str:
+  """`value` with runs of characters other than [a-zA-Z0-9_] made one '_', each part between
+  '__' separators stripped of '_' (the later API's test names: 'f32__axis_None')."""
+  parts = [re.sub(r"_+", "_", re.sub(r"[^a-zA-Z0-9_]", "_", part)).strip("_")
+           for part in value.split("__")]
+  return "__".join(parts)
+
+
+def is_complex(signature: Any) -> bool:
+  """Whether any tf.TensorSpec of a (nested) signature is complex."""
+  if isinstance(signature, (list, tuple)):
+    return any(is_complex(spec) for spec in signature)
+  if isinstance(signature, dict):
+    return any(is_complex(spec) for spec in signature.values())
+  return bool(signature.dtype.is_complex)
+
+
+def rewrite_complex_signature(function: Callable[..., Any], signature: Sequence[tf.TensorSpec]
+                              ) -> Tuple[Callable[..., Any], list]:
+  """`function` of complex tensors as a function of (real, imaginary) pairs, and the signature
+  of those pairs (complex64 -> two float32, complex128 -> two float64). The result is returned
+  as real + imaginary parts summed, as IREE's later API did, since its backends took no complex
+  results. Every spec of `signature` must be complex."""
+  if not all(spec.dtype.is_complex for spec in signature):
+    raise NotImplementedError("rewrite_complex_signature: every tf.TensorSpec of the signature "
+                              f"must be complex, got {[spec.dtype.name for spec in signature]}.")
+  pairs = []
+  for spec in signature:
+    part = tf.float32 if spec.dtype == tf.complex64 else tf.float64
+    pairs += [tf.TensorSpec(spec.shape, part), tf.TensorSpec(spec.shape, part)]
+
+  def of_parts(*parts, **kwargs):
+    values = [tf.complex(real, imag) for real, imag in zip(parts[::2], parts[1::2])]
+    result = function(*values, **kwargs)
+    return tf.math.real(result) + tf.math.imag(result)
+
+  return of_parts, pairs
+
+
+def make_dims_dynamic(spec: tf.TensorSpec) -> tf.TensorSpec:
+  """`spec` with every dim `None` (same rank and dtype)."""
+  return tf.TensorSpec([None] * len(spec.shape), spec.dtype)
 
 
 def to_mlir_type(dtype: np.dtype) -> str:

@@ -15,6 +15,7 @@ unit_status=${PIPESTATUS[0]}
 
 e2e_log=$(mktemp)
 bazel test //e2e:e2e_tests //e2e:e2e_tests_failing //e2e/keras:all //e2e/keras:keras_tests_failing \
+  //e2e/generated:generated_tests //e2e/generated:generated_tests_failing \
   --keep_going 2>&1 | tee "$e2e_log"
 e2e_status=${PIPESTATUS[0]}
 bazel shutdown >/dev/null 2>&1

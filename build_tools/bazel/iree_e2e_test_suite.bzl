@@ -108,6 +108,16 @@ FAILURE_PHASES = ["import", "compile", "runtime", "mismatch"]
 # A tag no test carries: filters an otherwise-empty test_suite down to nothing.
 _EMPTY_SUITE_TAG = "iree-e2e-empty-test-suite"
 
+def get_driver(backend):
+    """The 2020 driver tag value of a backend ("vmla" for iree_vmla), None for one the table
+    does not know (IREE's later BUILD files skip those)."""
+    drivers = BACKEND_TO_DRIVER_TAGS.get(backend)
+    return drivers[0] if drivers else None
+
+def set_difference(include, exclude):
+    """The elements of `include` not in `exclude`, in order (IREE's later BUILD files use it)."""
+    return [i for i in include if i not in exclude]
+
 def _basename_without_py(src):
     if not src.endswith(".py"):
         fail("iree_e2e_test_suite: %r is not a .py file" % src)

@@ -224,7 +224,14 @@ def _arg_names(function) -> Tuple[str, ...]:
   if (parameters and parameters[0].name == "self"
       and len(parameters) > len(function.input_signature)):
     parameters = parameters[1:]
-  return tuple(p.name for p in parameters[:len(function.input_signature)])
+  count = len(function.input_signature)
+  names = []
+  for p in parameters:
+    if p.kind is inspect.Parameter.VAR_POSITIONAL:  # `*args` takes the rest: args_0, args_1...
+      names += [f"{p.name}_{i}" for i in range(count - len(names))]
+    elif p.kind is not inspect.Parameter.VAR_KEYWORD:
+      names.append(p.name)
+  return tuple(names[:count])
 
 
 def _output_is_value(value) -> bool:

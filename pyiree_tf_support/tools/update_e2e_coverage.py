@@ -24,6 +24,9 @@ e2e/keras/BUILD.bazel (--dirs, default e2e,e2e/keras) from a real run (list_upda
 rules): the last Bazel run (bazel-testlogs, --testlogs=DIR, or the suites --run just ran), or with
 --artifacts_dir=DIR the artifacts of a pytest / python run. It prints what was added, removed
 or changed phase, and which listed cells the run did not hold.
+
+With --section=e2e/generated it rewrites only the generated suite's section of the page, a row per
+test class (generated_coverage), from the last Bazel run or --artifacts_dir=DIR.
 """
 
 import argparse
@@ -44,6 +47,7 @@ from pyiree_tf_support.reporting import run_results
 from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
 from pyiree_tf_support.tools import bazel_session
 from pyiree_tf_support.tools import e2e_lists
+from pyiree_tf_support.tools import generated_coverage
 from pyiree_tf_support.tools import source_tree
 from pyiree_tf_support.tools import update_lists
 
@@ -53,7 +57,7 @@ PASS, XFAIL, SKIP, FAIL, XPASS, NOT_RUN = (
     "pass", "fail (expected)", "skip", "FAIL", "XPASS", "not run")
 
 
-TABLE_DIRS, LISTS_DIRS = "e2e", "e2e,e2e/keras"  # --dirs by default
+TABLE_DIRS, LISTS_DIRS = "e2e", "e2e,e2e/keras,e2e/generated"  # --dirs by default
 _SUITE = re.compile(r"\biree_e2e_test_suite\(\s*name\s*=\s*\"([^\"]+)\"")
 
 
@@ -386,6 +390,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                       help="the Bazel output base to run in (default: the tool's own, under "
                       "$XDG_CACHE_HOME/pyiree_tf_support/bazel); a server the tool starts there "
                       "is shut down when it ends")
+  parser.add_argument("--section", choices=[generated_coverage.DIRECTORY],
+                      help="rewrite only this section of the page (from --artifacts_dir or "
+                           "the Bazel run)")
   parser.add_argument("--dry_run", action="store_true",
                       help="with --update_lists: print the changes, write nothing")
   args = parser.parse_args(argv)
@@ -414,6 +421,25 @@ def _main(args: argparse.Namespace, dirs: Sequence[SuiteDir],
   if args.update_lists:
     return update_lists.update([d.path for d in dirs], testlogs, args.artifacts_dir,
                                args.dry_run)
+  if args.section is not None:
+    directory = os.path.join(e2e_lists.ROOT, args.section)
+    try:
+      if args.artifacts_dir is not None:
+        run = run_results.from_artifacts_dir(args.artifacts_dir, [directory])
+        source = f"a run's artifacts ({args.artifacts_dir})"
+      else:
+        run = run_results.from_bazel_testlogs(testlogs, [directory])
+        source = f"a Bazel run of `//{args.section}:all`"
+    except run_results.RunError as e:
+      print(f"{TOOL}: {e}", file=sys.stderr)
+      return 2
+    table = generated_coverage.write(os.path.join(args.output_dir, "e2e_coverage.md"), run,
+                                     source)
+    bad = [f"{key}@{b}" for key, row in table.items() for b, (s, _) in row.items()
+           if s in (generated_coverage.FAIL, generated_coverage.XPASS)]
+    print(f"{len(table)} classes; " + (f"{len(bad)} cells disagree with the lists: "
+                                        + ", ".join(bad[:20]) if bad else "the lists hold"))
+    return 1 if bad else 0
   if args.build_dir is not None:
     print(f"wrote {write_2020(bazel, args.build_dir)}")
     return 0
@@ -427,8 +453,13 @@ def _main(args: argparse.Namespace, dirs: Sequence[SuiteDir],
     print(f"ERROR: {e}", file=sys.stderr)
     return 2
   os.makedirs(args.output_dir, exist_ok=True)
-  with open(os.path.join(args.output_dir, "e2e_coverage.md"), "w") as f:
-    f.write(markdown(table))
+  page_path = os.path.join(args.output_dir, "e2e_coverage.md")
+  kept = ""  # the generated suite's section is rewritten by --section only.
+  if os.path.exists(page_path):
+    with open(page_path, encoding="utf-8") as f:
+      kept = generated_coverage.kept_section(f.read())
+  with open(page_path, "w") as f:
+    f.write(markdown(table) + ("\n" + kept if kept else ""))
   with open(os.path.join(args.output_dir, "e2e_coverage.html"), "w") as f:
     f.write(html_page(table))
   count = totals(table)
