@@ -42,6 +42,11 @@ FUNCTIONS = {
 
 VARIANTS = ("static", "dynamic", "complex")
 
+# (function, variant) left out, with why. round with dynamic dims fails at runtime on every IREE
+# backend with a transient-buffer error (the same one FloormodDynamicTest lists), but on Vulkan it
+# passed in 1 of 6 runs: a verdict that changes between runs cannot be listed either way.
+LEFT_OUT = {("round", "dynamic"): "IREE runtime transient-buffer error, not reproducible on Vulkan"}
+
 
 def specs(function: str, variant: str):
   arguments, generator, dtypes, takes_complex = FUNCTIONS[function]
@@ -94,6 +99,8 @@ def define_test_classes() -> None:
   absltest and pytest find it; no other global names a class)."""
   for function in FUNCTIONS:
     for variant in VARIANTS:
+      if (function, variant) in LEFT_OUT:
+        continue
       function_specs = specs(function, variant)
       if function_specs:
         test_class = make_test_class(function, variant, function_specs)
