@@ -373,8 +373,10 @@ class TracedModuleTestCase(tf.test.TestCase):
       first = {f"input_{i}": a for i, a in enumerate(result.failure.first_inputs)}
       artifacts.write_with(os.path.join(directory, "first_failing_inputs.npz"),
                            lambda f: np.savez(f, **first))
-    logging.info("%s", summary if result.failure or cli_flags.verbose()
-                 else summary.splitlines()[0])
+    if result.failure:  # shown under pytest too, whose backend items judge the trace below.
+      logging.warning("%s", summary)
+    else:
+      logging.info("%s", summary if cli_flags.verbose() else summary.splitlines()[0])
     chosen = result.failure.shrunk_inputs if result.failure else result.first_accepted
     if chosen is None or (targets and not result.compared):
       self.fail(f"Examples of {where} compared nothing: the reference rejected every input or "

@@ -183,6 +183,7 @@ class _Runner:
     self.first: Optional[Tuple[FailureKind, Tuple[np.ndarray, ...]]] = None
     self.others: Dict[FailureKind, None] = {}
     self.first_accepted: Optional[Tuple[np.ndarray, ...]] = None
+    self.smallest: Optional[Tuple[np.ndarray, ...]] = None
 
   def _time_up(self) -> bool:
     seconds = self.settings.seconds
@@ -246,6 +247,7 @@ class _Runner:
       if self.first is None:
         self.first = (kind, inputs)
       if kind == self.first[0]:
+        self.smallest = inputs  # hypothesis only tries inputs smaller than the last that failed.
         return True
       self.others[kind] = None
     return False
@@ -315,6 +317,10 @@ def run_examples(modules: ExampleModules, method: str,
                              random=random.Random(settings.seed))
   except hypothesis.errors.NoSuchExample:
     pass
+  except hypothesis.errors.Flaky:
+    # hypothesis runs the smallest input once more; the time box (or an own fault) can end
+    # the run between the two, and a backend can fail one time and not the next.
+    shrunk = runner.smallest
   finally:
     configuration.set_hypothesis_home_dir(None)
   if runner.own_fault is not None:

@@ -11,7 +11,7 @@ are kept. An input of unknown rank gets rank 0 to 2.
 hypothesis is imported by `for_inputs`, not when this module is imported.
 """
 
-from typing import Any, Sequence, Tuple
+from typing import Any, Dict, Sequence, Tuple
 
 import numpy as np
 
@@ -99,23 +99,35 @@ def for_inputs(inputs: Sequence[signatures.InputSpec], where: str = "the functio
     dtypes.append(dtype)
   ranks = [len(s.shape) if s.shape is not None else 2 for s in inputs]
   most = max(ranks, default=0)
+  # Strategies are built once, not per draw: building and validating them costs more than
+  # drawing 16 elements.
+  elements = {(dtype, mode): _elements(st, hnp, dtype, mode) for dtype in set(dtypes)
+              for mode in MODES}
+  arrays: Dict[Tuple[np.dtype, str, Tuple[int, ...]], Any] = {}
 
-  @st.composite
-  def draw_inputs(draw: Any) -> Tuple[np.ndarray, ...]:
-    mode = draw(st.sampled_from(MODES))
-    sizes = draw(st.lists(st.sampled_from(DYNAMIC_SIZES), min_size=most, max_size=most))
-    arrays = []
-    for spec, dtype in zip(inputs, dtypes):
-      rank = (len(spec.shape) if spec.shape is not None
-              else draw(st.integers(0, 2)))
-      elements, drawn = _elements(st, hnp, dtype, mode)
-      shape = _shape(spec, sizes, rank)
+  def array_strategy(dtype: np.dtype, mode: str, shape: Tuple[int, ...]) -> Any:
+    key = (dtype, mode, shape)
+    if key not in arrays:
+      element, drawn = elements[(dtype, mode)]
       # Every element drawn on its own (no shared fill value), so that the shrinker can zero
       # each alone; past DRAWN_ELEMENTS hypothesis fills the rest with one value.
       fill = st.nothing() if int(np.prod(shape)) <= DRAWN_ELEMENTS else None
-      array = draw(hnp.arrays(drawn, shape, elements=elements, fill=fill))
-      arrays.append(array.astype(dtype) if drawn != dtype else array)
-    return tuple(arrays)
+      strategy = hnp.arrays(drawn, shape, elements=element, fill=fill)
+      arrays[key] = strategy.map(lambda a: a.astype(dtype)) if drawn != dtype else strategy
+    return arrays[key]
+
+  modes = st.sampled_from(MODES)
+  sizes = st.lists(st.sampled_from(DYNAMIC_SIZES), min_size=most, max_size=most)
+  unknown_rank = st.integers(0, 2)
+
+  @st.composite
+  def draw_inputs(draw: Any) -> Tuple[np.ndarray, ...]:
+    mode = draw(modes)
+    drawn_sizes = draw(sizes)
+    return tuple(
+        draw(array_strategy(dtype, mode, _shape(spec, drawn_sizes, len(spec.shape)
+                                                if spec.shape is not None
+                                                else draw(unknown_rank))))
+        for spec, dtype in zip(inputs, dtypes))
 
   return draw_inputs()
-
