@@ -145,10 +145,16 @@ def failure_kind(outcome: Outcome) -> Optional[FailureKind]:
   return FailureKind(outcome.backend, outcome.status, raised.group(1) if raised else "")
 
 
+_NOT_THE_REASON = re.compile(r"^(\s|Detected at node |Graph execution error:$|$)")
+
+
 def _reason(error: str, method: str) -> str:
-  """The reference's error without the call's prefix, one line, for counting."""
+  """The reference's error in one line, for counting: its exception type and the line that
+  says why (TensorFlow's graph errors say it after where the node was defined)."""
   error = error.split(f"call 0 ({method}) raised ", 1)[-1]
-  return error.splitlines()[0][:200] if error else error
+  kind, _, message = error.partition(": ")
+  why = [line for line in message.splitlines() if not _NOT_THE_REASON.match(line)]
+  return f"{kind}: {(why[-1] if why else message.strip())[:200]}"
 
 
 def input_size(inputs: Sequence[np.ndarray]) -> Tuple[int, int, float]:
@@ -178,6 +184,7 @@ class _Runner:
     self.run = 0
     self.compared = 0
     self.rejected: Dict[str, int] = collections.Counter()
+    self.reasons: Dict[str, str] = {}  # the first reason of each kind.
     self.timed_out = False
     self.own_fault: Optional[BaseException] = None
     self.first: Optional[Tuple[FailureKind, Tuple[np.ndarray, ...]]] = None
@@ -201,7 +208,8 @@ class _Runner:
     self.run += 1
     ref_trace, error = traces.run_trace(self.modules.reference, call, function_name=self.method)
     if error:
-      self.rejected[_reason(error, self.method)] += 1
+      reason = _reason(error, self.method)  # counted by its words, numbers aside.
+      self.rejected[self.reasons.setdefault(re.sub(r"\d+", "N", reason), reason)] += 1
       return None
     outcomes = []
     for target in self.modules.targets:
