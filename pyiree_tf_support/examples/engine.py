@@ -317,8 +317,10 @@ def run_examples(modules: ExampleModules, method: str,
   strategy = strategies.for_inputs(signature.inputs, where)
   runner = _Runner(modules, method, signature, settings)
   shrunk = None
-  # hypothesis caches what it reads from local source files in its home directory.
-  configuration.set_hypothesis_home_dir(settings.storage_dir)
+  # hypothesis caches what it reads from local source files in its home directory: ours for
+  # this run, the caller's again afterwards.
+  home = configuration.storage_directory(intent_to_write=False).home_directory
+  configuration.set_hypothesis_home_dir(settings.storage_dir or home)
   try:
     shrunk = hypothesis.find(strategy, runner.fails_the_same_way,
                              settings=_hypothesis_settings(settings),
@@ -330,7 +332,7 @@ def run_examples(modules: ExampleModules, method: str,
     # the run between the two, and a backend can fail one time and not the next.
     shrunk = runner.smallest
   finally:
-    configuration.set_hypothesis_home_dir(None)
+    configuration.set_hypothesis_home_dir(home)
   if runner.own_fault is not None:
     raise runner.own_fault
   failure = None

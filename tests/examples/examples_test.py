@@ -7,6 +7,8 @@ an own fault errors the test with no verdict."""
 import io
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -122,6 +124,21 @@ class FlagTest(ExamplesTestBase):
                            "float_int_casts.examples", "summary.txt")
     with open(summary) as f:
       self.assertIn("drawn again by: --examples=100 --examples_seed=0", f.read())
+
+  def test_the_library_imports_no_hypothesis_and_examples_write_only_artifacts(self):
+    imported = subprocess.run(
+        [sys.executable, "-c", "import sys; from pyiree_tf_support import tf_test_utils; "
+         "print(sorted(m for m in sys.modules if m.startswith('hypothesis')))"],
+        capture_output=True, text=True, check=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    self.assertEqual(imported.stdout.strip().splitlines()[-1], "[]")
+    working_dir = tempfile.mkdtemp()
+    self.addCleanup(os.chdir, os.getcwd())
+    os.chdir(working_dir)
+    hypothesis.configuration.set_hypothesis_home_dir(None)  # its default: the working dir.
+    with flagsaver.flagsaver(target_backends="iree_vmla", artifacts_dir=self.artifacts_dir,
+                             examples=20):
+      run_test_case(make_test_case(CastModule, lambda t: t.compare_backends(integer_valued_casts)))
+    self.assertEqual(os.listdir(working_dir), [])  # no .hypothesis/ there.
 
   def test_without_the_flag_no_example_is_drawn(self):
     with flagsaver.flagsaver(target_backends="iree_vmla", artifacts_dir=self.artifacts_dir):

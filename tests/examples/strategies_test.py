@@ -3,6 +3,7 @@ dims take 0, 1 and odd sizes, static dims are kept, a seed draws the same inputs
 dtype nothing can be drawn for is named. No toolchain: hypothesis and numpy only."""
 
 import random
+import tempfile
 
 from absl.testing import absltest
 import hypothesis
@@ -19,6 +20,11 @@ def drawn(inputs, condition, seed=0):
   """The first draw of `inputs` meeting `condition` (hypothesis.NoSuchExample if none)."""
   return hypothesis.find(strategies.for_inputs(inputs), condition, settings=_SETTINGS,
                          random=random.Random(seed))
+
+
+def setUpModule():
+  # hypothesis caches constants it reads from local sources in its home: not the working dir.
+  hypothesis.configuration.set_hypothesis_home_dir(tempfile.mkdtemp())
 
 
 class ValuesTest(absltest.TestCase):
