@@ -25,6 +25,7 @@ from pyiree_tf_support import tf_utils
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.examples import engine
 from pyiree_tf_support.reporting.verdicts import Status
+from tests.support import test_files
 
 
 class CastModule(tf.Module):
@@ -131,14 +132,16 @@ class FlagTest(ExamplesTestBase):
          "print(sorted(m for m in sys.modules if m.startswith('hypothesis')))"],
         capture_output=True, text=True, check=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
     self.assertEqual(imported.stdout.strip().splitlines()[-1], "[]")
-    working_dir = tempfile.mkdtemp()
-    self.addCleanup(os.chdir, os.getcwd())
-    os.chdir(working_dir)
-    hypothesis.configuration.set_hypothesis_home_dir(None)  # its default: the working dir.
-    with flagsaver.flagsaver(target_backends="iree_vmla", artifacts_dir=self.artifacts_dir,
-                             examples=20):
-      run_test_case(make_test_case(CastModule, lambda t: t.compare_backends(integer_valued_casts)))
-    self.assertEqual(os.listdir(working_dir), [])  # no .hypothesis/ there.
+    working_dir = tempfile.mkdtemp()  # a user's: it holds the test file, and gets no more.
+    with open(os.path.join(working_dir, "cast_test.py"), "w") as f:
+      f.write(test_files.one_method_test("Cast", "tf.cast(a, tf.int32) * 2"))
+    run = subprocess.run(
+        [sys.executable, "cast_test.py", "--target_backends=iree_vmla", "--examples=20",
+         f"--artifacts_dir={self.artifacts_dir}"], cwd=working_dir, capture_output=True,
+        text=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2",
+                            PYTHONPATH=os.pathsep.join(sys.path)), check=False)
+    self.assertIn("Examples of CastModule.f(): 20 requested", run.stderr)
+    self.assertEqual(os.listdir(working_dir), ["cast_test.py"])  # no .hypothesis/ there.
 
   def test_without_the_flag_no_example_is_drawn(self):
     with flagsaver.flagsaver(target_backends="iree_vmla", artifacts_dir=self.artifacts_dir):
