@@ -1,10 +1,11 @@
 """Benchmarks pyiree_tf_support against hand-written code, itself and IREE's own iree.tf.support.
 
   .venv/bin/python bench/run_benchmark.py [--repeats 3] [--cheap_repeats 5] [--suite_repeats 1]
-      [--timeout 300] [--output /tmp/bench_results.json] [--only S,1,2,3,4,5] [--keep]
+      [--timeout 300] [--output /tmp/bench_results.json] [--only S,1,2,3,4,5,6] [--keep]
 
 Suite ratios S1 (pytest e2e/ / Bazel) and S2 (pytest -n 2 / pytest) are in suite_ratios.py; S3 is
-one e2e file through the library / the hand-written floor.
+one e2e file through the library / the hand-written floor. 6a is the cost of one drawn example
+once compiled (bench/example_cost.py), 6b an --examples=100 run of an e2e file / its traces alone.
 
 Every measurement is a whole child process (a fresh interpreter, TF_CPP_MIN_LOG_LEVEL=2), so this
 script never imports TensorFlow, IREE or the library itself. Configurations that are compared run
@@ -44,6 +45,7 @@ COMPILED_RE = re.compile(
     r"Compiled (\S+) for the reference and (\d+) target backend\(s\) in ([0-9.]+) s\.")
 HAND_COMPILED_RE = re.compile(r"hand-written: compiled for \d+ target\(s\) in ([0-9.]+) s")
 CACHE_HIT_RE = re.compile(r"Compile cache hit for ")
+EXAMPLE_COST_RE = re.compile(r"example cost: ([0-9.]+) ms per example-call")
 # The library logs its compile phase and cache hits at DEBUG (quiet by default): its runs pass
 # --verbose so that these lines are printed.
 
@@ -60,6 +62,7 @@ class Run:
   tree_peak_kib: int = 0
   compile_phase_s: Optional[float] = None
   cache_hits: int = 0
+  example_call_ms: Optional[float] = None  # bench/example_cost.py's figure.
   artifacts_bytes: int = 0
   error: Optional[str] = None
   stderr_tail: str = ""
@@ -157,6 +160,9 @@ def run_process(label: str, args: Sequence[str], timeout: float) -> Run:
   if match:
     run.compile_phase_s = float(match.groups()[-1])
   run.cache_hits = len(CACHE_HIT_RE.findall(stderr))
+  match = EXAMPLE_COST_RE.search(stderr)
+  if match:
+    run.example_call_ms = float(match.group(1))
   run.artifacts_bytes = sum(_dir_bytes(a.split("=", 1)[1]) for a in args
                             if a.startswith("--artifacts_dir="))
   run.stderr_tail = "\n".join(stderr.strip().splitlines()[-25:])
@@ -449,7 +455,43 @@ SUMMARY_NAMES = {
     "4": "concurrent / jobs=1 (compile phase)",
     "4b": "concurrent / jobs=1 (process)",
     "5": "library / iree.tf.support (process)",
+    "6a": "ms per example-call, once compiled",
+    "6b": "--examples=100 / traces alone (process)",
 }
+
+
+def bench_examples(bench: Bench) -> None:
+  """6a: the cost of one example-call once compiled; 6b: --examples=100 over one e2e file."""
+  print("[6a] one example of a 16-float op on tf + llvm-cpu, once compiled "
+        "(bench/example_cost.py)")
+  costs = bench.interleaved([("example cost", ["bench/example_cost.py"])], bench.cheap_repeats)
+  runs = costs["example cost"]
+  figures = [r.example_call_ms for r in runs if r.ok and r.example_call_ms is not None]
+  value = median(figures)
+  failed = [r.error for r in runs if not r.ok]
+  entry = {"id": "6a", "title": "ms per example-call, once compiled (absolute, not a ratio)",
+           "field": "example_call_ms", "value": value, "goal": 2.0,
+           "met": None if value is None else value <= 2.0,
+           "unavailable": failed[0] if failed else (None if value else "no figure printed"),
+           "note": "hypothesis' draw, a call on tf and on llvm-cpu, the comparison; divided by "
+                   "the 2 calls", "values": figures}
+  bench.ratios.append(entry)
+  print(f"  => 6a ms per example-call: median {_fmt(value, 3)} of {len(figures)} "
+        f"({', '.join(_fmt(v, 3) for v in figures)})   goal <= 2.00\n", flush=True)
+
+  print("[6b] e2e/simple_arithmetic_test.py on llvm-cpu: --examples=100 vs its hand-written "
+        "traces alone")
+  results = bench.interleaved([
+      ("examples=100", lambda: [
+          "e2e/simple_arithmetic_test.py", "--target_backends=iree_llvmjit", "--nocompile_cache",
+          "--examples=100", f"--artifacts_dir={bench.fresh_dir('examples')}"]),
+      ("hand-written traces", lambda: [
+          "e2e/simple_arithmetic_test.py", "--target_backends=iree_llvmjit", "--nocompile_cache",
+          f"--artifacts_dir={bench.fresh_dir('traces')}"]),
+  ], bench.cheap_repeats)
+  bench.ratio("6b", "--examples=100 / hand-written traces, whole process",
+              results["examples=100"], results["hand-written traces"], "wall_s", None,
+              "100 drawn inputs (and their shrinking, if one fails) per method a trace calls")
 
 
 def print_summary(ratios: Sequence[Dict[str, Any]]) -> None:
@@ -484,9 +526,9 @@ def main() -> int:
                       help="runs per configuration for the cheaper benchmarks 1, 2 and 5")
   parser.add_argument("--timeout", type=float, default=300, help="seconds per child process")
   parser.add_argument("--output", default="/tmp/bench_results.json", help="JSON results path")
-  parser.add_argument("--only", default="S,1,2,3,4,5",
+  parser.add_argument("--only", default="S,1,2,3,4,5,6",
                       help="comma list of benchmarks to run: S (suite: S1, S2), 1 (S3, 1c), 2-5 "
-                      "(1 and 5 share their runs)")
+                      "(1 and 5 share their runs), 6 (examples: 6a, 6b)")
   parser.add_argument("--suite_repeats", type=int, default=1,
                       help="runs per configuration of the suite ratios S1, S2 (minutes each)")
   parser.add_argument("--keep", action="store_true", help="keep the artifacts and cache dirs")
@@ -508,7 +550,8 @@ def main() -> int:
   sections = [("S", lambda b: suite_ratios.bench_suite(b, PYTHON, REPO, run_process, print_memory,
                                                         args.suite_repeats)),
               ("1", bench_library_vs_hand_vs_iree), ("2", bench_duplicate_backends),
-              ("3", bench_compile_cache), ("4", bench_concurrent_compiles)]
+              ("3", bench_compile_cache), ("4", bench_concurrent_compiles),
+              ("6", bench_examples)]
   try:
     for key, section in sections:
       if key in only or (key == "1" and "5" in only):
