@@ -47,15 +47,16 @@ def main() -> None:
                                engine.ExampleSettings(count, storage_dir=storage))
 
   run(20)  # warm-up: TensorFlow's first call, hypothesis' first draws.
-  started = time.perf_counter()
+  started, cpu_started = time.perf_counter(), time.process_time()
   result = run(args.examples)
-  seconds = time.perf_counter() - started
+  seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
   if result.failure or result.compared != result.run:
     raise SystemExit(f"expected every example to pass: {result}")
   calls = 1 + len(modules.targets)
   per_example = seconds / result.run * 1000
   print(f"example cost: {per_example / calls:.3f} ms per example-call ({per_example:.3f} ms per "
-        f"example of {calls} calls, {result.run} examples)")
+        f"example of {calls} calls, {result.run} examples); CPU "
+        f"{cpu_seconds / result.run / calls * 1000:.3f} ms per example-call")
 
   drawn = []
   strategy = strategies.for_inputs(signature.inputs)
