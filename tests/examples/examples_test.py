@@ -48,6 +48,15 @@ class RejectingModule(tf.Module):
     return tf.reshape(x, [-1, 2]) * 2.0
 
 
+class WhereModule(tf.Module):
+  """e2e/dynamic_elementwise_test.py's select, listed as a miscompile on lavapipe."""
+
+  @tf.function(input_signature=[tf.TensorSpec([None], tf.bool), tf.TensorSpec([None], tf.float32),
+                                tf.TensorSpec([None], tf.float32)])
+  def where(self, cond, a, b):
+    return tf.where(cond, a, b)
+
+
 class CounterModule(tf.Module):
 
   def __init__(self):
@@ -235,6 +244,40 @@ class HonestVerdictsTest(ExamplesTestBase):
                   + "' is a file where the artifacts need a directory", result.errors[0][1])
     report = os.path.join(self.module_dir("CastModule"), "report.json")
     self.assertFalse(os.path.exists(report) and json.load(open(report)).get("tests"))
+
+
+class BackendsTest(ExamplesTestBase):
+
+  def test_the_listed_vulkan_select_miscompile_is_found_in_its_worker_and_shrunk(self):
+    three = [tf.TensorSpec([3], tf.bool)] + [tf.TensorSpec([3], tf.float32)] * 2
+    with flagsaver.flagsaver(target_backends="iree_vulkan", artifacts_dir=self.artifacts_dir):
+      result = run_test_case(make_test_case(
+          WhereModule, lambda t: t.check_examples("where", examples=30, input_signature=three)))
+    self.assertEmpty(result.errors)
+    self.assertLen(result.failures, 1)
+    self.assertIn("iree_vulkan MISMATCH (outputs: NumericMismatch) first on:",
+                  result.failures[0][1])
+    call = trace_io.load_trace(os.path.join(self.module_dir("WhereModule"), "traces",
+                                            "where.shrunk__tf_ref")).calls[0]
+    cond, a, b = call.inputs
+    self.assertTrue(cond.any())  # a True condition picks `a`, which lavapipe does not.
+    self.assertLessEqual(engine.input_size(call.inputs)[1], 3)
+    self.assertFalse(np.array_equal(a[cond], b[cond]))
+
+  def test_under_pytest_each_backend_item_is_judged_on_the_shrunk_trace(self):
+    working_dir = tempfile.mkdtemp()
+    with open(os.path.join(working_dir, "cast_test.py"), "w") as f:
+      f.write(test_files.one_method_test("Cast", "tf.cast(a, tf.int32) * 2"))
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "pyiree_tf_support.pytest_plugin", "-p",
+         "no:cacheprovider", "-rA", "cast_test.py", "--examples=30",
+         "--target_backends=iree_vmla,iree_llvmjit", f"--artifacts_dir={self.artifacts_dir}"],
+        cwd=working_dir, capture_output=True, text=True, check=False,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=os.pathsep.join(sys.path)))
+    self.assertIn("FAILED cast_test.py::CastTest::test_f[iree_vmla] - Trace 'f.shrunk' failed",
+                  run.stdout)
+    self.assertIn("PASSED cast_test.py::CastTest::test_f[iree_llvmjit]", run.stdout)
+    self.assertIn("iree_vmla MISMATCH (outputs: ExactMismatch) first on:", run.stdout)
 
 
 class EntryPointTest(ExamplesTestBase):
