@@ -344,11 +344,7 @@ class TracedModuleTestCase(tf.test.TestCase):
           f"check_examples('{method}'): input_signature must be {len(signature.inputs)} "
           f"tf.TensorSpec(s) nested as the arguments of {method}{signature.python_signature()}, "
           f"got {input_signature!r}.")
-    inputs = tuple(signatures.InputSpec(None if s.shape.rank is None else tuple(s.shape.as_list()),
-                                        s.dtype.as_numpy_dtype().dtype.name
-                                        if s.dtype != tf.bfloat16 else "bfloat16")
-                   for s in specs)
-    return dataclasses.replace(signature, inputs=inputs)
+    return dataclasses.replace(signature, inputs=importer.input_specs(specs))
 
   def _check_examples(self, method: str, examples: int,
                       input_signature: Optional[Sequence[Any]]) -> None:
