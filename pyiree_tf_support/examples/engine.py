@@ -288,7 +288,7 @@ def _zeroed(inputs: Tuple[np.ndarray, ...], which: int, index: Tuple[int, ...]
 
 def _check_elements(runner: _Runner, shrunk: Tuple[np.ndarray, ...]) -> Tuple[ElementCheck, ...]:
   """Each nonzero element of the shrunk input (up to MAX_ELEMENT_CHECKS), set to zero alone:
-  the ones whose zero makes the failure go away are the ones that matter."""
+  the ones whose zero no longer fails the same way are the ones that matter."""
   checks = []
   for which, array in enumerate(shrunk):
     nonzero = np.argwhere((array != 0) | (np.signbit(array) if array.dtype.kind == "f"

@@ -29,7 +29,7 @@ def _elements(failure: FoundFailure) -> str:
     return "  elements that matter: none is nonzero (the input is all zeros or empty)"
   matter = [e for e in failure.elements if e.matters]
   shown = ", ".join(f"input {e.input_index} {list(e.index)} = {e.value!r}" for e in matter)
-  return (f"  elements that matter (setting one alone to 0 makes the failure go away): "
+  return (f"  elements that matter (with one alone set to 0 it no longer fails the same way): "
           f"{shown or 'none alone'}; {len(failure.elements) - len(matter)} other nonzero "
           "element(s) checked do not")
 
