@@ -387,10 +387,7 @@ class TracedModuleTestCase(tf.test.TestCase):
       self._reinitialize_modules()
     logged = self._outcome_log.setdefault(self._testMethodName, [])
     earlier = len(logged)
-    try:
-      self._compare_backends(trace)
-    except AssertionError as e:
-      raise AssertionError(f"{summary}\n{e}") from None
+    self._compare_backends(trace, summary)
     failing = result.failure.kind.backend if result.failure else None
     again = [o for o in logged[earlier:] if o.backend == failing]
     if again and not again[0].status.failed:  # raw outcomes: a listed backend's too.
@@ -424,7 +421,10 @@ class TracedModuleTestCase(tf.test.TestCase):
     if difference:
       raise faults.NondeterministicTraceError(determinism.message(ref_trace, difference))
 
-  def _compare_backends(self, trace_function: Callable[[TracedModule], None]) -> Trace:
+  def _compare_backends(self, trace_function: Callable[[TracedModule], None],
+                        summary: str = "") -> Trace:
+    """Runs, saves, compares and reports one trace (`summary`: the examples that drew its input,
+    added to its report); the reference's trace."""
     function_name = getattr(trace_function, "__name__", "trace")
     trace_name = self._trace_names.claim(function_name, self._testMethodName)
     ref_trace, ref_error = run_trace(self._ref_module, trace_function, tf_utils.set_random_seed,
@@ -460,6 +460,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     notes = "".join("\n" + note for note in (
         self._setup.method_imports_note(), self._setup.method_compiles_note(),
         self._setup.skipped_note()) if note)
+    verdict += f"\n{summary}" if summary else ""  # how examples found this trace's input.
     report = verdict + notes  # a failure message says it all.
     # report.txt lists the class's notes (per-method import/compile lists) once, in its first
     # entry, not in every test's.

@@ -134,6 +134,8 @@ class FlagTest(ExamplesTestBase):
                            "float_int_casts.examples", "summary.txt")
     with open(summary) as f:
       self.assertIn("drawn again by: --examples=100 --examples_seed=0", f.read())
+    with open(os.path.join(self.module_dir("CastModule"), "report.txt")) as f:
+      self.assertIn("Examples of CastModule.float_int_casts(): 100 requested", f.read())
 
   def test_the_library_imports_no_hypothesis_and_examples_write_only_artifacts(self):
     imported = subprocess.run(
