@@ -279,6 +279,15 @@ def _hypothesis_settings(settings: ExampleSettings) -> Any:
       suppress_health_check=list(hypothesis.HealthCheck))
 
 
+def _hypothesis_home(configuration: Any) -> Any:
+  """hypothesis' home directory as set now; None (its default: $HYPOTHESIS_STORAGE_DIRECTORY,
+  else .hypothesis/ in the working directory) where this version cannot say."""
+  try:
+    return configuration.storage_directory(intent_to_write=False).home_directory
+  except (TypeError, AttributeError):  # an older storage_directory(): no intent_to_write.
+    return None
+
+
 def _zeroed(inputs: Tuple[np.ndarray, ...], which: int, index: Tuple[int, ...]
             ) -> Tuple[np.ndarray, ...]:
   changed = [np.array(a, copy=True) for a in inputs]
@@ -319,7 +328,7 @@ def run_examples(modules: ExampleModules, method: str,
   shrunk = None
   # hypothesis caches what it reads from local source files in its home directory: ours for
   # this run, the caller's again afterwards.
-  home = configuration.storage_directory(intent_to_write=False).home_directory
+  home = _hypothesis_home(configuration)
   configuration.set_hypothesis_home_dir(settings.storage_dir or home)
   try:
     shrunk = hypothesis.find(strategy, runner.fails_the_same_way,
