@@ -57,6 +57,13 @@ class WhereModule(tf.Module):
     return tf.where(cond, a, b)
 
 
+class StringModule(tf.Module):
+
+  @tf.function(input_signature=[tf.TensorSpec([2], tf.string)])
+  def length(self, s):  # IREE has no strings: an import error on every IREE backend.
+    return tf.strings.length(s)
+
+
 class CounterModule(tf.Module):
 
   def __init__(self):
@@ -292,6 +299,16 @@ class EntryPointTest(ExamplesTestBase):
     call = trace_io.load_trace(os.path.join(self.module_dir("CounterModule"), "traces",
                                             "add.example__tf_ref")).calls[0]
     np.testing.assert_array_equal(call.result, call.inputs[0])  # counted from 0, not on.
+
+  def test_under_the_flag_a_method_no_values_are_drawn_for_is_skipped_with_a_warning(self):
+    with flagsaver.flagsaver(target_backends="iree_llvmjit", artifacts_dir=self.artifacts_dir,
+                             examples=5, xfail_backends=["iree_llvmjit:import"]):
+      with self.assertLogs(level="WARNING") as logs:
+        result = run_test_case(make_test_case(StringModule, lambda t: t.compare_backends(
+            lambda module: module.length(np.array([b"ab", b"c"], dtype=object)))))
+    self.assertTrue(result.wasSuccessful(), result.failures + result.errors)
+    self.assertIn("No examples of StringModule.length(): StringModule.length() input 0 "
+                  "(object[2]): ", "\n".join(logs.output))
 
   def test_an_input_signature_replaces_the_functions_own(self):
     with flagsaver.flagsaver(target_backends="iree_llvmjit", artifacts_dir=self.artifacts_dir):
