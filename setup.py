@@ -16,6 +16,7 @@ setuptools.setup(
         "absl-py>=2.5,<3",
         "numpy>=2.0,<3",
         "filecheck>=1.0.6,<2",  # tf_test_driver; why this one: its module docstring
+        "hypothesis>=6.100,<7",  # examples/: imported only when examples are drawn
     ],
     extras_require={"test": ["pytest>=8", "pytest-xdist>=3", "import-linter>=2.1,<3"]},
     # Named as its module, so that conftest.py's `pytest_plugins` or `-p` never loads it twice.

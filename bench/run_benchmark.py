@@ -1,12 +1,14 @@
 """Benchmarks pyiree_tf_support against hand-written code, itself and IREE's own iree.tf.support.
 
   .venv/bin/python bench/run_benchmark.py [--repeats 3] [--cheap_repeats 5] [--suite_repeats 1]
-      [--timeout 300] [--output /tmp/bench_results.json] [--only S,1,2,3,4,5,V] [--keep]
+      [--timeout 300] [--output /tmp/bench_results.json] [--only S,1,2,3,4,5,6,V] [--keep]
 
 Suite ratios S1 (pytest e2e/ / Bazel) and S2 (pytest -n 2 / pytest) are in suite_ratios.py; S3 is
-one e2e file through the library / the hand-written floor. V figures: the CPU seconds of a Vulkan
-file's run (its runtime workers' and the whole run's), an idle worker's device released by the
-measured rule vs after a fixed second vs never (docs/vulkan_idle.md).
+one e2e file through the library / the hand-written floor. 6a is the cost of one drawn example
+once compiled (bench/example_cost.py), 6b an --examples=100 run of an e2e file / its traces alone.
+V figures: the CPU seconds of a Vulkan file's run (its runtime workers' and the whole run's), an
+idle worker's device released by the measured rule vs after a fixed second vs never
+(docs/vulkan_idle.md).
 
 Every measurement is a whole child process (a fresh interpreter, TF_CPP_MIN_LOG_LEVEL=2), so this
 script never imports TensorFlow, IREE or the library itself. Configurations that are compared run
@@ -48,6 +50,7 @@ COMPILED_RE = re.compile(
     r"Compiled (\S+) for the reference and (\d+) target backend\(s\) in ([0-9.]+) s\.")
 HAND_COMPILED_RE = re.compile(r"hand-written: compiled for \d+ target\(s\) in ([0-9.]+) s")
 CACHE_HIT_RE = re.compile(r"Compile cache hit for ")
+EXAMPLE_COST_RE = re.compile(r"example cost: ([0-9.]+) ms per example-call.*; CPU ([0-9.]+) ms")
 # The library logs its compile phase and cache hits at DEBUG (quiet by default): its runs pass
 # --verbose so that these lines are printed.
 
@@ -64,6 +67,8 @@ class Run:
   tree_peak_kib: int = 0
   compile_phase_s: Optional[float] = None
   cache_hits: int = 0
+  example_call_ms: Optional[float] = None  # bench/example_cost.py's figures: wall and CPU.
+  example_call_cpu_ms: Optional[float] = None
   artifacts_bytes: int = 0
   worker_cpu_s: float = 0.0  # user + sys of the child's runtime worker processes, polled
   error: Optional[str] = None
@@ -189,6 +194,9 @@ def run_process(label: str, args: Sequence[str], timeout: float,
   if match:
     run.compile_phase_s = float(match.groups()[-1])
   run.cache_hits = len(CACHE_HIT_RE.findall(stderr))
+  match = EXAMPLE_COST_RE.search(stderr)
+  if match:
+    run.example_call_ms, run.example_call_cpu_ms = float(match.group(1)), float(match.group(2))
   run.artifacts_bytes = sum(_dir_bytes(a.split("=", 1)[1]) for a in args
                             if a.startswith("--artifacts_dir="))
   run.stderr_tail = "\n".join(stderr.strip().splitlines()[-25:])
@@ -533,7 +541,47 @@ SUMMARY_NAMES = {
     "Vx": "vmvx+vulkan: workers' CPU, rule / 1 s",
     "Vxp": "vmvx+vulkan: process CPU, rule / 1 s",
     "Vxw": "vmvx+vulkan: process wall, rule / 1 s",
+    "6a": "ms per example-call, once compiled",
+    "6b": "--examples=100 / traces alone (process)",
 }
+
+
+def bench_examples(bench: Bench) -> None:
+  """6a: the cost of one example-call once compiled; 6b: --examples=100 over one e2e file."""
+  print("[6a] one example of a 16-float op on tf + llvm-cpu, once compiled "
+        "(bench/example_cost.py)")
+  costs = bench.interleaved([("example cost", ["bench/example_cost.py"])], bench.cheap_repeats)
+  runs = costs["example cost"]
+  figures = [r.example_call_ms for r in runs if r.ok and r.example_call_ms is not None]
+  cpu_figures = [r.example_call_cpu_ms for r in runs if r.ok and r.example_call_ms is not None]
+  value = median(figures)
+  failed = [r.error for r in runs if not r.ok]
+  entry = {"id": "6a", "title": "ms per example-call, once compiled (absolute, not a ratio)",
+           "field": "example_call_ms", "value": value, "goal": 2.0,
+           "met": None if value is None else value <= 2.0,
+           "unavailable": failed[0] if failed else (None if value else "no figure printed"),
+           "note": "hypothesis' draw, a call on tf and on llvm-cpu, the comparison; divided by "
+                   "the 2 calls", "values": figures, "cpu_values": cpu_figures,
+           "cpu_ratio": median(cpu_figures)}
+  bench.ratios.append(entry)
+  print(f"  => 6a ms per example-call: median {_fmt(value, 3)} of {len(figures)} "
+        f"({', '.join(_fmt(v, 3) for v in figures)})   goal <= 2.00; CPU ms per example-call "
+        f"(the process's, load-robust) median {_fmt(median(cpu_figures), 3)}\n", flush=True)
+
+  print("[6b] e2e/broadcasting_test.py on llvm-cpu: --examples=100 vs its hand-written "
+        "traces alone")
+  results = bench.interleaved([
+      ("examples=100", lambda: [
+          "e2e/broadcasting_test.py", "--target_backends=iree_llvmjit", "--nocompile_cache",
+          "--examples=100", f"--artifacts_dir={bench.fresh_dir('examples')}"]),
+      ("hand-written traces", lambda: [
+          "e2e/broadcasting_test.py", "--target_backends=iree_llvmjit", "--nocompile_cache",
+          f"--artifacts_dir={bench.fresh_dir('traces')}"]),
+  ], bench.cheap_repeats)
+  bench.ratio("6b", "--examples=100 / hand-written traces, whole process",
+              results["examples=100"], results["hand-written traces"], "wall_s", None,
+              "100 drawn inputs per method a trace calls (5 methods; every example passes, "
+              "so nothing is shrunk)")
 
 
 def print_summary(ratios: Sequence[Dict[str, Any]]) -> None:
@@ -568,9 +616,10 @@ def main() -> int:
                       help="runs per configuration for the cheaper benchmarks 1, 2 and 5")
   parser.add_argument("--timeout", type=float, default=300, help="seconds per child process")
   parser.add_argument("--output", default="/tmp/bench_results.json", help="JSON results path")
-  parser.add_argument("--only", default="S,1,2,3,4,5,V",
+  parser.add_argument("--only", default="S,1,2,3,4,5,6,V",
                       help="comma list of benchmarks to run: S (suite: S1, S2), 1 (S3, 1c), 2-5 "
-                      "(1 and 5 share their runs), V (a Vulkan file's CPU, idle release)")
+                      "(1 and 5 share their runs), 6 (examples: 6a, 6b), V (a Vulkan file's CPU, "
+                      "idle release)")
   parser.add_argument("--suite_repeats", type=int, default=1,
                       help="runs per configuration of the suite ratios S1, S2 (minutes each)")
   parser.add_argument("--keep", action="store_true", help="keep the artifacts and cache dirs")
@@ -593,7 +642,7 @@ def main() -> int:
                                                         args.suite_repeats)),
               ("1", bench_library_vs_hand_vs_iree), ("2", bench_duplicate_backends),
               ("3", bench_compile_cache), ("4", bench_concurrent_compiles),
-              ("V", bench_vulkan_idle)]
+              ("6", bench_examples), ("V", bench_vulkan_idle)]
   try:
     for key, section in sections:
       if key in only or (key == "1" and "5" in only):

@@ -93,6 +93,17 @@ flags.DEFINE_float("call_timeout", timeouts.CALL_SECONDS,
                    "past it the worker is killed (a fresh one serves the next test) and that "
                    "backend is a RUNTIME ERROR. 0: no limit.", lower_bound=0)
 
+flags.DEFINE_integer("examples", 0,
+                     "Also check every method a test's trace calls on N inputs drawn from its "
+                     "signature by hypothesis (special values, dynamic sizes 0, 1 and odd), on "
+                     "the compiled modules; a failure is shrunk to the smallest input failing "
+                     "the same way and saved as a trace (docs/examples.md). 0: off.",
+                     lower_bound=0)
+flags.DEFINE_integer("examples_seed", 0, "The seed --examples and check_examples draw from.")
+flags.DEFINE_float("examples_timeout", 60.0,
+                   "Seconds one method's examples (and their shrinking) may take; the examples "
+                   "past it are not run, and the summary says so. 0: no limit.", lower_bound=0)
+
 __all__ = [
     "ENV_VAR", "FLAGS", "FlagsError", "compile_cache_from_flags", "ensure_parsed",
     "replay_arguments", "run_settings", "split_backends", "target_backend_names",
@@ -259,7 +270,10 @@ def run_settings() -> run_settings_lib.RunSettings:
       full_text_traces=bool(value("full_text_traces")),
       iree_compile_flags=compile_flags.parse(value("iree_compile_flags") or ()),
       dump_compiler_ir=bool(value("dump_compiler_ir")),
-      timeouts=timeouts_from_flags())
+      timeouts=timeouts_from_flags(),
+      examples=int(value("examples")),
+      examples_seed=int(value("examples_seed")),
+      examples_seconds=float(value("examples_timeout")) or None)
 
 
 def timeouts_from_flags() -> timeouts.Timeouts:

@@ -11,9 +11,10 @@ import os
 import sys
 import time
 import unittest
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from absl import logging
+import numpy as np
 from pyiree_tf_support.core import verbosity
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
@@ -22,6 +23,10 @@ from pyiree_tf_support.core import artifacts
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import progress
+from pyiree_tf_support.core import signatures
+from pyiree_tf_support.examples import engine as examples_engine
+from pyiree_tf_support.examples import strategies as examples_strategies
+from pyiree_tf_support.examples import summary as examples_summary
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.reporting import report_files
@@ -179,6 +184,19 @@ def _built(module_class):
   return module_class()
 
 
+class _ExampleTrace:
+  """The trace function of one drawn example: a call of `method` with `inputs` (flattened)."""
+
+  def __init__(self, name: str, method: str, signature: signatures.FunctionSignature,
+               inputs: Sequence[Any]):
+    self.__name__ = name
+    self._method = method
+    self._args = signature.pack_inputs(list(inputs))
+
+  def __call__(self, module) -> None:
+    getattr(module, self._method)(*self._args)
+
+
 class TracedModuleTestCase(tf.test.TestCase):
   """Compiles the module once per class; each test compares a trace across the backends."""
 
@@ -241,6 +259,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     cls._own_faults = 0  # tests that errored with a faults.OwnFault: no XPASS is drawn then.
     cls._compared: List[ComparedTrace] = []
     cls._trace_names = test_setup.TraceNames()
+    cls._methods_with_examples: Set[str] = set()  # --examples checks each method once a class.
     if not setup.targets:
       raise RuntimeError("No target backends to compare with the reference: --target_backends is "
                          "empty. Name at least one backend, or omit the flag for every backend "
@@ -425,10 +444,112 @@ class TracedModuleTestCase(tf.test.TestCase):
           f"compare_backends: the modules record is of {modules.module_class!r} but "
           f"{type(self).__name__} compiles {self._module_class!r}; pass self._modules.")
     try:
-      self._compare_backends(trace_function)
+      ref_trace = self._compare_backends(trace_function)
+      if self._settings.examples:  # --examples: every method the trace called, once a class.
+        for method in dict.fromkeys(call.method for call in ref_trace.calls):
+          if method not in self._methods_with_examples:
+            self._methods_with_examples.add(method)
+            try:
+              self._check_examples(method, self._settings.examples, None)
+            except examples_strategies.UnsupportedInputError as e:  # e.g. a string input.
+              logging.warning("No examples of %s.%s(): %s", self._module_name, method, e)
     except faults.OwnFault:
       type(self)._own_faults += 1
       raise
+
+  def check_examples(self, method: str, examples: Optional[int] = None,
+                     input_signature: Optional[Sequence[Any]] = None) -> None:
+    """Checks `method` on `examples` inputs drawn by hypothesis from its signature, on the
+    reference and every target (the modules already compiled for the class), and shrinks the
+    first failure to the smallest input failing the same way (docs/examples.md).
+
+    `examples`: default --examples, or 100 when that is 0. `input_signature`: tf.TensorSpecs
+    (nested as the arguments) to draw from instead of the tf.function's own, e.g. with static
+    sizes for its None dims. The shrunk input (or, when nothing fails, the first compared one) is
+    then compared as a trace named `<method>.shrunk` (`<method>.example`): its report, traces
+    and replay command are a trace's. A run that compared nothing fails the test.
+    """
+    try:
+      self._check_examples(method, examples or self._settings.examples or 100, input_signature)
+    except faults.OwnFault:
+      type(self)._own_faults += 1
+      raise
+
+  def _example_signature(self, method: str,
+                         input_signature: Optional[Sequence[Any]]) -> signatures.FunctionSignature:
+    known = self._ref_module.signatures
+    if method not in known:
+      raise ValueError(f"check_examples('{method}'): module '{self._module_name}' exports no "
+                       f"such function; it exports: {', '.join(known) or 'none'}.")
+    signature = known[method]
+    if input_signature is None:
+      return signature
+    specs = tf.nest.flatten(list(input_signature))
+    if len(specs) != len(signature.inputs) or not all(
+        isinstance(s, tf.TensorSpec) for s in specs):
+      raise ValueError(
+          f"check_examples('{method}'): input_signature must be {len(signature.inputs)} "
+          f"tf.TensorSpec(s) nested as the arguments of {method}{signature.python_signature()}, "
+          f"got {input_signature!r}.")
+    return dataclasses.replace(signature, inputs=importer.input_specs(specs))
+
+  def _check_examples(self, method: str, examples: int,
+                      input_signature: Optional[Sequence[Any]]) -> None:
+    signature = self._example_signature(method, input_signature)
+    name = self._trace_names.claim(f"{method}.examples", self._testMethodName)
+    directory = artifacts.examples_dir(self._artifacts_dir, name)
+    with faults.writing(directory):
+      artifacts.make_dirs(os.path.join(directory, "hypothesis"))
+    state = getattr(getattr(self._ref_module, "_instance", None), "variables", None)
+    targets = tuple(
+        examples_engine.ExampleTarget(s.info.name, m)
+        for index, (s, m) in enumerate(zip(self._setup.targets, self._tar_modules))
+        if m is not None and index not in self._reset_errors
+        and not (m.method_import_error(method) or m.method_compile_error(method)))
+    modules = examples_engine.ExampleModules(self._ref_module, targets,
+                                             stateful=state is None or bool(state))
+    settings = examples_engine.ExampleSettings(
+        examples, self._settings.examples_seed, self._settings.examples_seconds,
+        os.path.join(directory, "hypothesis"), cli_flags.tolerance_policy())
+    result = examples_engine.run_examples(modules, method, signature, settings)
+    where = f"{self._module_name}.{method}()"
+    summary = examples_summary.format_summary(
+        result, where, f"--examples={examples} --examples_seed={result.seed}")
+    artifacts.write_text(os.path.join(directory, "summary.txt"), summary + "\n")
+    if result.failure:  # the shrunk input is saved as a trace below.
+      first = {f"input_{i}": a for i, a in enumerate(result.failure.first_inputs)}
+      artifacts.write_with(os.path.join(directory, "first_failing_inputs.npz"),
+                           lambda f: np.savez(f, **first))
+    if result.failure:  # shown under pytest too, whose backend items judge the trace below.
+      logging.warning("%s", summary)
+    else:
+      logging.info("%s", summary if cli_flags.verbose() else summary.splitlines()[0])
+    chosen = result.failure.shrunk_inputs if result.failure else result.first_accepted
+    if chosen is None or (targets and not result.compared):
+      self.fail(f"Examples of {where} compared nothing: the reference rejected every input or "
+                f"the time box ended before the first.\n{summary}")
+    trace = _ExampleTrace(f"{method}.shrunk" if result.failure else f"{method}.example",
+                          method, signature, chosen)
+    if modules.stateful:
+      self._reinitialize_modules()
+    logged = self._outcome_log.setdefault(self._testMethodName, [])
+    earlier = len(logged)
+    self._compare_backends(trace, summary)
+    failing = result.failure.kind.backend if result.failure else None
+    again = [o for o in logged[earlier:] if o.backend == failing]
+    if again and not again[0].status.failed:  # raw outcomes: a listed backend's too.
+      message = (f"{summary}\nThe shrunk input passed on {again[0].backend} when compared as a "
+                 "trace: the backend is not deterministic.")
+      if self._report_per_backend:
+        logging.warning("%s", message)
+      else:
+        self.fail(message)
+
+  def _reinitialize_modules(self) -> None:
+    self._ref_module.reinitialize()
+    for index, module in enumerate(self._tar_modules):
+      if module is not None and index not in self._reset_errors:
+        module.reinitialize()
 
   def _check_deterministic(self, ref_trace: Trace, trace_function, trace_name: str,
                            outcomes: Sequence[Outcome]) -> None:
@@ -447,7 +568,10 @@ class TracedModuleTestCase(tf.test.TestCase):
     if difference:
       raise faults.NondeterministicTraceError(determinism.message(ref_trace, difference))
 
-  def _compare_backends(self, trace_function: Callable[[TracedModule], None]) -> None:
+  def _compare_backends(self, trace_function: Callable[[TracedModule], None],
+                        summary: str = "") -> Trace:
+    """Runs, saves, compares and reports one trace (`summary`: the examples that drew its input,
+    added to its report); the reference's trace."""
     function_name = getattr(trace_function, "__name__", "trace")
     trace_name = self._trace_names.claim(function_name, self._testMethodName)
     ref_trace, ref_error = run_trace(self._ref_module, trace_function, tf_utils.set_random_seed,
@@ -483,6 +607,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     notes = "".join("\n" + note for note in (
         self._setup.method_imports_note(), self._setup.method_compiles_note(),
         self._setup.skipped_note()) if note)
+    verdict += f"\n{summary}" if summary else ""  # how examples found this trace's input.
     report = verdict + notes  # a failure message says it all.
     # report.txt lists the class's notes (per-method import/compile lists) once, in its first
     # entry, not in every test's.
@@ -499,8 +624,9 @@ class TracedModuleTestCase(tf.test.TestCase):
       self._compared.append(ComparedTrace(ref_trace.function_name, ref_trace.backend,
                                           tuple(outcomes), self._testMethodName,
                                           tuple(seconds)))
-      return
+      return ref_trace
     failed = any(o.status.failed for o in shown)
     if failed:
       self.fail(report)  # the report is shown once: as the failure message.
     logging.info("%s", report if cli_flags.verbose() else report.splitlines()[0])
+    return ref_trace

@@ -643,6 +643,11 @@ def repro_dir(module_dir: str, function_name: str, backend: str) -> str:
   return os.path.join(module_dir, "repro", f"{safe_name(function_name)}__{safe_name(backend)}")
 
 
+def examples_dir(module_dir: str, name: str) -> str:
+  """Where a method's examples keep their summary and hypothesis' database."""
+  return os.path.join(module_dir, "examples", safe_name(name))
+
+
 def trace_dir(module_dir: str) -> str:
   return os.path.join(module_dir, "traces")
 

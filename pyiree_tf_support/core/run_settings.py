@@ -34,3 +34,7 @@ class RunSettings:
   dump_compiler_ir: bool = False
   # --compile_timeout, --load_timeout, --call_timeout.
   timeouts: timeouts_lib.Timeouts = timeouts_lib.DEFAULT
+  # --examples, --examples_seed, --examples_timeout (None: no limit): inputs drawn per method.
+  examples: int = 0
+  examples_seed: int = 0
+  examples_seconds: Optional[float] = 60.0

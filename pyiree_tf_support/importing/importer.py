@@ -238,6 +238,12 @@ def _output_is_value(value) -> bool:
   return value is not None
 
 
+def input_specs(specs: Sequence[tf.TensorSpec]) -> Tuple[InputSpec, ...]:
+  """The plain-data spec of each flattened tf.TensorSpec (None dims and unknown rank kept)."""
+  return tuple(InputSpec(None if spec.shape.rank is None else tuple(spec.shape.as_list()),
+                         _numpy_name(spec.dtype)) for spec in specs)
+
+
 def function_signatures(module: tf.Module,
                         names: Sequence[str]) -> Dict[str, FunctionSignature]:
   """Plain-data metadata for each exported function, from its concrete function."""
@@ -248,10 +254,7 @@ def function_signatures(module: tf.Module,
     # Arguments past the input_signature are Python defaults (None, False, ...), not tensors.
     args_spec = tuple(concrete.structured_input_signature[0])[:len(function.input_signature)]
     flat_specs = tf.nest.flatten(args_spec)
-    inputs = tuple(
-        InputSpec(None if spec.shape.rank is None else tuple(spec.shape.as_list()),
-                  _numpy_name(spec.dtype))
-        for spec in flat_specs)
+    inputs = input_specs(flat_specs)
     signatures[name] = FunctionSignature(
         name=name,
         arg_names=_arg_names(function),

@@ -1,0 +1,58 @@
+"""The text of a run of examples: what ran, what the reference rejected, the failure found, its
+first and shrunk inputs and which elements of the shrunk input matter, and how to find it again.
+"""
+
+from typing import Sequence
+
+import numpy as np
+
+from pyiree_tf_support.examples.engine import ExamplesResult, FoundFailure, input_size
+
+
+def _array(array: np.ndarray) -> str:
+  with np.printoptions(threshold=64, linewidth=100, precision=9):
+    text = np.array2string(np.asarray(array), separator=", ")
+  return f"{array.dtype}{list(array.shape)} " + " ".join(text.split())
+
+
+def _inputs(inputs: Sequence[np.ndarray]) -> str:
+  return "\n".join(f"    input {i}: {_array(a)}" for i, a in enumerate(inputs))
+
+
+def _size(inputs: Sequence[np.ndarray]) -> str:
+  elements, nonzero, magnitude = input_size(inputs)
+  return f"{elements} elements, {nonzero} nonzero, sum of |x| {magnitude:.6g}"
+
+
+def _elements(failure: FoundFailure) -> str:
+  if not failure.elements:
+    return "  elements that matter: none is nonzero (the input is all zeros or empty)"
+  matter = [e for e in failure.elements if e.matters]
+  shown = ", ".join(f"input {e.input_index} {list(e.index)} = {e.value!r}" for e in matter)
+  return (f"  elements that matter (with one alone set to 0 it no longer fails the same way): "
+          f"{shown or 'none alone'}; {len(failure.elements) - len(matter)} other nonzero "
+          "element(s) checked do not")
+
+
+def format_summary(result: ExamplesResult, where: str, rerun_flags: str) -> str:
+  """The summary of `result` for `where` (e.g. "Module.method()"); `rerun_flags` are the flags
+  that draw the same examples again."""
+  rejected = sum(count for _, count in result.rejected)
+  lines = [f"Examples of {where}: {result.requested} requested (seed {result.seed}), "
+           f"{result.run} run, {result.compared} compared on "
+           f"{', '.join(result.targets) or 'no target'}, {rejected} rejected by the reference"
+           f"{', time box reached' if result.timed_out else ''}; {result.seconds:.1f} s."]
+  for reason, count in result.rejected[:5]:
+    lines.append(f"  rejected {count}x (not compared): {reason}")
+  failure = result.failure
+  if failure is not None:
+    lines += [f"  {failure.kind.describe()} first on:", _inputs(failure.first_inputs),
+              "  shrunk by hypothesis to (failing the same way):", _inputs(failure.shrunk_inputs),
+              f"  size: {_size(failure.first_inputs)} -> {_size(failure.shrunk_inputs)}",
+              _elements(failure)]
+  else:
+    lines.append("  no example failed.")
+  for kind in result.other_failures:
+    lines.append(f"  also seen, not shrunk: {kind.describe()}")
+  lines.append(f"  drawn again by: {rerun_flags} (the same hypothesis version and sources)")
+  return "\n".join(lines)
