@@ -26,12 +26,13 @@ TRACE_ALL_TOP_LEVEL = "--iree-flow-trace-dispatch-tensors"
 TRACE_EVERY_REGION = "--iree-flow-trace-dispatch=.*"
 # Keeps loc()s in the flow IR and the dumped sources: they lead back to iree_input.mlir lines.
 DEBUG_INFO = "--mlir-print-debuginfo"
-_DEVICE_LINE = re.compile(r"^  util\.global private @__device_0 = .*$", re.MULTILINE)
+# The flow IR goes between compiles as bytecode: its text form does not always parse back in
+# 3.13 (a trace of no tensors prints `= []`; a trace of dynamically shaped tensors with their
+# dims fails with "expected 1 operands").
+BYTECODE = "--emit-mlir-bytecode"
+DEVICE = "__device_0"
 _DISPATCH_OP = re.compile(r"\bflow\.dispatch @")
 _TRACE_OP = re.compile(r"\bflow\.tensor\.trace \"")
-# A trace of no tensors (a dispatch without inputs) prints as `= []`, which iree-compile 3.13
-# cannot parse back (--compile-from=flow: "expected SSA operand"); it records nothing anyway.
-_EMPTY_TRACE = re.compile(r"^ *flow\.tensor\.trace \"[^\"]*\" = \[\][^\n]*\n", re.MULTILINE)
 
 
 class NotTraceable(Exception):
@@ -82,6 +83,38 @@ def _compile(args: Sequence[str], step: str, limit: Optional[float]) -> None:
     raise FormationError(f"{step} failed: {first.strip()}")
 
 
+def _read_flow(path: str) -> str:
+  """The flow IR in `path` (bytecode) as text with its locations, for reading and counting."""
+  from iree.compiler import ir  # pylint: disable=import-outside-toplevel
+  with ir.Context():
+    with open(path, "rb") as f:
+      module = ir.Module.parse(f.read())
+    return module.operation.get_asm(enable_debug_info=True)
+
+
+def _device_global(module) -> object:
+  from iree.compiler import ir  # pylint: disable=import-outside-toplevel
+  for op in module.body.operations:
+    if (op.operation.name == "util.global" and "sym_name" in op.attributes
+        and ir.StringAttr(op.attributes["sym_name"]).value == DEVICE):
+      return op
+  raise FormationError(f"the flow IR has no @{DEVICE} target to swap")
+
+
+def _swap_device(flow_path: str, device_path: str, out_path: str) -> None:
+  """Writes `flow_path`'s IR with the @__device_0 target of `device_path`'s to `out_path`."""
+  from iree.compiler import ir  # pylint: disable=import-outside-toplevel
+  with ir.Context():
+    with open(flow_path, "rb") as f:
+      flow = ir.Module.parse(f.read())
+    with open(device_path, "rb") as f:
+      device = ir.Module.parse(f.read())
+    _device_global(flow).attributes["initial_value"] = (
+        _device_global(device).attributes["initial_value"])
+    with open(out_path, "wb") as f:
+      flow.operation.write_bytecode(f)
+
+
 def count_traces(flow: str) -> Tuple[int, int]:
   """(flow.dispatch ops, flow.tensor.trace ops) in a flow IR text."""
   return len(_DISPATCH_OP.findall(flow)), len(_TRACE_OP.findall(flow))
@@ -94,14 +127,13 @@ def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
   """Forms the dispatches with the suspect's flags and compiles both traced modules into
   `work_dir`; NotTraceable or FormationError say why not."""
   seconds = limit.seconds(os.path.getsize(iree_input_path))
-  flow_path = os.path.join(work_dir, "flow.mlir")
-  common = [iree_input_path, f"--iree-input-type={INPUT_TYPE}"]
+  flow_path = os.path.join(work_dir, "flow.mlirbc")
+  common = [iree_input_path, f"--iree-input-type={INPUT_TYPE}", BYTECODE]
   trace_flag = TRACE_ALL_TOP_LEVEL
   _compile(common + list(_targets(suspect)) + list(suspect_flags)
-           + [trace_flag, "--compile-to=flow", DEBUG_INFO, "-o", flow_path],
+           + [trace_flag, "--compile-to=flow", "-o", flow_path],
            f"forming dispatches with {suspect.name}'s flags", seconds)
-  with open(flow_path) as f:
-    flow = f.read()
+  flow = _read_flow(flow_path)
   dispatches, traces = count_traces(flow)
   if dispatches == 0:
     raise NotTraceable("the module has no dispatch to trace (no computation on the device)")
@@ -113,25 +145,19 @@ def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
           "data-tiled encodings these flags produce")
     trace_flag = TRACE_EVERY_REGION
     _compile(common + list(_targets(suspect)) + list(suspect_flags)
-             + [trace_flag, "--compile-to=flow", DEBUG_INFO, "-o", flow_path],
+             + [trace_flag, "--compile-to=flow", "-o", flow_path],
              f"forming dispatches with {suspect.name}'s flags, tracing inside control flow",
              seconds)
-    with open(flow_path) as f:
-      flow = f.read()
-  flow = _EMPTY_TRACE.sub("", flow)
-  with open(flow_path, "w") as f:
+    flow = _read_flow(flow_path)
+  readable_path = os.path.join(work_dir, "flow.mlir")
+  with open(readable_path, "w") as f:
     f.write(flow)
-  device_path = os.path.join(work_dir, "trusted_device.mlir")
+  device_path = os.path.join(work_dir, "trusted_device.mlirbc")
   _compile(common + list(_targets(trusted)) + list(trusted_flags)
            + ["--compile-to=flow", "-o", device_path],
            f"finding {trusted.name}'s device target", seconds)
-  with open(device_path) as f:
-    device = _DEVICE_LINE.search(f.read())
-  if device is None or not _DEVICE_LINE.search(flow):
-    raise FormationError("the flow IR has no single @__device_0 target to swap")
-  trusted_flow_path = os.path.join(work_dir, "flow_trusted.mlir")
-  with open(trusted_flow_path, "w") as f:
-    f.write(_DEVICE_LINE.sub(lambda _: device.group(0), flow, count=1))
+  trusted_flow_path = os.path.join(work_dir, "flow_trusted.mlirbc")
+  _swap_device(flow_path, device_path, trusted_flow_path)
   sides = []
   for role, spec, flags, path in (("suspect", suspect, suspect_flags, flow_path),
                                   ("trusted", trusted, trusted_flags, trusted_flow_path)):
@@ -142,4 +168,4 @@ def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
     _compile(args, f"compiling the traced module for {spec.name} ({role})", seconds)
     sides.append(Side(spec.name, spec.driver, vmfb_path, sources,
                       (compiler_tool(), *args)))
-  return Formation(flow_path, trace_flag, dispatches, sides[0], sides[1])
+  return Formation(readable_path, trace_flag, dispatches, sides[0], sides[1])
