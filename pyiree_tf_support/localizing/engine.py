@@ -227,6 +227,20 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
       formed = formation.form(os.path.join(module_dir, "iree_input.mlir"), side_dir,
                               suspect_spec, suspect_flags, trusted_spec,
                               _flags(trusted_spec, extra_flags), limits.compile)
+    except formation.NoDispatch as e:
+      trusted_run = run_child(
+          _write(os.path.join(side_dir, "trusted_untraced.vmfb"), _untraced_vmfb(
+              loaded, trusted_spec, _flags(trusted_spec, extra_flags), limits)),
+          trusted_spec.driver, os.path.join(side_dir, "trusted_run"), calls, inputs, limits)
+      if trusted_run.error or first_wrong_call(trusted_run, reference, (trusted_spec.name,),
+                                               policy) is not None:
+        continue
+      if wrong is None or wrong > call:
+        return Localization(Kind.NONE, trusted=trusted_spec.name, detail=str(e), **base)
+      return Localization(Kind.OUTSIDE, trusted=trusted_spec.name, tried_trusted=tuple(tried),
+                          detail=(f"{e}: it is only copies, fills and transfers, and "
+                                  f"{suspect_spec.name} gets call {wrong} wrong where "
+                                  f"{trusted_spec.name} is right"), **base)
     except formation.NotTraceable as e:
       return Localization(Kind.NOT_TRACEABLE, trusted=trusted_spec.name, detail=str(e), **base)
     except formation.FormationError as e:
@@ -245,6 +259,11 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
       detail=(f"every trusted backend tried ({', '.join(tried) or 'none available'}) also gets "
               f"calls 0..{call} wrong against the reference, so a cross-backend diff cannot "
               "localize it: the bug is not the suspect's alone (target-independent)"), **base)
+
+
+def _write(path: str, data: bytes) -> str:
+  artifacts.write_bytes(path, data)
+  return path
 
 
 def _inputs_below(inputs: Dict[str, np.ndarray], count: int) -> Dict[str, np.ndarray]:

@@ -39,6 +39,10 @@ class NotTraceable(Exception):
   """The module's dispatches cannot all be traced with the flags in use; says why."""
 
 
+class NoDispatch(NotTraceable):
+  """The module has no dispatch: everything it does on the device is copies, fills, transfers."""
+
+
 class FormationError(Exception):
   """iree-compile failed on a step of the formation: the message names the step and the error."""
 
@@ -136,7 +140,7 @@ def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
   flow = _read_flow(flow_path)
   dispatches, traces = count_traces(flow)
   if dispatches == 0:
-    raise NotTraceable("the module has no dispatch to trace (no computation on the device)")
+    raise NoDispatch("the module has no dispatch to trace (no computation on the device)")
   if traces < 2 * dispatches:  # some dispatches sit inside loops or branches.
     if "#iree_encoding" in flow:
       raise NotTraceable(
