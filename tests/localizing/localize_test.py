@@ -216,11 +216,14 @@ class InjectedMiscompileTest(parameterized.TestCase):
   def test_loop_module(self):
     executable, path = self._planted(self._clean_sources("Looping", "iree_llvmcpu"),
                                      "iterate", "math.exp ", "math.exp2 ")
-    verdict = _verdict(_localize(
+    completed = _localize(
         self.trace_dirs["Looping"], "iree_llvmcpu",
         f"--iree_compile_flags=iree_llvmcpu:--iree-hal-substitute-executable-source="
-        f"{executable}={path}"))
-    self.assertRegex(verdict, rf": dispatch {re.escape(executable)}::\S+ \(occurrence 0\)")
+        f"{executable}={path}")
+    self.assertRegex(_verdict(completed),
+                     rf": dispatch {re.escape(executable)}::\S+ \(occurrence 0\)")
+    # Top-level tracing does not see inside the loop: the formation traced every region.
+    self.assertIn("(--iree-flow-trace-dispatch=.*)", completed.stdout)
 
 
 if __name__ == "__main__":
