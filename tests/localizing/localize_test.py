@@ -81,6 +81,26 @@ class Looping(tf.Module):
     return y
 
 
+class Window(tf.Module):
+  """Only copies: a window shifted by slicing and concatenating, stored and returned. Vulkan
+  (lavapipe) loses the stored window across invocations (e2e/repros/findings/
+  vulkan_copy_only_state): the wrong step is a copy, not a dispatch."""
+
+  def __init__(self):
+    super().__init__()
+    self.window = tf.Variable(tf.zeros([4, 3], tf.float32))
+
+  @tf.function(input_signature=[tf.TensorSpec([3], tf.float32)])
+  def push(self, x):
+    self.window.assign(tf.concat([self.window[1:], x[None]], axis=0))
+    return self.window
+
+
+def push_three(module):
+  for i in range(3):
+    module.push(np.array([i + 1., 10. * (i + 1.), -1.], np.float32))
+
+
 def predict_once(module):
   module.predict(A)
 
@@ -135,7 +155,7 @@ class InjectedMiscompileTest(parameterized.TestCase):
     cls.trace_dirs = {}
     for module_class, trace_function in ((Mlp, predict_once), (Mlp64, predict_once_64),
                                          (Accumulator, accumulate_three),
-                                         (Looping, iterate_once)):
+                                         (Looping, iterate_once), (Window, push_three)):
       with flagsaver.flagsaver(artifacts_dir=cls.artifacts_dir,
                                target_backends=["iree_llvmcpu"]):
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(
@@ -224,6 +244,11 @@ class InjectedMiscompileTest(parameterized.TestCase):
                      rf": dispatch {re.escape(executable)}::\S+ \(occurrence 0\)")
     # Top-level tracing does not see inside the loop: the formation traced every region.
     self.assertIn("(--iree-flow-trace-dispatch=.*)", completed.stdout)
+
+  def test_copy_only_wrong_step_is_outside_any_dispatch(self):
+    verdict = _verdict(_localize(self.trace_dirs["Window"], "iree_vulkan"))
+    self.assertIn("localized call 1 (push) on iree_vulkan against iree_llvmcpu: outside any "
+                  "dispatch", verdict)
 
 
 if __name__ == "__main__":
