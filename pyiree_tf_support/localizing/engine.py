@@ -33,9 +33,11 @@ from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core.signatures import FunctionSignature
+from pyiree_tf_support.localizing import dispatch_repro
 from pyiree_tf_support.localizing import events
 from pyiree_tf_support.localizing import formation
 from pyiree_tf_support.localizing import traced_run
+from pyiree_tf_support.reporting import repro as call_repro
 from pyiree_tf_support.reporting.replay_input import ReplayInput
 from pyiree_tf_support.runtime import drivers
 from pyiree_tf_support.runtime import worker_client
@@ -76,6 +78,7 @@ class Localization:
   formed: Optional[formation.Formation] = None
   work_dir: str = ""
   tried_trusted: Tuple[str, ...] = ()
+  repro: Optional[dispatch_repro.Repro] = None
 
 
 def default_trusted(suspect: str) -> str:
@@ -253,7 +256,9 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
     if trusted_wrong is not None:
       continue  # the trusted backend is wrong too: not a suspect-only bug.
     return _compare(formed, trusted_run, calls, inputs, side_dir, reference, names, wrong,
-                    policy, limits, tuple(tried), base)
+                    policy, limits, tuple(tried), base,
+                    ((suspect_spec, suspect_flags),
+                     (trusted_spec, _flags(trusted_spec, extra_flags))))
   return Localization(
       Kind.TARGET_INDEPENDENT, trusted=tried[-1] if tried else None, tried_trusted=tuple(tried),
       detail=(f"every trusted backend tried ({', '.join(tried) or 'none available'}) also gets "
@@ -273,7 +278,7 @@ def _inputs_below(inputs: Dict[str, np.ndarray], count: int) -> Dict[str, np.nda
 def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_dir: str,
              reference: Trace, names: Sequence[str], untraced_wrong: Optional[int],
              policy: tolerances.TolerancePolicy, limits: timeouts.Timeouts,
-             tried: Tuple[str, ...], base: dict) -> Localization:
+             tried: Tuple[str, ...], base: dict, sides) -> Localization:
   call = base["call"]
   trusted = formed.trusted.backend
   suspect_run = run_child(formed.suspect.vmfb_path, formed.suspect.driver,
@@ -296,10 +301,28 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
     if outside is not None:
       return Localization(Kind.OUTSIDE, finding=finding, detail=outside, **common)
   detail = finding.detail
+  if finding.kind is Kind.DISPATCH and finding.culprit is not None:
+    common["repro"] = _dispatch_repro(formed, finding.culprit, trusted_run, sides, policy,
+                                      base["work_dir"])
   if finding.kind is Kind.NONE and untraced_wrong is not None:
     detail = (f"every traced dispatch and result agrees with {trusted}, yet the suspect gets "
               f"call {untraced_wrong} wrong against the reference")
   return Localization(finding.kind, finding=finding, detail=detail, **common)
+
+
+def _dispatch_repro(formed: formation.Formation, culprit: events.DispatchRow, trusted_run: Run,
+                    sides, policy: tolerances.TolerancePolicy,
+                    work_dir: str) -> dispatch_repro.Repro:
+  """The culprit dispatch alone, fed the inputs the trusted backend traced for it."""
+  label = (culprit.call, culprit.key, "inputs", culprit.occurrence)
+  event = next((e for e in trusted_run.events if e.label == label), None)
+  if event is None:
+    return dispatch_repro.Repro(None, "its inputs were not traced")
+  return dispatch_repro.write(
+      os.path.join(work_dir, "repro"), os.path.join(os.path.dirname(formed.flow_path),
+                                                    "flow.mlirbc"),
+      culprit.key, event.arrays, sides, formation.compiler_tool(),
+      call_repro.iree_run_module_binary(), policy)
 
 
 def _results_outside(finding: events.Finding, suspect_run: Run, trusted_run: Run,

@@ -123,6 +123,9 @@ def format_report(result: Localization, iree_input_path: str = "") -> str:
     if located:
       lines.append(f"its ops come from {iree_input_path}:")
       lines += [f"  {s.line}: ({s.function}) {s.text[:100]}" for s in located[:20]]
+  if result.repro is not None:
+    lines.append(f"the dispatch alone, on both backends: {result.repro.command}" if
+                 result.repro.directory else f"no standalone repro: {result.repro.reason}")
   if result.formed is not None:
     lines.append(f"dispatches formed with {result.suspect}'s flags ({result.formed.trace_flag}"
                  f"): {result.formed.flow_path}")
@@ -145,4 +148,6 @@ def to_json(result: Localization) -> Dict[str, object]:
                         "output_error": culprit.output_error,
                         "worst": culprit.worst.describe()}
     data["sources"] = _culprit_files(result)
+  if result.repro is not None:
+    data["repro"] = result.repro.command or None
   return data

@@ -96,6 +96,18 @@ class Window(tf.Module):
     return self.window
 
 
+class Truncating(tf.Module):
+  """A real miscompile: vmvx rounds an f32 -> i32 convert that TensorFlow truncates."""
+
+  @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+  def truncate(self, x):
+    return tf.cast(x, tf.int32) * np.array([1, 10, 100, 1000], np.int32)
+
+
+def truncate_once(module):
+  module.truncate(np.array([0.7, 1.2, 2.6, -3.3], np.float32))
+
+
 def push_three(module):
   for i in range(3):
     module.push(np.array([i + 1., 10. * (i + 1.), -1.], np.float32))
@@ -155,7 +167,8 @@ class InjectedMiscompileTest(parameterized.TestCase):
     cls.trace_dirs = {}
     for module_class, trace_function in ((Mlp, predict_once), (Mlp64, predict_once_64),
                                          (Accumulator, accumulate_three),
-                                         (Looping, iterate_once), (Window, push_three)):
+                                         (Looping, iterate_once), (Window, push_three),
+                                         (Truncating, truncate_once)):
       with flagsaver.flagsaver(artifacts_dir=cls.artifacts_dir,
                                target_backends=["iree_llvmcpu"]):
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(
@@ -249,6 +262,22 @@ class InjectedMiscompileTest(parameterized.TestCase):
     verdict = _verdict(_localize(self.trace_dirs["Window"], "iree_vulkan"))
     self.assertIn("localized call 1 (push) on iree_vulkan against iree_llvmcpu: outside any "
                   "dispatch", verdict)
+
+  def test_standalone_repro_shows_the_divergence(self):
+    completed = _localize(self.trace_dirs["Truncating"], "iree_vmvx")
+    self.assertRegex(_verdict(completed), r": dispatch truncate_dispatch_0::\S+ \(occurrence 0\)")
+    script = re.search(r"the dispatch alone, on both backends: (\S+) (\S+)$", completed.stdout,
+                       re.MULTILINE)
+    self.assertIsNotNone(script, completed.stdout)
+    self.assertTrue(os.path.isabs(script.group(1)))
+    # Pasted from / without the venv on PATH: it needs neither the library nor TensorFlow.
+    rerun = subprocess.run([script.group(1), "-I", script.group(2)], cwd="/",
+                           capture_output=True, text=True, check=False,
+                           env={"PATH": "/usr/bin:/bin"}, timeout=300)
+    self.assertEqual(rerun.stdout.splitlines()[-1:], ["DIVERGES"], rerun.stderr[-3000:])
+    self.assertEqual(rerun.returncode, 1)
+    # 0.7 rounded to 1 on vmvx, truncated to 0 on llvm-cpu (as TensorFlow does).
+    self.assertIn("at [0]: iree_vmvx 1 vs iree_llvmcpu 0", rerun.stdout)
 
 
 if __name__ == "__main__":
