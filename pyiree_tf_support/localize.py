@@ -41,6 +41,9 @@ _TRUSTED = flags.DEFINE_string(
     "too).")
 _CALL = flags.DEFINE_integer(
     "call", None, "The call to localize (default: the suspect's first mismatching call).")
+_REPORT_JSON = flags.DEFINE_string(
+    "report_json", None, "Also write the verdict as JSON to this file (what a test's report.json "
+    "records under `localization`).")
 for _name in ("target_backends", "tolerances", "iree_compile_flags", "compile_timeout",
               "load_timeout", "call_timeout", "verbose"):
   flags.declare_key_flag(_name)
@@ -112,6 +115,9 @@ def main(argv: Sequence[str]) -> int:
     return 2
   module_dir = os.path.dirname(os.path.dirname(trace_dir))
   print(report.format_report(result, os.path.join(module_dir, "iree_input.mlir")))
+  if _REPORT_JSON.value:
+    with open(_REPORT_JSON.value, "w") as f:
+      json.dump(report.to_json(result), f, indent=1)
   return 0
 
 
