@@ -437,6 +437,42 @@ def bench_concurrent_compiles(bench: Bench) -> None:
   print()
 
 
+# Mismatching (file, backend, trace) of the corpus the localizer is measured on (e2e/BUILD.bazel).
+LOCALIZE_CASES = (("e2e/integer_test.py", "iree_vmla", "float_int_casts"),
+                  ("e2e/bool_test.py", "iree_vulkan", "any_all"))
+
+
+def bench_localize(bench: Bench) -> None:
+  """Ratio 6: one localization vs the original compile + run of the failing trace (replay
+  --recompile without the compile cache: the same compile and calls, without TensorFlow)."""
+  vulkan, _ = vulkan_available(120)
+  for test_file, backend, trace in LOCALIZE_CASES:
+    if backend == "iree_vulkan" and not vulkan:
+      continue
+    print(f"[6] {test_file} on {backend}, trace {trace}: localize / compile + run")
+    artifacts_dir = bench.fresh_dir("localize")
+    prepared = run_process("prepare", [test_file, f"--target_backends={backend}",
+                                       f"--artifacts_dir={artifacts_dir}"], bench.timeout)
+    module = next(iter(sorted(os.listdir(artifacts_dir))), None)
+    trace_dir = os.path.join(artifacts_dir, module or "", "traces", f"{trace}__tf_ref")
+    if prepared.returncode is None or not os.path.isdir(trace_dir):
+      print(f"  could not prepare the artifacts ({prepared.returncode}); skipped\n")
+      continue
+    results = bench.interleaved([
+        ("localize", ["-m", "pyiree_tf_support.localize", trace_dir,
+                      f"--target_backends={backend}"]),
+        ("compile + run", ["-m", "pyiree_tf_support.replay", trace_dir,
+                           f"--target_backends={backend}", "--recompile", "--nocompile_cache"]),
+    ], bench.cheap_repeats)
+    for run in results["compile + run"]:  # exit status 1: the mismatch replayed, as expected.
+      if run.returncode == 1:
+        run.error = None
+    bench.ratio("6", f"localize / compile + run ({os.path.basename(test_file)}, {backend})",
+                results["localize"], results["compile + run"], "wall_s", 3.0)
+    print_memory("localize", results["localize"])
+    print()
+
+
 SUMMARY_NAMES = {
     "S1": "pytest e2e/ / bazel e2e suites (process)",
     "S2": "pytest -n 2 e2e/ / pytest e2e/ (process)",
@@ -449,6 +485,7 @@ SUMMARY_NAMES = {
     "4": "concurrent / jobs=1 (compile phase)",
     "4b": "concurrent / jobs=1 (process)",
     "5": "library / iree.tf.support (process)",
+    "6": "localize / compile + run (process)",
 }
 
 
@@ -484,9 +521,9 @@ def main() -> int:
                       help="runs per configuration for the cheaper benchmarks 1, 2 and 5")
   parser.add_argument("--timeout", type=float, default=300, help="seconds per child process")
   parser.add_argument("--output", default="/tmp/bench_results.json", help="JSON results path")
-  parser.add_argument("--only", default="S,1,2,3,4,5",
+  parser.add_argument("--only", default="S,1,2,3,4,5,6",
                       help="comma list of benchmarks to run: S (suite: S1, S2), 1 (S3, 1c), 2-5 "
-                      "(1 and 5 share their runs)")
+                      "(1 and 5 share their runs), 6 (localize)")
   parser.add_argument("--suite_repeats", type=int, default=1,
                       help="runs per configuration of the suite ratios S1, S2 (minutes each)")
   parser.add_argument("--keep", action="store_true", help="keep the artifacts and cache dirs")
@@ -508,7 +545,8 @@ def main() -> int:
   sections = [("S", lambda b: suite_ratios.bench_suite(b, PYTHON, REPO, run_process, print_memory,
                                                         args.suite_repeats)),
               ("1", bench_library_vs_hand_vs_iree), ("2", bench_duplicate_backends),
-              ("3", bench_compile_cache), ("4", bench_concurrent_compiles)]
+              ("3", bench_compile_cache), ("4", bench_concurrent_compiles),
+              ("6", bench_localize)]
   try:
     for key, section in sections:
       if key in only or (key == "1" and "5" in only):
