@@ -27,6 +27,7 @@ import numpy as np
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import compiler
+from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
@@ -153,8 +154,10 @@ def first_wrong_call(run: Run, reference: Trace, backend_names: Sequence[str],
 
 
 def _untraced_vmfb(loaded: ReplayInput, spec: backends.BackendSpec,
-                   flags: Sequence[str], limits: timeouts.Timeouts) -> bytes:
-  request = compiler.CompileRequest(loaded.iree_input, spec.compiler_targets, tuple(flags))
+                   flags: Sequence[str], limits: timeouts.Timeouts,
+                   source: Optional[str] = None) -> bytes:
+  request = compiler.CompileRequest(source or loaded.iree_input, spec.compiler_targets,
+                                    tuple(flags))
   try:
     return compiler.compile_request(request, f"module '{loaded.reference.module_name}' for "
                                     f"{spec.name}", timeout=limits.compile)
@@ -203,12 +206,27 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
 
   # 1. The suspect as tested: which call is wrong.
   all_calls, all_inputs = _flat_calls(reference, loaded.signatures, len(reference.calls))
-  untraced_path = os.path.join(work_dir, "suspect_untraced.vmfb")
-  artifacts.write_bytes(untraced_path,
-                        _untraced_vmfb(loaded, suspect_spec, suspect_flags, limits))
+  # Only the functions the trace calls are compiled (the others made private, every line kept
+  # in place so loc()s still point into iree_input.mlir): much less to compile and trace. If
+  # the bug goes with the others, the whole module is used instead.
+  reduced = mlir_functions.only_exporting(
+      loaded.iree_input, sorted({c.method for c in reference.calls}))
   last = len(reference.calls) if call is None else call + 1
-  untraced = run_child(untraced_path, suspect_spec.driver, os.path.join(work_dir, "untraced"),
-                       all_calls[:last], _inputs_below(all_inputs, last), limits)
+  untraced_path = os.path.join(work_dir, "suspect_untraced.vmfb")
+  source = reduced
+  for attempt in (reduced, loaded.iree_input):
+    artifacts.write_bytes(untraced_path, _untraced_vmfb(loaded, suspect_spec, suspect_flags,
+                                                        limits, attempt))
+    untraced = run_child(untraced_path, suspect_spec.driver,
+                         os.path.join(work_dir, "untraced"), all_calls[:last],
+                         _inputs_below(all_inputs, last), limits)
+    if first_wrong_call(untraced, reference, names, policy) is not None or untraced.error:
+      source = attempt
+      break
+    if attempt == loaded.iree_input:
+      break  # right either way: the reduced module is as good and cheaper to trace.
+  source_path = os.path.join(work_dir, "iree_input.mlir")
+  artifacts.write_text(source_path, source)
   wrong = first_wrong_call(untraced, reference, names, policy)
   if call is None:
     call = wrong if wrong is not None else (
@@ -227,13 +245,13 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
     side_dir = os.path.join(work_dir, trusted_spec.name)
     artifacts.make_dirs(side_dir)
     try:
-      formed = formation.form(os.path.join(module_dir, "iree_input.mlir"), side_dir,
+      formed = formation.form(source_path, side_dir,
                               suspect_spec, suspect_flags, trusted_spec,
                               _flags(trusted_spec, extra_flags), limits.compile)
     except formation.NoDispatch as e:
       trusted_run = run_child(
           _write(os.path.join(side_dir, "trusted_untraced.vmfb"), _untraced_vmfb(
-              loaded, trusted_spec, _flags(trusted_spec, extra_flags), limits)),
+              loaded, trusted_spec, _flags(trusted_spec, extra_flags), limits, source)),
           trusted_spec.driver, os.path.join(side_dir, "trusted_run"), calls, inputs, limits)
       if trusted_run.error or first_wrong_call(trusted_run, reference, (trusted_spec.name,),
                                                policy) is not None:

@@ -192,7 +192,8 @@ class InjectedMiscompileTest(parameterized.TestCase):
                              "localize")
     (run_dir,) = [os.path.join(localized, d) for d in os.listdir(localized)
                   if d.endswith("__" + backend)]
-    (side,) = [d for d in os.listdir(run_dir) if d.startswith("iree_")]
+    (side,) = [d for d in os.listdir(run_dir)
+               if d.startswith("iree_") and os.path.isdir(os.path.join(run_dir, d))]
     return os.path.join(run_dir, side, "sources_suspect")
 
   def _planted(self, sources: str, holding: str, old: str, new: str):
