@@ -103,12 +103,16 @@ def _flat_calls(reference: Trace, signatures: Dict[str, FunctionSignature],
 
 
 def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
-              inputs: Dict[str, np.ndarray], limits: timeouts.Timeouts) -> Run:
-  """Replays `calls` on `vmfb_path` in a fresh TF-free child process (see traced_run)."""
+              inputs: Dict[str, np.ndarray], limits: timeouts.Timeouts,
+              judged_against: Optional[dict] = None) -> Run:
+  """Replays `calls` on `vmfb_path` in a fresh TF-free child process (see traced_run);
+  `judged_against`: the trusted run's dir, tolerances and backend names, to stop keeping
+  tensors once the divergence is found."""
   artifacts.make_dirs(run_dir)
   np.savez(os.path.join(run_dir, traced_run.INPUTS), **inputs)
   with open(os.path.join(run_dir, traced_run.REQUEST), "w") as f:
-    json.dump({"vmfb": vmfb_path, "driver": driver, "calls": calls}, f)
+    json.dump({"vmfb": vmfb_path, "driver": driver, "calls": calls, **(judged_against or {})},
+              f)
   size = os.path.getsize(vmfb_path)
   load, call = limits.load.seconds(size), limits.call.seconds(size)
   limit = None if load is None or call is None else load + call * max(1, len(calls))
@@ -123,17 +127,8 @@ def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
     tail = completed.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
     return Run((), (), f"the traced run crashed (exit status {completed.returncode}"
                f"{': ' + tail[0] if tail else ''})")
-  with open(result_path) as f:
-    document = json.load(f)
-  with np.load(os.path.join(run_dir, traced_run.ARRAYS), allow_pickle=False) as npz:
-    arrays = {name: npz[name] for name in npz.files}
-  raw = []
-  for event in document["events"]:
-    tensors = [arrays[t["array"]] if "array" in t else np.array(t["sha256"])
-               for t in event["tensors"]]
-    raw.append((event["call"], event["label"], tensors))
-  outputs = tuple(tuple(arrays[name] for name in names) for names in document["outputs"])
-  return Run(tuple(events.number_events(raw)), outputs, document["error"])
+  raw, outputs, error = traced_run.load_result(run_dir)
+  return Run(tuple(events.number_events(raw)), tuple(tuple(o) for o in outputs), error)
 
 
 def _reference_outputs(reference: Trace, index: int) -> List[np.ndarray]:
@@ -299,8 +294,13 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
              tried: Tuple[str, ...], base: dict, sides) -> Localization:
   call = base["call"]
   trusted = formed.trusted.backend
+  judged_against = {
+      "trusted_dir": os.path.join(side_dir, "trusted_run"), "backend_names": list(names),
+      "tolerances": [[backend, dtype, t.rtol, t.atol]
+                     for (backend, dtype), t in policy.overrides]}
   suspect_run = run_child(formed.suspect.vmfb_path, formed.suspect.driver,
-                          os.path.join(side_dir, "suspect_run"), calls, inputs, limits)
+                          os.path.join(side_dir, "suspect_run"), calls, inputs, limits,
+                          judged_against)
   common = dict(trusted=trusted, formed=formed, tried_trusted=tried, **base)
   if suspect_run.error and len(suspect_run.outputs) <= call and not suspect_run.events:
     raise LocalizeError(f"the traced {formed.suspect.backend} module failed: "

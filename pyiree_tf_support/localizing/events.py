@@ -183,6 +183,48 @@ def _structure_difference(suspect: Sequence[Event], trusted: Sequence[Event]) ->
   return None
 
 
+class Judge:
+  """The rules applied one event pair at a time, in program order: `feed` returns the Finding
+  once it is decided (a dispatch or a step outside dispatches is to blame), else None; `end`
+  gives the verdict after the last pair. The traced run's child uses it to stop keeping
+  tensors once the divergence is found."""
+
+  def __init__(self, policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
+               backend_names: Sequence[str] = ()):
+    self.policy = policy
+    self.backend_names = tuple(backend_names)
+    self.rows: List[DispatchRow] = []
+    self._earlier_outputs = 0.0
+    self._pending: Dict[Tuple[int, str, int], Tuple[float, Optional[int], TensorError]] = {}
+    self._drift: Optional[DispatchRow] = None
+
+  def feed(self, s: Event, t: Event) -> Optional[Finding]:
+    error = event_error(s, t, self.policy, self.backend_names)
+    slot = (s.call, s.key, s.occurrence)
+    if s.kind == "inputs":
+      self._pending[slot] = error
+      if error[0] > 1 and error[0] > AMPLIFICATION * self._earlier_outputs:
+        row = DispatchRow(s.call, s.key, s.occurrence, error[0], float("nan"), error[2],
+                          error[1])
+        self.rows.append(row)
+        return Finding(Kind.OUTSIDE, tuple(self.rows), row)
+      return None
+    inputs = self._pending.pop(slot, (0.0, None, TensorError(0.0)))
+    row = DispatchRow(s.call, s.key, s.occurrence, inputs[0], error[0], error[2], error[1])
+    self.rows.append(row)
+    if error[0] > 1 and error[0] > AMPLIFICATION * inputs[0]:
+      return Finding(Kind.DISPATCH, tuple(self.rows), row)
+    if error[0] > 1 and self._drift is None:
+      self._drift = row
+    self._earlier_outputs = max(self._earlier_outputs, error[0])
+    return None
+
+  def end(self) -> Finding:
+    if self._drift is not None:
+      return Finding(Kind.DRIFT, tuple(self.rows), self._drift)
+    return Finding(Kind.NONE, tuple(self.rows))
+
+
 def compare(suspect: Sequence[Event], trusted: Sequence[Event],
             policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
             backend_names: Sequence[str] = ()) -> Finding:
@@ -193,32 +235,12 @@ def compare(suspect: Sequence[Event], trusted: Sequence[Event],
   difference = _structure_difference(suspect, trusted)
   if difference:
     return Finding(Kind.STRUCTURE, (), detail=difference)
-  rows: List[DispatchRow] = []
-  earlier_outputs = 0.0
-  pending_inputs: Dict[Tuple[int, str, int], Tuple[float, Optional[int], TensorError]] = {}
-  drift: Optional[DispatchRow] = None
+  judge = Judge(policy, backend_names)
   for s, t in zip(suspect, trusted):
-    error = event_error(s, t, policy, backend_names)
-    slot = (s.call, s.key, s.occurrence)
-    if s.kind == "inputs":
-      pending_inputs[slot] = error
-      if error[0] > 1 and error[0] > AMPLIFICATION * earlier_outputs:
-        row = DispatchRow(s.call, s.key, s.occurrence, error[0], float("nan"), error[2],
-                          error[1])
-        rows.append(row)
-        return Finding(Kind.OUTSIDE, tuple(rows), row)
-      continue
-    inputs = pending_inputs.pop(slot, (0.0, None, TensorError(0.0)))
-    row = DispatchRow(s.call, s.key, s.occurrence, inputs[0], error[0], error[2], error[1])
-    rows.append(row)
-    if error[0] > 1 and error[0] > AMPLIFICATION * inputs[0]:
-      return Finding(Kind.DISPATCH, tuple(rows), row)
-    if error[0] > 1 and drift is None:
-      drift = row
-    earlier_outputs = max(earlier_outputs, error[0])
-  if drift is not None:
-    return Finding(Kind.DRIFT, tuple(rows), drift)
-  return Finding(Kind.NONE, tuple(rows))
+    found = judge.feed(s, t)
+    if found is not None:
+      return found
+  return judge.end()
 
 
 def outputs_error(suspect: Sequence[np.ndarray], trusted: Sequence[np.ndarray],

@@ -7,7 +7,9 @@ flag a user adds. The same module without the edit has no divergence. The locali
 user runs it: `python -m pyiree_tf_support.localize` in a process of its own.
 """
 
+import glob
 import io
+import json
 import os
 import re
 import shutil
@@ -227,6 +229,17 @@ class InjectedMiscompileTest(parameterized.TestCase):
         f"--iree_compile_flags={backend}:--iree-hal-substitute-executable-source="
         f"{executable}={path}"))
     self.assertRegex(verdict, rf": dispatch {re.escape(executable)}::\S+ \(occurrence 0\)")
+    if old == "arith.addf":  # the first dispatch: what the suspect traced after it is not kept.
+      run_dir = os.path.dirname(os.path.dirname(self.trace_dirs["Mlp"]))
+      (result,) = glob.glob(os.path.join(run_dir, "localize", f"*__{backend}", "iree_*",
+                                         "suspect_run", "result.json"))
+      with open(result) as f:
+        traced = json.load(f)["events"]
+      first_outputs = next(e for e in traced if e["label"].endswith(" outputs"))
+      self.assertIn(executable, first_outputs["label"])
+      self.assertIn("array", first_outputs["tensors"][0])  # compared: the divergence
+      self.assertNotIn("array", traced[-1]["tensors"][0])  # after it: a digest only
+      self.assertIn("sha256", traced[-1]["tensors"][0])
 
   def test_stateful_module_failing_at_call_2(self):
     executable, path = self._planted(self._clean_sources("Accumulator", "iree_llvmcpu"),
