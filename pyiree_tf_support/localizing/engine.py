@@ -314,6 +314,10 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
         "but right with a trace at every dispatch: tracing changes scheduling, buffer offsets "
         "and aliasing, which hid the bug; suspect those, not a dispatch's code"), **common)
   finding = events.compare(suspect_run.events, trusted_run.events, policy, names)
+  if suspect_run.error and finding.kind not in (Kind.DISPATCH, Kind.OUTSIDE):
+    return Localization(Kind.NOT_TRACEABLE, finding=finding, detail=(
+        f"the traced {formed.suspect.backend} module failed before any divergence: "
+        f"{suspect_run.error}"), **common)
   if finding.kind in (Kind.NONE, Kind.DRIFT):
     outside = _results_outside(finding, suspect_run, trusted_run, policy, names)
     if outside is not None:
