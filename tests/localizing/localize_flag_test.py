@@ -21,6 +21,8 @@ import tensorflow as tf
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_test_utils
 
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 
 class Truncating(tf.Module):
 
@@ -81,6 +83,36 @@ class LocalizeMismatchesFlagTest(absltest.TestCase):
                                check=False, timeout=600)
     self.assertEqual(completed.returncode, 0, completed.stderr[-3000:])
     self.assertEqual(completed.stdout.strip().splitlines()[-1], "[]")
+
+  def test_pytest_items_carry_the_verdict(self):
+    directory = tempfile.mkdtemp()
+    with open(os.path.join(directory, "truncating_test.py"), "w") as f:
+      f.write(textwrap.dedent("""
+          import numpy as np
+          from pyiree_tf_support import tf_test_utils
+          import tensorflow as tf
+
+          class Truncating(tf.Module):
+            @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+            def truncate(self, x):
+              return tf.cast(x, tf.int32)
+
+          @tf_test_utils.compile_module(Truncating)
+          class TruncatingTest(tf_test_utils.TracedModuleTestCase):
+            def test_truncate(self):
+              self.compare_backends(lambda module: module.truncate(
+                  np.array([0.7, 1.2, 2.6, -3.3], np.float32)))
+          """))
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=REPO)
+    env.pop(cli_flags.ENV_VAR, None)
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "pyiree_tf_support.pytest_plugin", "-p",
+         "no:cacheprovider", "truncating_test.py", "--target_backends=iree_vmla",
+         "--localize_mismatches", f"--artifacts_dir={directory}/artifacts"],
+        capture_output=True, text=True, cwd=directory, env=env, timeout=600, check=False)
+    self.assertEqual(completed.returncode, 1, completed.stdout[-3000:] + completed.stderr[-2000:])
+    self.assertIn("localized: localized call 0 (truncate) on iree_vmvx against iree_llvmcpu: "
+                  "dispatch truncate_dispatch_0::", completed.stdout)
 
 
 if __name__ == "__main__":
