@@ -523,6 +523,42 @@ def bench_vulkan_idle(bench: Bench) -> None:
     print()
 
 
+# Mismatching (file, backend, trace) of the corpus the localizer is measured on (e2e/BUILD.bazel).
+LOCALIZE_CASES = (("e2e/integer_test.py", "iree_vmla", "float_int_casts"),
+                  ("e2e/bool_test.py", "iree_vulkan", "any_all"))
+
+
+def bench_localize(bench: Bench) -> None:
+  """Ratio 7: one localization vs the original compile + run of the failing trace (replay
+  --recompile without the compile cache: the same compile and calls, without TensorFlow)."""
+  vulkan, _ = vulkan_available(120)
+  for test_file, backend, trace in LOCALIZE_CASES:
+    if backend == "iree_vulkan" and not vulkan:
+      continue
+    print(f"[7] {test_file} on {backend}, trace {trace}: localize / compile + run")
+    artifacts_dir = bench.fresh_dir("localize")
+    prepared = run_process("prepare", [test_file, f"--target_backends={backend}",
+                                       f"--artifacts_dir={artifacts_dir}"], bench.timeout)
+    module = next(iter(sorted(os.listdir(artifacts_dir))), None)
+    trace_dir = os.path.join(artifacts_dir, module or "", "traces", f"{trace}__tf_ref")
+    if prepared.returncode is None or not os.path.isdir(trace_dir):
+      print(f"  could not prepare the artifacts ({prepared.returncode}); skipped\n")
+      continue
+    results = bench.interleaved([
+        ("localize", ["-m", "pyiree_tf_support.localize", trace_dir,
+                      f"--target_backends={backend}"]),
+        ("compile + run", ["-m", "pyiree_tf_support.replay", trace_dir,
+                           f"--target_backends={backend}", "--recompile", "--nocompile_cache"]),
+    ], bench.cheap_repeats)
+    for run in results["compile + run"]:  # exit status 1: the mismatch replayed, as expected.
+      if run.returncode == 1:
+        run.error = None
+    bench.ratio("7", f"localize / compile + run ({os.path.basename(test_file)}, {backend})",
+                results["localize"], results["compile + run"], "wall_s", 3.0)
+    print_memory("localize", results["localize"])
+    print()
+
+
 SUMMARY_NAMES = {
     "S1": "pytest e2e/ / bazel e2e suites (process)",
     "S2": "pytest -n 2 e2e/ / pytest e2e/ (process)",
@@ -543,6 +579,7 @@ SUMMARY_NAMES = {
     "Vxw": "vmvx+vulkan: process wall, rule / 1 s",
     "6a": "ms per example-call, once compiled",
     "6b": "--examples=100 / traces alone (process)",
+    "7": "localize / compile + run (process)",
 }
 
 
@@ -616,10 +653,10 @@ def main() -> int:
                       help="runs per configuration for the cheaper benchmarks 1, 2 and 5")
   parser.add_argument("--timeout", type=float, default=300, help="seconds per child process")
   parser.add_argument("--output", default="/tmp/bench_results.json", help="JSON results path")
-  parser.add_argument("--only", default="S,1,2,3,4,5,6,V",
+  parser.add_argument("--only", default="S,1,2,3,4,5,6,7,V",
                       help="comma list of benchmarks to run: S (suite: S1, S2), 1 (S3, 1c), 2-5 "
-                      "(1 and 5 share their runs), 6 (examples: 6a, 6b), V (a Vulkan file's CPU, "
-                      "idle release)")
+                      "(1 and 5 share their runs), 6 (examples: 6a, 6b), 7 (localize), V (a "
+                      "Vulkan file's CPU, idle release)")
   parser.add_argument("--suite_repeats", type=int, default=1,
                       help="runs per configuration of the suite ratios S1, S2 (minutes each)")
   parser.add_argument("--keep", action="store_true", help="keep the artifacts and cache dirs")
@@ -642,7 +679,7 @@ def main() -> int:
                                                         args.suite_repeats)),
               ("1", bench_library_vs_hand_vs_iree), ("2", bench_duplicate_backends),
               ("3", bench_compile_cache), ("4", bench_concurrent_compiles),
-              ("6", bench_examples), ("V", bench_vulkan_idle)]
+              ("6", bench_examples), ("7", bench_localize), ("V", bench_vulkan_idle)]
   try:
     for key, section in sections:
       if key in only or (key == "1" and "5" in only):

@@ -64,6 +64,10 @@ flags.DEFINE_multi_string(
 flags.DEFINE_bool("dump_compiler_ir", False,
                   "Keep iree-compile's IR after each compilation phase and every executable's "
                   "sources in <module dir>/dumps/<backend>/ (phases/, sources/).")
+flags.DEFINE_bool("localize_mismatches", False,
+                  "For the first mismatching call of each failing (trace, IREE backend), name the "
+                  "first IREE dispatch whose outputs diverge (python -m pyiree_tf_support.localize "
+                  "in a child process) and put its verdict into the report (docs/localizing.md).")
 flags.DEFINE_bool("run_in_worker", False,
                   "Run every IREE backend in a worker process without TensorFlow (Vulkan always "
                   "runs there), so a runtime crash fails that backend instead of the test process.")
@@ -270,6 +274,7 @@ def run_settings() -> run_settings_lib.RunSettings:
       full_text_traces=bool(value("full_text_traces")),
       iree_compile_flags=compile_flags.parse(value("iree_compile_flags") or ()),
       dump_compiler_ir=bool(value("dump_compiler_ir")),
+      localize_mismatches=bool(value("localize_mismatches")),
       timeouts=timeouts_from_flags(),
       examples=int(value("examples")),
       examples_seed=int(value("examples_seed")),

@@ -20,6 +20,7 @@ verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbo
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import backends
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import progress
@@ -408,6 +409,26 @@ class TracedModuleTestCase(tf.test.TestCase):
       logging.info("%s", trace.format(cli_flags.value("summarize")))
     return outcome, repros
 
+  def _localize_mismatches(self, ref_trace: Trace,
+                           outcomes: Sequence[Outcome]) -> Dict[int, Dict[str, Any]]:
+    """--localize_mismatches: each mismatching IREE target's first diverging dispatch (its
+    verdict as data, by the outcome's index); {} when the flag is off, which imports nothing."""
+    mismatches = [i for i, o in enumerate(outcomes)
+                  if o.status is Status.MISMATCH and o.call_index is not None]
+    if not self._settings.localize_mismatches or not mismatches:
+      return {}
+    from pyiree_tf_support.localizing import in_child  # pylint: disable=import-outside-toplevel
+    trace_dir = artifacts.trace_path(self._artifacts_dir, ref_trace.function_name,
+                                     ref_trace.backend, suffix="")
+    found = {}
+    for index in mismatches:
+      spec = backends.find_by_artifact_name(outcomes[index].backend)
+      if spec is None or not spec.is_iree:
+        continue
+      found[index] = in_child.localize(trace_dir, spec.name, outcomes[index].call_index,
+                                       cli_flags.replay_arguments())
+    return found
+
   @classmethod
   def generate_unit_tests(cls, module_class: type) -> None:
     """IREE's later API: a test method `test_<name>` per tf_function_unit_test of
@@ -596,6 +617,12 @@ class TracedModuleTestCase(tf.test.TestCase):
       seconds.append(time.monotonic() - started)
     outcomes = [outcome for outcome, _ in results]
     self._check_deterministic(ref_trace, trace_function, trace_name, outcomes)
+    localized = self._localize_mismatches(ref_trace, outcomes)
+    if localized:
+      outcomes = [dataclasses.replace(o, repro_command="\n".join(filter(None, (
+          o.repro_command, "localized: " + localized[i]["summary"]))))
+                  if i in localized else o for i, o in enumerate(outcomes)]
+      results = [(o, r) for o, (_, r) in zip(outcomes, results)]
     self._outcome_log.setdefault(self._testMethodName, []).extend(outcomes)
     listings = [test_setup.listed(s.info, self._settings, self._test_file(),
                                   type(self).__name__, self._testMethodName)
@@ -615,6 +642,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     type(self)._notes_recorded = True
     records = [self._backend_record(setup, module, outcome, raw, trace_name, repros)
                for (setup, module), outcome, (raw, repros) in zip(targets, shown, results)]
+    for index, localization in localized.items():
+      records[index]["localization"] = localization
     report_files.record(self._artifacts_dir, self.id(),
                         report_files.trace_record(trace_name, ref_trace.backend, recorded,
                                                   records),

@@ -32,6 +32,8 @@ class RunSettings:
   iree_compile_flags: Tuple[Tuple[str, str], ...] = ()
   # --dump_compiler_ir: IR after each compilation phase and executable sources in dumps/.
   dump_compiler_ir: bool = False
+  # --localize_mismatches: the first diverging dispatch of each mismatch, in the report.
+  localize_mismatches: bool = False
   # --compile_timeout, --load_timeout, --call_timeout.
   timeouts: timeouts_lib.Timeouts = timeouts_lib.DEFAULT
   # --examples, --examples_seed, --examples_timeout (None: no limit): inputs drawn per method.

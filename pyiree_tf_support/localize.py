@@ -1,0 +1,125 @@
+"""Names the first IREE dispatch whose outputs diverge in a mismatching call, without TensorFlow.
+
+  python -m pyiree_tf_support.localize <artifacts>/<Module>[/traces/<trace>__tf_ref] \\
+      --target_backends=iree_vulkan [--trusted_backend=iree_llvmcpu] [--call=K]
+
+Reads the saved reference trace and iree_input.mlir (checked as replay checks them), forms the
+dispatches once with the suspect's flags, compiles the suspect and a trusted backend from them
+with a trace at every dispatch boundary, replays calls 0..K on both (each in a child process)
+and prints the verdict: the dispatch, outside any dispatch, accumulated drift, structure
+differs, no divergence, masked by tracing, not traceable, or target-independent
+(docs/localizing.md). Files go to <Module>/localize/. --help lists its flags.
+Exit status: 0 a verdict was printed, 2 bad input or the localization could not run.
+"""
+
+import glob
+import json
+import os
+import sys
+from typing import List, Optional, Sequence
+
+from absl import app
+from absl import flags
+
+from pyiree_tf_support import cli_flags
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import compile_flags
+from pyiree_tf_support.core import verbosity
+from pyiree_tf_support.localizing import engine
+from pyiree_tf_support.localizing import report
+from pyiree_tf_support.localizing.engine import Localization, LocalizeError
+from pyiree_tf_support.reporting import replay_input
+
+__all__ = ["Localization", "LocalizeError", "localize", "main"]
+
+USAGE = ("python -m pyiree_tf_support.localize <module dir or trace dir> --target_backends=B "
+         "[--trusted_backend=T] [--call=K]")
+
+_TRUSTED = flags.DEFINE_string(
+    "trusted_backend", None, "The IREE backend to diff against (default: iree_llvmcpu for "
+    "iree_vulkan and iree_vmvx, iree_vmvx for iree_llvmcpu; then the others while it is wrong "
+    "too).")
+_CALL = flags.DEFINE_integer(
+    "call", None, "The call to localize (default: the suspect's first mismatching call).")
+_REPORT_JSON = flags.DEFINE_string(
+    "report_json", None, "Also write the verdict as JSON to this file (what a test's report.json "
+    "records under `localization`).")
+for _name in ("target_backends", "tolerances", "iree_compile_flags", "compile_timeout",
+              "load_timeout", "call_timeout", "verbose"):
+  flags.declare_key_flag(_name)
+
+
+def _trace_dir(path: str) -> str:
+  """A reference trace dir: `path` itself, or the only one below a module dir's traces/."""
+  path = os.path.abspath(path)
+  if os.path.isfile(os.path.join(path, "trace.json")):
+    return path
+  found = []
+  for candidate in sorted(glob.glob(os.path.join(path, "traces", "*", "trace.json"))):
+    try:
+      with open(candidate) as f:
+        if json.load(f).get("reference") is True:
+          found.append(os.path.dirname(candidate))
+    except (OSError, ValueError, AttributeError):
+      continue
+  if len(found) == 1:
+    return found[0]
+  if not found:
+    raise LocalizeError(f"{path} is neither a saved trace dir (trace.json) nor a module dir "
+                        "with one saved reference trace under traces/.")
+  raise LocalizeError(f"{path} holds {len(found)} reference traces; name one: "
+                      + ", ".join(os.path.relpath(d, path) for d in found) + ".")
+
+
+def localize(path: str, suspect: str, trusted: Optional[str] = None,
+             call: Optional[int] = None, **options) -> Localization:
+  """Localizes a mismatching call of the reference trace at `path` (a trace dir, or a module
+  dir holding one) on `suspect`; see localizing.engine.localize for `options`."""
+  loaded = replay_input.load(_trace_dir(path))
+  return engine.localize(loaded, suspect, trusted, call, **options)
+
+
+def _suspect(names: Optional[List[str]]) -> str:
+  if not names or len(names) != 1:
+    raise LocalizeError("--target_backends names the one suspect IREE backend, e.g. "
+                        "--target_backends=iree_vulkan.")
+  spec = backends.lookup(names[0])
+  if not spec.is_iree:
+    raise LocalizeError(f"--target_backends={names[0]} is not an IREE backend; valid: "
+                        + ", ".join(engine.TRUSTED_ORDER) + ".")
+  return names[0]
+
+
+def main(argv: Sequence[str]) -> int:
+  verbosity.apply(cli_flags.verbose())
+  if len(argv) != 2:
+    print(f"usage: {USAGE} (--help for its flags)", file=sys.stderr)
+    return 2
+  try:
+    suspect = _suspect(cli_flags.target_backend_names())
+    trusted = _TRUSTED.value
+    if trusted is not None:
+      spec = backends.lookup(trusted)
+      if not spec.is_iree:
+        raise LocalizeError(f"--trusted_backend={trusted} is not an IREE backend; valid: "
+                            + ", ".join(engine.TRUSTED_ORDER) + ".")
+    trace_dir = _trace_dir(argv[1])
+    loaded = replay_input.load(trace_dir)
+    result = engine.localize(
+        loaded, suspect, trusted, _CALL.value, policy=cli_flags.tolerance_policy(),
+        extra_flags=compile_flags.parse(cli_flags.value("iree_compile_flags")),
+        limits=cli_flags.timeouts_from_flags())
+  except (ValueError, KeyError, LocalizeError) as e:  # ReplayError is a ValueError.
+    message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+    print("localize: " + str(message).replace("\n", " "), file=sys.stderr)
+    return 2
+  module_dir = os.path.dirname(os.path.dirname(trace_dir))
+  print(report.format_report(result, os.path.join(module_dir, "iree_input.mlir")))
+  if _REPORT_JSON.value:
+    with open(_REPORT_JSON.value, "w") as f:
+      json.dump(report.to_json(result), f, indent=1)
+  return 0
+
+
+if __name__ == "__main__":
+  app.run(main)

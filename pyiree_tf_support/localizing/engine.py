@@ -1,0 +1,361 @@
+"""Localizes a mismatching call to the first IREE dispatch whose outputs diverge.
+
+The steps, each a reason to stop with a verdict that cannot mislead:
+1. the suspect as the test compiled it (no tracing) replays calls 0..K of the reference trace:
+   K is the first call it gets wrong, unless given;
+2. dispatches are formed once with the suspect's flags and both backends compiled from them
+   with a trace op at every dispatch boundary (formation); what cannot be traced says why;
+3. the trusted backend replays calls 0..K, traced, in a fresh child process; when it gets one
+   of them wrong too, the bug is not the suspect's (target-independent): the next trusted
+   backend is tried, then the search stops;
+4. the suspect replays them, traced; when it now gets call K right, tracing masked the bug;
+5. the two event streams are aligned and judged (events.compare); results that differ while
+   no dispatch output did were changed outside any dispatch.
+Every backend runs in a child process that never imports TensorFlow (traced_run).
+"""
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.comparing.traces import Trace
+from pyiree_tf_support.compiling import compiler
+from pyiree_tf_support.compiling import mlir_functions
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import compile_flags
+from pyiree_tf_support.core import structure
+from pyiree_tf_support.core import timeouts
+from pyiree_tf_support.core.signatures import FunctionSignature
+from pyiree_tf_support.localizing import dispatch_repro
+from pyiree_tf_support.localizing import events
+from pyiree_tf_support.localizing import formation
+from pyiree_tf_support.localizing import traced_run
+from pyiree_tf_support.reporting import repro as call_repro
+from pyiree_tf_support.reporting.replay_input import ReplayInput
+from pyiree_tf_support.runtime import drivers
+from pyiree_tf_support.runtime import worker_client
+
+Kind = events.Kind
+LOCALIZE_DIR = "localize"
+
+# The trusted backends to try for each suspect, in order (the first is the default).
+TRUSTED_ORDER: Dict[str, Tuple[str, ...]] = {
+    "iree_vulkan": ("iree_llvmcpu", "iree_vmvx"),
+    "iree_llvmcpu": ("iree_vmvx", "iree_vulkan"),
+    "iree_vmvx": ("iree_llvmcpu", "iree_vulkan"),
+}
+
+
+class LocalizeError(Exception):
+  """The localization could not run (bad input, our fault or the toolchain's); one line."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+  """One backend's replay of calls 0..K: trace events, each call's flat results, its error."""
+  events: Tuple[events.Event, ...]
+  outputs: Tuple[Tuple[np.ndarray, ...], ...]
+  error: Optional[str]
+
+
+@dataclasses.dataclass(frozen=True)
+class Localization:
+  """What the localizer found for (trace, suspect, call)."""
+  kind: Kind
+  suspect: str
+  trusted: Optional[str]
+  call: int
+  method: str
+  detail: str
+  finding: Optional[events.Finding] = None
+  formed: Optional[formation.Formation] = None
+  work_dir: str = ""
+  tried_trusted: Tuple[str, ...] = ()
+  repro: Optional[dispatch_repro.Repro] = None
+
+
+def default_trusted(suspect: str) -> str:
+  return TRUSTED_ORDER[backends.lookup(suspect).name][0]
+
+
+def _flags(spec: backends.BackendSpec, extra: compile_flags.Entries) -> Tuple[str, ...]:
+  return spec.compiler_flags + compile_flags.for_backend(extra, (spec.name,) + spec.aliases)
+
+
+def _flat_calls(reference: Trace, signatures: Dict[str, FunctionSignature],
+                count: int) -> Tuple[List[dict], Dict[str, np.ndarray]]:
+  calls, arrays = [], {}
+  for index, call in enumerate(reference.calls[:count]):
+    signature = signatures[call.method]
+    flat = signature.flatten_inputs(reference.module_name, call.inputs, call.kwargs)
+    for position, array in enumerate(flat):
+      arrays[f"c{index}_{position}"] = np.asarray(array)
+    calls.append({"function": signature.name, "inputs": len(flat)})
+  return calls, arrays
+
+
+def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
+              inputs: Dict[str, np.ndarray], limits: timeouts.Timeouts,
+              judged_against: Optional[dict] = None) -> Run:
+  """Replays `calls` on `vmfb_path` in a fresh TF-free child process (see traced_run);
+  `judged_against`: the trusted run's dir, tolerances and backend names, to stop keeping
+  tensors once the divergence is found."""
+  artifacts.make_dirs(run_dir)
+  np.savez(os.path.join(run_dir, traced_run.INPUTS), **inputs)
+  with open(os.path.join(run_dir, traced_run.REQUEST), "w") as f:
+    json.dump({"vmfb": vmfb_path, "driver": driver, "calls": calls, **(judged_against or {})},
+              f)
+  size = os.path.getsize(vmfb_path)
+  load, call = limits.load.seconds(size), limits.call.seconds(size)
+  limit = None if load is None or call is None else load + call * max(1, len(calls))
+  try:
+    completed = subprocess.run(
+        [sys.executable, "-m", "pyiree_tf_support.localizing.traced_run", run_dir],
+        env=worker_client.worker_env(), capture_output=True, timeout=limit, check=False)
+  except subprocess.TimeoutExpired:
+    return Run((), (), f"the traced run did not finish in {limit:g} s and was killed")
+  result_path = os.path.join(run_dir, traced_run.RESULT)
+  if completed.returncode != 0 or not os.path.exists(result_path):
+    tail = completed.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+    return Run((), (), f"the traced run crashed (exit status {completed.returncode}"
+               f"{': ' + tail[0] if tail else ''})")
+  raw, outputs, error = traced_run.load_result(run_dir)
+  return Run(tuple(events.number_events(raw)), tuple(tuple(o) for o in outputs), error)
+
+
+def _reference_outputs(reference: Trace, index: int) -> List[np.ndarray]:
+  return [np.asarray(v) for v in structure.flatten(reference.calls[index].outputs,
+                                                     drop_none=True)]
+
+
+def first_wrong_call(run: Run, reference: Trace, backend_names: Sequence[str],
+                     policy: tolerances.TolerancePolicy) -> Optional[int]:
+  """The first call whose results are over tolerance against the reference, else None."""
+  for index, outputs in enumerate(run.outputs):
+    call = reference.calls[index]
+    error = events.outputs_error(outputs, _reference_outputs(reference, index), policy,
+                                 backend_names, call.given_rtol, call.given_atol)
+    if error.error > 1:
+      return index
+  return None
+
+
+def _untraced_vmfb(loaded: ReplayInput, spec: backends.BackendSpec,
+                   flags: Sequence[str], limits: timeouts.Timeouts,
+                   source: Optional[str] = None) -> bytes:
+  request = compiler.CompileRequest(source or loaded.iree_input, spec.compiler_targets,
+                                    tuple(flags))
+  try:
+    return compiler.compile_request(request, f"module '{loaded.reference.module_name}' for "
+                                    f"{spec.name}", timeout=limits.compile)
+  except compiler.CompileError as e:
+    raise LocalizeError(f"{spec.name} does not compile the module, so it has no mismatch to "
+                        f"localize: {e.reason}") from None
+
+
+def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
+             call: Optional[int] = None,
+             policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
+             extra_flags: compile_flags.Entries = (),
+             limits: timeouts.Timeouts = timeouts.DEFAULT,
+             work_dir: Optional[str] = None) -> Localization:
+  """Localizes call `call` (default: the suspect's first wrong call) of the reference trace in
+  `loaded` on backend `suspect` against `trusted` (default: TRUSTED_ORDER's first, then the
+  others while the trusted one is wrong too). Files go to `work_dir` (default:
+  <module dir>/localize/<trace>__<suspect>, replaced)."""
+  reference = loaded.reference
+  suspect_spec = backends.lookup(suspect)
+  if not suspect_spec.is_iree:
+    raise LocalizeError(f"--target_backends={suspect} is not an IREE backend; valid: "
+                        + ", ".join(TRUSTED_ORDER) + ".")
+  candidates = ((backends.lookup(trusted).name,) if trusted
+                else TRUSTED_ORDER[suspect_spec.name])
+  if suspect_spec.name in candidates:
+    raise LocalizeError(f"--trusted_backend={trusted} is the suspect itself; pick another of "
+                        + ", ".join(TRUSTED_ORDER) + ".")
+  if not reference.calls:
+    raise LocalizeError(f"{loaded.trace_dir} records no call to localize.")
+  if call is not None and not 0 <= call < len(reference.calls):
+    raise LocalizeError(f"--call={call} is out of range: the trace has calls 0.."
+                        f"{len(reference.calls) - 1}.")
+  available, reason = drivers.driver_available(suspect_spec.driver)
+  if not available:
+    raise LocalizeError(f"{suspect_spec.name} cannot run here: {reason}")
+  module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
+  if work_dir is None:
+    work_dir = os.path.join(module_dir, LOCALIZE_DIR,
+                            f"{os.path.basename(loaded.trace_dir)}__{suspect_spec.name}")
+  if os.path.isdir(work_dir) and not os.path.islink(work_dir):
+    shutil.rmtree(work_dir)
+  artifacts.make_dirs(work_dir)
+  names = (suspect, suspect_spec.name) + suspect_spec.aliases
+  suspect_flags = _flags(suspect_spec, extra_flags)
+
+  # 1. The suspect as tested: which call is wrong.
+  all_calls, all_inputs = _flat_calls(reference, loaded.signatures, len(reference.calls))
+  # Only the functions the trace calls are compiled (the others made private, every line kept
+  # in place so loc()s still point into iree_input.mlir): much less to compile and trace. If
+  # the bug goes with the others, the whole module is used instead.
+  reduced = mlir_functions.only_exporting(
+      loaded.iree_input, sorted({c.method for c in reference.calls}))
+  last = len(reference.calls) if call is None else call + 1
+  untraced_path = os.path.join(work_dir, "suspect_untraced.vmfb")
+  source = reduced
+  for attempt in (reduced, loaded.iree_input):
+    artifacts.write_bytes(untraced_path, _untraced_vmfb(loaded, suspect_spec, suspect_flags,
+                                                        limits, attempt))
+    untraced = run_child(untraced_path, suspect_spec.driver,
+                         os.path.join(work_dir, "untraced"), all_calls[:last],
+                         _inputs_below(all_inputs, last), limits)
+    if first_wrong_call(untraced, reference, names, policy) is not None or untraced.error:
+      source = attempt
+      break
+    if attempt == loaded.iree_input:
+      break  # right either way: the reduced module is as good and cheaper to trace.
+  source_path = os.path.join(work_dir, "iree_input.mlir")
+  artifacts.write_text(source_path, source)
+  wrong = first_wrong_call(untraced, reference, names, policy)
+  if call is None:
+    call = wrong if wrong is not None else (
+        len(untraced.outputs) if untraced.error else len(reference.calls) - 1)
+    call = min(call, len(reference.calls) - 1)
+  method = reference.calls[call].method
+  base = dict(suspect=suspect_spec.name, call=call, method=method, work_dir=work_dir)
+  calls, inputs = all_calls[:call + 1], _inputs_below(all_inputs, call + 1)
+
+  tried: List[str] = []
+  for trusted_name in candidates:
+    trusted_spec = backends.lookup(trusted_name)
+    if not drivers.driver_available(trusted_spec.driver)[0]:
+      continue
+    tried.append(trusted_spec.name)
+    side_dir = os.path.join(work_dir, trusted_spec.name)
+    artifacts.make_dirs(side_dir)
+    try:
+      formed = formation.form(source_path, side_dir,
+                              suspect_spec, suspect_flags, trusted_spec,
+                              _flags(trusted_spec, extra_flags), limits.compile)
+    except formation.NoDispatch as e:
+      trusted_run = run_child(
+          _write(os.path.join(side_dir, "trusted_untraced.vmfb"), _untraced_vmfb(
+              loaded, trusted_spec, _flags(trusted_spec, extra_flags), limits, source)),
+          trusted_spec.driver, os.path.join(side_dir, "trusted_run"), calls, inputs, limits)
+      if trusted_run.error or first_wrong_call(trusted_run, reference, (trusted_spec.name,),
+                                               policy) is not None:
+        continue
+      if wrong is None or wrong > call:
+        return Localization(Kind.NONE, trusted=trusted_spec.name, detail=str(e), **base)
+      return Localization(Kind.OUTSIDE, trusted=trusted_spec.name, tried_trusted=tuple(tried),
+                          detail=(f"{e}: it is only copies, fills and transfers, and "
+                                  f"{suspect_spec.name} gets call {wrong} wrong where "
+                                  f"{trusted_spec.name} is right"), **base)
+    except formation.NotTraceable as e:
+      return Localization(Kind.NOT_TRACEABLE, trusted=trusted_spec.name, detail=str(e), **base)
+    except formation.FormationError as e:
+      raise LocalizeError(str(e)) from None
+    trusted_run = run_child(formed.trusted.vmfb_path, trusted_spec.driver,
+                            os.path.join(side_dir, "trusted_run"), calls, inputs, limits)
+    trusted_names = (trusted_spec.name,) + trusted_spec.aliases
+    trusted_wrong = (call if trusted_run.error else
+                     first_wrong_call(trusted_run, reference, trusted_names, policy))
+    if trusted_wrong is not None:
+      continue  # the trusted backend is wrong too: not a suspect-only bug.
+    return _compare(formed, trusted_run, calls, inputs, side_dir, reference, names, wrong,
+                    policy, limits, tuple(tried), base,
+                    ((suspect_spec, suspect_flags),
+                     (trusted_spec, _flags(trusted_spec, extra_flags))))
+  return Localization(
+      Kind.TARGET_INDEPENDENT, trusted=tried[-1] if tried else None, tried_trusted=tuple(tried),
+      detail=(f"every trusted backend tried ({', '.join(tried) or 'none available'}) also gets "
+              f"calls 0..{call} wrong against the reference, so a cross-backend diff cannot "
+              "localize it: the bug is not the suspect's alone (target-independent)"), **base)
+
+
+def _write(path: str, data: bytes) -> str:
+  artifacts.write_bytes(path, data)
+  return path
+
+
+def _inputs_below(inputs: Dict[str, np.ndarray], count: int) -> Dict[str, np.ndarray]:
+  return {k: v for k, v in inputs.items() if int(k[1:].split("_")[0]) < count}
+
+
+def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_dir: str,
+             reference: Trace, names: Sequence[str], untraced_wrong: Optional[int],
+             policy: tolerances.TolerancePolicy, limits: timeouts.Timeouts,
+             tried: Tuple[str, ...], base: dict, sides) -> Localization:
+  call = base["call"]
+  trusted = formed.trusted.backend
+  judged_against = {
+      "trusted_dir": os.path.join(side_dir, "trusted_run"), "backend_names": list(names),
+      "tolerances": [[backend, dtype, t.rtol, t.atol]
+                     for (backend, dtype), t in policy.overrides]}
+  suspect_run = run_child(formed.suspect.vmfb_path, formed.suspect.driver,
+                          os.path.join(side_dir, "suspect_run"), calls, inputs, limits,
+                          judged_against)
+  common = dict(trusted=trusted, formed=formed, tried_trusted=tried, **base)
+  if suspect_run.error and len(suspect_run.outputs) <= call and not suspect_run.events:
+    raise LocalizeError(f"the traced {formed.suspect.backend} module failed: "
+                        f"{suspect_run.error}")
+  traced_wrong = (None if suspect_run.error else
+                  first_wrong_call(suspect_run, reference, names, policy))
+  if untraced_wrong is not None and untraced_wrong <= call and traced_wrong is None \
+      and not suspect_run.error:
+    return Localization(Kind.MASKED, detail=(
+        f"{formed.suspect.backend} gets call {untraced_wrong} wrong as compiled for the test, "
+        "but right with a trace at every dispatch: tracing changes scheduling, buffer offsets "
+        "and aliasing, which hid the bug; suspect those, not a dispatch's code"), **common)
+  finding = events.compare(suspect_run.events, trusted_run.events, policy, names)
+  if suspect_run.error and finding.kind not in (Kind.DISPATCH, Kind.OUTSIDE):
+    return Localization(Kind.NOT_TRACEABLE, finding=finding, detail=(
+        f"the traced {formed.suspect.backend} module failed before any divergence: "
+        f"{suspect_run.error}"), **common)
+  if finding.kind in (Kind.NONE, Kind.DRIFT):
+    outside = _results_outside(finding, suspect_run, trusted_run, policy, names)
+    if outside is not None:
+      return Localization(Kind.OUTSIDE, finding=finding, detail=outside, **common)
+  detail = finding.detail
+  if finding.kind is Kind.DISPATCH and finding.culprit is not None:
+    common["repro"] = _dispatch_repro(formed, finding.culprit, trusted_run, sides, policy,
+                                      base["work_dir"])
+  if finding.kind is Kind.NONE and untraced_wrong is not None:
+    detail = (f"every traced dispatch and result agrees with {trusted}, yet the suspect gets "
+              f"call {untraced_wrong} wrong against the reference")
+  return Localization(finding.kind, finding=finding, detail=detail, **common)
+
+
+def _dispatch_repro(formed: formation.Formation, culprit: events.DispatchRow, trusted_run: Run,
+                    sides, policy: tolerances.TolerancePolicy,
+                    work_dir: str) -> dispatch_repro.Repro:
+  """The culprit dispatch alone, fed the inputs the trusted backend traced for it."""
+  label = (culprit.call, culprit.key, "inputs", culprit.occurrence)
+  event = next((e for e in trusted_run.events if e.label == label), None)
+  if event is None:
+    return dispatch_repro.Repro(None, "its inputs were not traced")
+  return dispatch_repro.write(
+      os.path.join(work_dir, "repro"), os.path.join(os.path.dirname(formed.flow_path),
+                                                    "flow.mlirbc"),
+      culprit.key, event.arrays, sides, formation.compiler_tool(),
+      call_repro.iree_run_module_binary(), policy)
+
+
+def _results_outside(finding: events.Finding, suspect_run: Run, trusted_run: Run,
+                     policy: tolerances.TolerancePolicy, names: Sequence[str]) -> Optional[str]:
+  """Why a call's results differ though no dispatch output did (a copy, a fill, a global
+  returned without a dispatch), or None."""
+  worst_output = max((row.output_error for row in finding.rows), default=0.0)
+  for index, (s, t) in enumerate(zip(suspect_run.outputs, trusted_run.outputs)):
+    error = events.outputs_error(s, t, policy, names)
+    if error.error > 1 and error.error > events.AMPLIFICATION * worst_output:
+      return (f"call {index}'s results differ ({error.describe()}) though no traced dispatch "
+              f"output did (worst {worst_output:.3g}x tolerance): a copy, fill, transfer or a "
+              "global read without a dispatch changed them")
+  return None

@@ -1,0 +1,258 @@
+"""Dispatch trace events of two backends, aligned and judged: which dispatch diverged first.
+
+Numpy only. An event is what one `flow.tensor.trace` op handed the runtime's debug sink: the
+tensors going into (`inputs`) or coming out of (`outputs`) one dispatch, in program order. The
+two backends ran the same flow IR (one dispatch formation), so their events pair up one to one
+by (call, dispatch key, kind, occurrence); if they do not, the structure differs and nothing
+can be concluded element by element.
+
+A tensor's error is measured in units of its dtype's tolerance (comparing/tolerances): the
+largest |suspect - trusted| / (atol + rtol * |trusted|); 1 is the edge of the tolerance, 0 is
+equal; exact dtypes count the fraction of elements that differ, scaled so that any difference
+is over 1. A shape, dtype or NaN/Inf pattern difference is infinite.
+"""
+
+import dataclasses
+import enum
+import re
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from pyiree_tf_support.comparing import tolerances
+
+# How much a dispatch must amplify the error of its inputs for the dispatch to be blamed (and
+# how much an input's error must exceed every earlier output's to blame a step outside
+# dispatches); below it, an error over tolerance is drift accumulated over many steps.
+AMPLIFICATION = 10.0
+
+# "EXEC::EXPORT inputs", "EXEC::EXPORT::N outputs", "... outputs with {0} decoded to row major".
+_KEY = re.compile(r"^(?P<key>.*?) (?P<kind>inputs|outputs)(?: with .*)?$")
+
+
+class Kind(enum.Enum):
+  DISPATCH = "dispatch"
+  OUTSIDE = "outside any dispatch"
+  DRIFT = "accumulated drift"
+  STRUCTURE = "structure differs"
+  NONE = "no divergence"
+  MASKED = "masked by tracing"
+  NOT_TRACEABLE = "not traceable"
+  TARGET_INDEPENDENT = "target-independent"
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+  """One traced dispatch boundary: its call, the dispatch key, inputs/outputs and occurrence."""
+  call: int
+  key: str
+  kind: str  # "inputs" or "outputs"
+  occurrence: int  # how many times this (call, key, kind) came before, in this call.
+  arrays: Tuple[np.ndarray, ...]
+
+  @property
+  def executable(self) -> str:
+    return self.key.split("::")[0]
+
+  @property
+  def label(self) -> Tuple[int, str, str, int]:
+    return (self.call, self.key, self.kind, self.occurrence)
+
+
+def parse_key(raw: str) -> Tuple[str, str]:
+  """(dispatch key, kind) of a trace op's label; the kind is '' for a label of another form."""
+  match = _KEY.match(raw)
+  if not match:
+    return raw, ""
+  return match.group("key"), match.group("kind")
+
+
+def number_events(raw: Sequence[Tuple[int, str, Sequence[np.ndarray]]]) -> List[Event]:
+  """Events from (call, trace label, arrays) in program order, each given its occurrence."""
+  seen: Dict[Tuple[int, str, str], int] = {}
+  events = []
+  for call, label, arrays in raw:
+    key, kind = parse_key(label)
+    occurrence = seen.get((call, key, kind), 0)
+    seen[(call, key, kind)] = occurrence + 1
+    events.append(Event(call, key, kind, occurrence, tuple(arrays)))
+  return events
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorError:
+  """How far one suspect tensor is from the trusted one, and where the worst element is."""
+  error: float  # in tolerance units: over 1 is over tolerance; inf for a structural difference.
+  index: Optional[Tuple[int, ...]] = None
+  suspect: Optional[str] = None  # the worst element's values, printed.
+  trusted: Optional[str] = None
+  note: str = ""
+
+  def describe(self) -> str:
+    if self.note:
+      return self.note
+    if self.index is None:
+      return f"{self.error:.3g}x tolerance"
+    return (f"{self.error:.3g}x tolerance, worst at {list(self.index)}: {self.suspect} vs "
+            f"{self.trusted}")
+
+
+def tensor_error(suspect: np.ndarray, trusted: np.ndarray,
+                 policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
+                 backend_names: Sequence[str] = (), rtol: Optional[float] = None,
+                 atol: Optional[float] = None) -> TensorError:
+  """The suspect's error against the trusted tensor, in units of the dtype's tolerance (the
+  table's under `policy`, or a call's own `rtol`/`atol`)."""
+  if suspect.shape != trusted.shape or suspect.dtype != trusted.dtype:
+    return TensorError(float("inf"), note=f"{suspect.dtype}{list(suspect.shape)} vs "
+                       f"{trusted.dtype}{list(trusted.shape)}")
+  if suspect.size == 0:
+    return TensorError(0.0)
+  if not tolerances.is_inexact(trusted.dtype):
+    differ = suspect != trusted
+    if not differ.any():
+      return TensorError(0.0)
+    index = np.unravel_index(int(np.argmax(differ)), differ.shape)
+    return TensorError(1.0 + float(differ.mean()) * 1e6, tuple(int(i) for i in index),
+                       repr(suspect[index].item()), repr(trusted[index].item()))
+  s = suspect.astype(np.float64) if suspect.dtype.kind != "c" else suspect.astype(np.complex128)
+  t = trusted.astype(s.dtype)
+  bad_pattern = (np.isnan(s) != np.isnan(t)) | (np.isinf(s) & (s != t))
+  if bad_pattern.any():
+    index = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad_pattern)), s.shape))
+    return TensorError(float("inf"), index, repr(suspect[index].item()),
+                       repr(trusted[index].item()))
+  tolerance = policy.for_dtype(trusted.dtype, backend_names, rtol, atol)
+  finite = np.isfinite(s) & np.isfinite(t)
+  difference = np.where(finite, np.abs(s - t), 0.0)
+  bound = tolerance.atol + tolerance.rtol * np.where(finite, np.abs(t), 0.0)
+  with np.errstate(divide="ignore", invalid="ignore"):
+    ratio = np.where(difference == 0, 0.0, difference / np.where(bound == 0, np.nan, bound))
+  ratio = np.where(np.isnan(ratio), np.inf, ratio)
+  flat_index = int(np.argmax(ratio))
+  index = tuple(int(i) for i in np.unravel_index(flat_index, s.shape))
+  return TensorError(float(ratio.reshape(-1)[flat_index]), index,
+                     repr(suspect[index].item()), repr(trusted[index].item()))
+
+
+def event_error(suspect: Event, trusted: Event,
+                policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
+                backend_names: Sequence[str] = ()) -> Tuple[float, Optional[int], TensorError]:
+  """The worst tensor error of an event: (error, tensor index, its TensorError)."""
+  if len(suspect.arrays) != len(trusted.arrays):
+    return (float("inf"), None, TensorError(
+        float("inf"), note=f"{len(suspect.arrays)} tensors vs {len(trusted.arrays)}"))
+  worst: Tuple[float, Optional[int], TensorError] = (0.0, None, TensorError(0.0))
+  for position, (s, t) in enumerate(zip(suspect.arrays, trusted.arrays)):
+    error = tensor_error(s, t, policy, backend_names)
+    if error.error > worst[0]:
+      worst = (error.error, position, error)
+  return worst
+
+
+@dataclasses.dataclass(frozen=True)
+class DispatchRow:
+  """One dispatch execution in program order: its input and output error (tolerance units)."""
+  call: int
+  key: str
+  occurrence: int
+  input_error: float
+  output_error: float
+  worst: TensorError  # of the outputs (or of the inputs, for a divergence outside dispatches)
+  tensor: Optional[int] = None  # which output (or input) holds the worst element
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+  """Where the two backends' events first part: the verdict kind, the rows up to it."""
+  kind: Kind
+  rows: Tuple[DispatchRow, ...]
+  culprit: Optional[DispatchRow] = None
+  detail: str = ""
+  roots: int = 0  # further dispatches that also amplify the error on their own, after it.
+
+
+def _structure_difference(suspect: Sequence[Event], trusted: Sequence[Event]) -> Optional[str]:
+  for position, (s, t) in enumerate(zip(suspect, trusted)):
+    if s.label != t.label:
+      return (f"event {position}: the suspect traced {s.key} {s.kind} (call {s.call}) where the "
+              f"trusted backend traced {t.key} {t.kind} (call {t.call})")
+  if len(suspect) != len(trusted):
+    return (f"the suspect traced {len(suspect)} dispatch boundaries, the trusted backend "
+            f"{len(trusted)}")
+  return None
+
+
+class Judge:
+  """The rules applied one event pair at a time, in program order: `feed` returns the Finding
+  once it is decided (a dispatch or a step outside dispatches is to blame), else None; `end`
+  gives the verdict after the last pair. The traced run's child uses it to stop keeping
+  tensors once the divergence is found."""
+
+  def __init__(self, policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
+               backend_names: Sequence[str] = ()):
+    self.policy = policy
+    self.backend_names = tuple(backend_names)
+    self.rows: List[DispatchRow] = []
+    self._earlier_outputs = 0.0
+    self._pending: Dict[Tuple[int, str, int], Tuple[float, Optional[int], TensorError]] = {}
+    self._drift: Optional[DispatchRow] = None
+
+  def feed(self, s: Event, t: Event) -> Optional[Finding]:
+    error = event_error(s, t, self.policy, self.backend_names)
+    slot = (s.call, s.key, s.occurrence)
+    if s.kind == "inputs":
+      self._pending[slot] = error
+      if error[0] > 1 and error[0] > AMPLIFICATION * self._earlier_outputs:
+        row = DispatchRow(s.call, s.key, s.occurrence, error[0], float("nan"), error[2],
+                          error[1])
+        self.rows.append(row)
+        return Finding(Kind.OUTSIDE, tuple(self.rows), row)
+      return None
+    inputs = self._pending.pop(slot, (0.0, None, TensorError(0.0)))
+    row = DispatchRow(s.call, s.key, s.occurrence, inputs[0], error[0], error[2], error[1])
+    self.rows.append(row)
+    if error[0] > 1 and error[0] > AMPLIFICATION * inputs[0]:
+      return Finding(Kind.DISPATCH, tuple(self.rows), row)
+    if error[0] > 1 and self._drift is None:
+      self._drift = row
+    self._earlier_outputs = max(self._earlier_outputs, error[0])
+    return None
+
+  def end(self) -> Finding:
+    if self._drift is not None:
+      return Finding(Kind.DRIFT, tuple(self.rows), self._drift)
+    return Finding(Kind.NONE, tuple(self.rows))
+
+
+def compare(suspect: Sequence[Event], trusted: Sequence[Event],
+            policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
+            backend_names: Sequence[str] = ()) -> Finding:
+  """The first divergence between two backends' events of the same calls, by the rules:
+  a dispatch whose outputs are over tolerance and > AMPLIFICATION x its inputs' error is to
+  blame; inputs over tolerance and > AMPLIFICATION x every earlier output's error were changed
+  by something that is not a dispatch; over tolerance otherwise is accumulated drift."""
+  difference = _structure_difference(suspect, trusted)
+  if difference:
+    return Finding(Kind.STRUCTURE, (), detail=difference)
+  judge = Judge(policy, backend_names)
+  for s, t in zip(suspect, trusted):
+    found = judge.feed(s, t)
+    if found is not None:
+      return found
+  return judge.end()
+
+
+def outputs_error(suspect: Sequence[np.ndarray], trusted: Sequence[np.ndarray],
+                  policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
+                  backend_names: Sequence[str] = (), rtol: Optional[float] = None,
+                  atol: Optional[float] = None) -> TensorError:
+  """The worst error of a call's flat results (suspect against trusted or the reference)."""
+  if len(suspect) != len(trusted):
+    return TensorError(float("inf"), note=f"{len(suspect)} results vs {len(trusted)}")
+  worst = TensorError(0.0)
+  for s, t in zip(suspect, trusted):
+    error = tensor_error(np.asarray(s), np.asarray(t), policy, backend_names, rtol, atol)
+    if error.error > worst.error:
+      worst = error
+  return worst

@@ -1,0 +1,175 @@
+"""One dispatch formation for two backends: traced vmfbs whose dispatches are the same.
+
+Dispatch names and boundaries depend on the compile flags (f64 kept on the CPU targets, demoted
+on Vulkan, gives different dispatches), so the suspect's flags form the dispatches once
+(`--compile-to=flow`, with a trace op around every dispatch), the trusted backend's device
+target is swapped into that flow IR, and both are compiled from it (`--compile-from=flow`) with
+each executable's source dumped. Trace ops inside loops and branches need the regex form of
+tracing (`-tensors` visits top-level dispatches only); when the flow IR has more dispatches than
+traced boundaries the formation is redone with it, and when that cannot be (data-tiled
+encodings) the module is not traceable. No device is touched here.
+"""
+
+import dataclasses
+import os
+import re
+from typing import Optional, Sequence, Tuple
+
+from iree.compiler.tools import binaries as iree_binaries
+
+from pyiree_tf_support.compiling import compile_process
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import timeouts
+
+INPUT_TYPE = "stablehlo_xla"
+TRACE_ALL_TOP_LEVEL = "--iree-flow-trace-dispatch-tensors"
+TRACE_EVERY_REGION = "--iree-flow-trace-dispatch=.*"
+# Keeps loc()s in the flow IR and the dumped sources: they lead back to iree_input.mlir lines.
+DEBUG_INFO = "--mlir-print-debuginfo"
+# The flow IR goes between compiles as bytecode: its text form does not always parse back in
+# 3.13 (a trace of no tensors prints `= []`; a trace of dynamically shaped tensors with their
+# dims fails with "expected 1 operands").
+BYTECODE = "--emit-mlir-bytecode"
+DEVICE = "__device_0"
+_DISPATCH_OP = re.compile(r"\bflow\.dispatch @")
+_TRACE_OP = re.compile(r"\bflow\.tensor\.trace \"")
+
+
+class NotTraceable(Exception):
+  """The module's dispatches cannot all be traced with the flags in use; says why."""
+
+
+class NoDispatch(NotTraceable):
+  """The module has no dispatch: everything it does on the device is copies, fills, transfers."""
+
+
+class FormationError(Exception):
+  """iree-compile failed on a step of the formation: the message names the step and the error."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Side:
+  """One backend's traced module: its vmfb and the directory of its executables' sources."""
+  backend: str
+  driver: str
+  vmfb_path: str
+  sources_dir: str
+  compile_command: Tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Formation:
+  """The shared flow IR and the two traced modules compiled from it."""
+  flow_path: str
+  trace_flag: str
+  dispatches: int
+  suspect: Side
+  trusted: Side
+
+
+def compiler_tool() -> str:
+  return os.path.normpath(iree_binaries.find_tool("iree-compile"))
+
+
+def _targets(spec: backends.BackendSpec) -> Tuple[str, ...]:
+  return tuple(f"--iree-hal-target-backends={target}" for target in spec.compiler_targets)
+
+
+def _compile(args: Sequence[str], step: str, limit: Optional[float]) -> None:
+  command = [compiler_tool(), *args]
+  try:
+    completed = compile_process.run(command, b"", limit)
+  except compile_process.CompileTimeout:
+    raise FormationError(f"{step}: iree-compile did not finish in {limit:g} s") from None
+  if completed.returncode != 0:
+    lines = completed.stderr.decode("utf-8", "replace").splitlines()
+    first = next((line for line in lines if "error:" in line), lines[0] if lines else "")
+    raise FormationError(f"{step} failed: {first.strip()}")
+
+
+def _read_flow(path: str) -> str:
+  """The flow IR in `path` (bytecode) as text with its locations, for reading and counting."""
+  from iree.compiler import ir  # pylint: disable=import-outside-toplevel
+  with ir.Context():
+    with open(path, "rb") as f:
+      module = ir.Module.parse(f.read())
+    return module.operation.get_asm(enable_debug_info=True)
+
+
+def _device_global(module) -> object:
+  from iree.compiler import ir  # pylint: disable=import-outside-toplevel
+  for op in module.body.operations:
+    if (op.operation.name == "util.global" and "sym_name" in op.attributes
+        and ir.StringAttr(op.attributes["sym_name"]).value == DEVICE):
+      return op
+  raise FormationError(f"the flow IR has no @{DEVICE} target to swap")
+
+
+def _swap_device(flow_path: str, device_path: str, out_path: str) -> None:
+  """Writes `flow_path`'s IR with the @__device_0 target of `device_path`'s to `out_path`."""
+  from iree.compiler import ir  # pylint: disable=import-outside-toplevel
+  with ir.Context():
+    with open(flow_path, "rb") as f:
+      flow = ir.Module.parse(f.read())
+    with open(device_path, "rb") as f:
+      device = ir.Module.parse(f.read())
+    _device_global(flow).attributes["initial_value"] = (
+        _device_global(device).attributes["initial_value"])
+    with open(out_path, "wb") as f:
+      flow.operation.write_bytecode(f)
+
+
+def count_traces(flow: str) -> Tuple[int, int]:
+  """(flow.dispatch ops, flow.tensor.trace ops) in a flow IR text."""
+  return len(_DISPATCH_OP.findall(flow)), len(_TRACE_OP.findall(flow))
+
+
+def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
+         suspect_flags: Sequence[str], trusted: backends.BackendSpec,
+         trusted_flags: Sequence[str],
+         limit: timeouts.Limit = timeouts.DEFAULT.compile) -> Formation:
+  """Forms the dispatches with the suspect's flags and compiles both traced modules into
+  `work_dir`; NotTraceable or FormationError say why not."""
+  seconds = limit.seconds(os.path.getsize(iree_input_path))
+  flow_path = os.path.join(work_dir, "flow.mlirbc")
+  common = [iree_input_path, f"--iree-input-type={INPUT_TYPE}", BYTECODE]
+  trace_flag = TRACE_ALL_TOP_LEVEL
+  _compile(common + list(_targets(suspect)) + list(suspect_flags)
+           + [trace_flag, "--compile-to=flow", "-o", flow_path],
+           f"forming dispatches with {suspect.name}'s flags", seconds)
+  flow = _read_flow(flow_path)
+  dispatches, traces = count_traces(flow)
+  if dispatches == 0:
+    raise NoDispatch("the module has no dispatch to trace (no computation on the device)")
+  if traces < 2 * dispatches:  # some dispatches sit inside loops or branches.
+    if "#iree_encoding" in flow:
+      raise NotTraceable(
+          f"{dispatches - traces // 2} of {dispatches} dispatches sit inside control flow, "
+          "where only --iree-flow-trace-dispatch=<regex> traces, and it cannot trace the "
+          "data-tiled encodings these flags produce")
+    trace_flag = TRACE_EVERY_REGION
+    _compile(common + list(_targets(suspect)) + list(suspect_flags)
+             + [trace_flag, "--compile-to=flow", "-o", flow_path],
+             f"forming dispatches with {suspect.name}'s flags, tracing inside control flow",
+             seconds)
+    flow = _read_flow(flow_path)
+  readable_path = os.path.join(work_dir, "flow.mlir")
+  with open(readable_path, "w") as f:
+    f.write(flow)
+  device_path = os.path.join(work_dir, "trusted_device.mlirbc")
+  _compile(common + list(_targets(trusted)) + list(trusted_flags)
+           + ["--compile-to=flow", "-o", device_path],
+           f"finding {trusted.name}'s device target", seconds)
+  trusted_flow_path = os.path.join(work_dir, "flow_trusted.mlirbc")
+  _swap_device(flow_path, device_path, trusted_flow_path)
+  sides = []
+  for role, spec, flags, path in (("suspect", suspect, suspect_flags, flow_path),
+                                  ("trusted", trusted, trusted_flags, trusted_flow_path)):
+    vmfb_path = os.path.join(work_dir, f"{role}.vmfb")
+    sources = os.path.join(work_dir, f"sources_{role}")
+    args = [path, "--compile-from=flow", DEBUG_INFO, *_targets(spec), *flags,
+            f"--iree-hal-dump-executable-sources-to={sources}", "-o", vmfb_path]
+    _compile(args, f"compiling the traced module for {spec.name} ({role})", seconds)
+    sides.append(Side(spec.name, spec.driver, vmfb_path, sources,
+                      (compiler_tool(), *args)))
+  return Formation(readable_path, trace_flag, dispatches, sides[0], sides[1])

@@ -1,0 +1,100 @@
+"""The localize command refuses bad input with one line naming what is wrong and what is valid,
+and its verdict rules judge aligned events as docs/localizing.md says."""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+from absl.testing import absltest
+import numpy as np
+
+from pyiree_tf_support.localizing import events
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+  return subprocess.run([sys.executable, "-m", "pyiree_tf_support.localize", *args],
+                        capture_output=True, text=True, check=False, timeout=120)
+
+
+class BadInputTest(absltest.TestCase):
+
+  def assert_one_line_error(self, completed: subprocess.CompletedProcess, *needles: str):
+    self.assertEqual(completed.returncode, 2, completed.stdout)
+    lines = completed.stderr.strip().splitlines()
+    self.assertLen(lines, 1, completed.stderr)
+    self.assertTrue(lines[0].startswith("localize: "), lines[0])
+    for needle in needles:
+      self.assertIn(needle, lines[0])
+
+  def test_no_saved_trace(self):
+    empty = tempfile.mkdtemp()
+    self.assert_one_line_error(_run(empty, "--target_backends=iree_vulkan"), empty,
+                               "neither a saved trace dir")
+
+  def test_not_an_iree_backend(self):
+    self.assert_one_line_error(_run(tempfile.mkdtemp(), "--target_backends=tf"),
+                               "not an IREE backend", "iree_vulkan")
+
+  def test_unknown_backend(self):  # refused by the library's flag itself, as in replay.
+    completed = _run(tempfile.mkdtemp(), "--target_backends=iree_nope")
+    self.assertNotEqual(completed.returncode, 0)
+    self.assertIn("Unknown backend 'iree_nope'; valid backends are: ", completed.stderr)
+
+  def test_one_suspect(self):
+    self.assert_one_line_error(
+        _run(tempfile.mkdtemp(), "--target_backends=iree_vulkan,iree_vmvx"),
+        "names the one suspect")
+
+  def test_usage(self):
+    completed = _run("--target_backends=iree_vulkan")
+    self.assertEqual(completed.returncode, 2)
+    self.assertIn("usage:", completed.stderr)
+
+
+def _events(*specs):
+  """Events from (call, key, kind, array) tuples."""
+  return events.number_events([(call, f"{key} {kind}", [np.asarray(a, np.float32)])
+                               for call, key, kind, a in specs])
+
+
+class VerdictRulesTest(absltest.TestCase):
+  """The rules on hand-made events: same inputs, different outputs blames the dispatch."""
+
+  def stream(self, outputs_a, inputs_b, outputs_b):
+    return _events((0, "e0::d0", "inputs", [1.0, 2.0]), (0, "e0::d0", "outputs", outputs_a),
+                   (0, "e1::d1", "inputs", inputs_b), (0, "e1::d1", "outputs", outputs_b))
+
+  def test_dispatch(self):
+    trusted = self.stream([1.0, 1.0], [1.0, 1.0], [2.0, 2.0])
+    found = events.compare(self.stream([1.0, 1.0], [1.0, 1.0], [2.0, 2.5]), trusted)
+    self.assertEqual((found.kind, found.culprit.key), (events.Kind.DISPATCH, "e1::d1"))
+
+  def test_outside_any_dispatch(self):
+    trusted = self.stream([1.0, 1.0], [1.0, 1.0], [2.0, 2.0])
+    found = events.compare(self.stream([1.0, 1.0], [1.0, 7.0], [2.0, 8.0]), trusted)
+    self.assertEqual((found.kind, found.culprit.key), (events.Kind.OUTSIDE, "e1::d1"))
+
+  def test_drift(self):
+    trusted = self.stream([1.0, 1.0], [1.0, 1.0], [2.0, 2.0])
+    # d0 is within tolerance (0.5x), d1 over it (2x) but amplifies its inputs only 4x.
+    suspect = self.stream([1.0, 1.0 + 1e-6], [1.0, 1.0 + 1e-6], [2.0, 2.0 + 6e-6])
+    self.assertEqual(events.compare(suspect, trusted).kind, events.Kind.DRIFT)
+
+  def test_structure_differs(self):
+    trusted = self.stream([1.0], [1.0], [2.0])
+    suspect = trusted[:2] + _events((0, "e9::d9", "inputs", [1.0]))
+    self.assertEqual(events.compare(suspect, trusted).kind, events.Kind.STRUCTURE)
+
+  def test_no_divergence(self):
+    trusted = self.stream([1.0, 1.0], [1.0, 1.0], [2.0, 2.0])
+    self.assertEqual(events.compare(trusted, trusted).kind, events.Kind.NONE)
+
+  def test_occurrences_count_per_call(self):
+    numbered = _events((0, "e::d", "outputs", [1.0]), (0, "e::d", "outputs", [1.0]),
+                       (1, "e::d", "outputs", [1.0]))
+    self.assertEqual([e.occurrence for e in numbered], [0, 1, 0])
+
+
+if __name__ == "__main__":
+  absltest.main()
