@@ -14,40 +14,11 @@ Plain text work, no TF or IREE.
 import re
 from typing import List, Optional, Sequence, Tuple
 
+from pyiree_tf_support.importing.rewrites import tensor_text
+
 _RESHAPE = re.compile(
     r'^(\s*)(%[\w#]+) = "tf\.Reshape"\((%[\w#]+), (%[\w#]+)\)(?: \{[^}]*\})? : '
     r'\((tensor<[^>]*>), tensor<\d+xi(?:32|64)>\) -> (tensor<[^>]*>)$')
-_FUNC_START = re.compile(r'^\s*func\.func ')
-_TYPE = re.compile(r'^tensor<((?:(?:\?|\d+)x)*)(\w+)>$')
-
-Dims = List[Optional[int]]  # None: dynamic
-
-
-def _dims(tensor_type: str) -> Optional[Tuple[Dims, str]]:
-  match = _TYPE.match(tensor_type)
-  if not match:
-    return None
-  dims = [None if d == "?" else int(d) for d in match.group(1).split("x") if d]
-  return dims, match.group(2)
-
-
-def _shape_constant(lines: Sequence[str], index: int, name: str) -> Optional[List[int]]:
-  """The values of `name` if it is a stablehlo.constant of the function holding line `index`."""
-  definition = re.compile(r'^\s*' + re.escape(name) +
-                          r' = stablehlo\.constant dense<(\[[-\d, ]*\]|-?\d+)> : '
-                          r'tensor<(\d+)xi(?:32|64)>$')
-  for line in reversed(lines[:index]):
-    match = definition.match(line)
-    if match:
-      values = [int(v) for v in match.group(1).strip("[]").split(",") if v.strip()]
-      return values * int(match.group(2)) if len(values) == 1 else values
-    if _FUNC_START.match(line):
-      return None
-  return None
-
-
-def _type_text(dims: Dims, element: str) -> str:
-  return "tensor<" + "".join("?x" if d is None else f"{d}x" for d in dims) + element + ">"
 
 
 def _groups(first: int, middle: int, count: int) -> str:
@@ -76,7 +47,7 @@ class _Names:
 
 def _rewrite(match: "re.Match[str]", target: List[int], names: _Names) -> Optional[str]:
   indent, result, operand, _, source_type, result_type = match.groups()
-  source, result_parsed = _dims(source_type), _dims(result_type)
+  source, result_parsed = tensor_text.dims(source_type), tensor_text.dims(result_type)
   if source is None or result_parsed is None or source[1] != result_parsed[1]:
     return None
   (in_dims, element), out_dims = source, result_parsed[0]
@@ -95,7 +66,7 @@ def _rewrite(match: "re.Match[str]", target: List[int], names: _Names) -> Option
     # Merging dims into one -1: its size is their product, always valid.
     merged = None if None in in_middle else _product(in_middle)
     expected = in_dims[:front] + [merged] + in_dims[len(in_dims) - back:]
-    if _type_text(expected, element) != result_type:
+    if tensor_text.type_text(expected, element) != result_type:
       return None
     return (f"{indent}{result} = tensor.collapse_shape {operand} "
             f"{_groups(front, len(in_middle), len(in_dims))} : {source_type} into {result_type}")
@@ -103,7 +74,7 @@ def _rewrite(match: "re.Match[str]", target: List[int], names: _Names) -> Option
     known = _product([t for t in out_middle if t != -1])
     expected = (in_dims[:front] + [None if t == -1 else t for t in out_middle]
                 + in_dims[len(in_dims) - back:])
-    if _type_text(expected, element) != result_type:
+    if tensor_text.type_text(expected, element) != result_type:
       return None
     p = names.prefix()
     lines = [f"{p}index = arith.constant {front} : index",
@@ -145,7 +116,7 @@ def rewrite_dynamic_reshapes(iree_input: str) -> str:
     match = _RESHAPE.match(line)
     if not match:
       continue
-    target = _shape_constant(lines, index, match.group(4))
+    target = tensor_text.integer_constant(lines, index, match.group(4))
     rewritten = None if target is None else _rewrite(match, target, names)
     if rewritten is not None:
       lines[index] = rewritten

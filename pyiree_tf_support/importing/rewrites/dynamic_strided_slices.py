@@ -13,39 +13,15 @@ import math
 import re
 from typing import List, Optional, Sequence, Tuple
 
+from pyiree_tf_support.importing.rewrites import tensor_text
+from pyiree_tf_support.importing.rewrites.tensor_text import Dims
+
 _STRIDED_SLICE = re.compile(
     r'^(\s*)(%[\w#]+) = "tf\.StridedSlice"\((%[\w#]+), (%[\w#]+), (%[\w#]+), (%[\w#]+)\) '
     r'<\{begin_mask = (\d+) : i64, ellipsis_mask = (\d+) : i64, end_mask = (\d+) : i64, '
     r'new_axis_mask = (\d+) : i64, shrink_axis_mask = (\d+) : i64\}>(?: \{[^}]*\})? : '
     r'\((tensor<[^>]*>), tensor<\d+xi(?:32|64)>, tensor<\d+xi(?:32|64)>, '
     r'tensor<\d+xi(?:32|64)>\) -> (tensor<[^>]*>)$')
-_FUNC_START = re.compile(r'^\s*func\.func ')
-_TYPE = re.compile(r'^tensor<((?:(?:\?|\d+)x)*)(\w+)>$')
-
-Dims = List[Optional[int]]  # None: dynamic
-
-
-def _dims(tensor_type: str) -> Optional[Tuple[Dims, str]]:
-  match = _TYPE.match(tensor_type)
-  if not match:
-    return None
-  return [None if d == "?" else int(d) for d in match.group(1).split("x") if d], match.group(2)
-
-
-def _constant(lines: Sequence[str], index: int, name: str) -> Optional[List[int]]:
-  """The values of the 1-D integer stablehlo.constant `name` of the function holding line
-  `index` (None if it is not one)."""
-  definition = re.compile(r'^\s*' + re.escape(name) +
-                          r' = stablehlo\.constant dense<(\[[-\d, ]*\]|-?\d+)> : '
-                          r'tensor<(\d+)xi(?:32|64)>$')
-  for line in reversed(lines[:index]):
-    match = definition.match(line)
-    if match:
-      values = [int(v) for v in match.group(1).strip("[]").split(",") if v.strip()]
-      return values * int(match.group(2)) if len(values) == 1 else values
-    if _FUNC_START.match(line):
-      return None
-  return None
 
 
 def _clamped(value: int, size: int) -> int:
@@ -99,20 +75,16 @@ def _slice(in_dims: Dims, begin: List[int], end: List[int], strides: List[int],
   return offsets, sizes, steps, result
 
 
-def _type_text(dims: Dims, element: str) -> str:
-  return "tensor<" + "".join("?x" if d is None else f"{d}x" for d in dims) + element + ">"
-
-
 def _rewrite(match: "re.Match[str]", values: Sequence[List[int]], prefix: str) -> Optional[str]:
   indent, result, operand = match.group(1), match.group(2), match.group(3)
   begin_mask, ellipsis_mask, end_mask, new_axis_mask, shrink_mask = (
       int(match.group(g)) for g in range(7, 12))
   source_type, result_type = match.group(12), match.group(13)
-  source = _dims(source_type)
+  source = tensor_text.dims(source_type)
   if source is None or ellipsis_mask or new_axis_mask or None not in source[0]:
     return None
   sliced = _slice(source[0], *values, (begin_mask, end_mask, shrink_mask))
-  if sliced is None or _type_text(sliced[3], source[1]) != result_type:
+  if sliced is None or tensor_text.type_text(sliced[3], source[1]) != result_type:
     return None
   offsets, sizes, steps, _ = sliced
   lines, size_texts = [], []
@@ -138,7 +110,7 @@ def rewrite_dynamic_strided_slices(iree_input: str) -> str:
     match = _STRIDED_SLICE.match(line)
     if not match:
       continue
-    values = [_constant(lines, index, match.group(g)) for g in (4, 5, 6)]
+    values = [tensor_text.integer_constant(lines, index, match.group(g)) for g in (4, 5, 6)]
     if any(v is None for v in values):
       continue
     count += 1
