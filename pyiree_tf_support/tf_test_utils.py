@@ -13,6 +13,7 @@ import unittest
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from absl import logging
+from absl.testing import absltest
 from pyiree_tf_support.core import verbosity
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
@@ -21,6 +22,7 @@ from pyiree_tf_support.core import artifacts
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import progress
+from pyiree_tf_support.core import quick_exit
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.reporting import report_files
@@ -40,6 +42,20 @@ __all__ = ["FLAGS", "ComparedTrace", "ModuleCall", "Trace", "TracedModule", "Tra
            "compile_module", "get_reference_backend_info", "get_target_backends"]
 
 FLAGS = cli_flags.FLAGS
+
+
+def _run_tests_then_exit(run_tests: Callable[..., None]) -> Callable[..., None]:
+  def run(*args):
+    return quick_exit.run_then_exit(run_tests, *args)
+
+  run.wrapped = run_tests
+  return run
+
+
+# `tf.test.main()` ends in absltest's `run_tests`, which exits with the tests' status: a test file
+# run as `python file.py` then ends without the interpreter's teardown (core/quick_exit).
+if not hasattr(absltest.run_tests, "wrapped"):
+  absltest.run_tests = _run_tests_then_exit(absltest.run_tests)
 
 
 def get_reference_backend_info() -> BackendInfo:
