@@ -160,6 +160,7 @@ class TracedModuleTestCase(tf.test.TestCase):
   def setUp(self):
     super().setUp()
     self._reported = False  # whether this test has written its entry of report.json yet.
+    self._saved_reference: Optional[trace_io.SavedReference] = None  # the last reference trace.
     self._outcome_log.setdefault(self._testMethodName, [])
     # Fresh state for every test, without recompiling or restarting worker processes.
     self._ref_module = self._setup.reference
@@ -203,7 +204,11 @@ class TracedModuleTestCase(tf.test.TestCase):
     (.txt beside it, returned: arrays over 64 elements summarized unless --full_text_traces)."""
     loadable = artifacts.trace_path(self._artifacts_dir, trace.function_name, trace.backend,
                                     suffix="")
-    trace_io.save_trace(trace, loadable, reference, self._iree_input)
+    # A target's arrays shared with the reference's record are named in the reference's file.
+    saved = trace_io.save_trace(trace, loadable, reference, self._iree_input,
+                                None if reference else self._saved_reference)
+    if reference:
+      self._saved_reference = saved
     return trace.save_plaintext(
         self._artifacts_dir, summarize=not self._settings.full_text_traces,
         complete_values=os.path.join(os.path.basename(loadable), trace_io.ARRAYS_NAME))

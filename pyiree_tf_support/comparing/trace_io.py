@@ -1,12 +1,18 @@
 """Saving and loading traces as JSON (structure, methods, tolerances) plus .npz (arrays).
 
 Never pickle: a saved trace can be read by any process, including one without TensorFlow.
+
+A target's arrays that are the reference's own (`recorded_values` shares those holding the same
+bits: its inputs, and the outputs of a target that agrees bit for bit) are not written again: its
+trace.json names them in the reference's arrays.npz beside it, with that file's hash, so each
+value is on disk once (issue 23: a passing file wrote every input once per backend).
 """
 
+import dataclasses
 import hashlib
 import json
 import os
-from typing import Any, BinaryIO, Dict, Optional, Union
+from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -19,12 +25,26 @@ ARRAYS_NAME = "arrays.npz"  # beside trace.json: every array of every call, in c
 _PY_TYPES = {"float": float, "int": int, "bool": bool, "str": str, "bytes": bytes}
 
 
-def _encode(value: Any, arrays: Dict[str, np.ndarray]) -> Any:
-  """The JSON spec of `value` (see `structure`); its leaves go into `arrays` as a0, a1, ..."""
+@dataclasses.dataclass(frozen=True)
+class SavedReference:
+  """Where the reference's trace was saved and its arrays by identity, for its targets."""
+  directory: str
+  arrays_sha256: str
+  keys: Dict[int, Tuple[Any, str]]  # id(array) -> (the array, its key in the reference's npz)
+
+
+def _encode(value: Any, arrays: Dict[str, np.ndarray], shared: Optional[SavedReference] = None,
+            written: Optional[List[Tuple[Any, str]]] = None) -> Any:
+  """The JSON spec of `value` (see `structure`); its leaves go into `arrays` as a0, a1, ...,
+  except arrays of `shared` (named by their key there); `written` gets (leaf, key) pairs."""
 
   def leaf_spec(leaf: Any) -> Any:
     if leaf is None:
       return None
+    known = shared.keys.get(id(leaf)) if shared is not None else None
+    if known is not None and known[0] is leaf:
+      return {"array": known[1], "shared": True, **({"object": True} if leaf.dtype == object
+                                                    else {})}
     key = f"a{len(arrays)}"
     array = np.asarray(leaf)
     spec = {"array": key}
@@ -32,6 +52,8 @@ def _encode(value: Any, arrays: Dict[str, np.ndarray]) -> Any:
       array = array.astype(bytes)
       spec["object"] = True
     arrays[key] = array
+    if written is not None:
+      written.append((leaf, key))
     if not isinstance(leaf, (np.ndarray, np.generic)):
       spec["py"] = type(leaf).__name__
     return spec
@@ -39,10 +61,11 @@ def _encode(value: Any, arrays: Dict[str, np.ndarray]) -> Any:
   return structure.encode(value, leaf_spec)
 
 
-def _decode(spec: Any, arrays: Dict[str, np.ndarray]) -> Any:
+def _decode(spec: Any, arrays: Dict[str, np.ndarray],
+            shared: Optional[Dict[str, np.ndarray]] = None) -> Any:
 
   def leaf(leaf_spec: Any) -> Any:
-    array = arrays[leaf_spec["array"]]
+    array = (shared if leaf_spec.get("shared") else arrays)[leaf_spec["array"]]
     if leaf_spec.get("object"):
       array = array.astype(object)
     py_type = _PY_TYPES.get(leaf_spec.get("py", ""))
@@ -56,22 +79,31 @@ def content_sha256(data: Union[str, bytes]) -> str:
   return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
 
 
-def save_trace(trace: Trace, directory: str, reference: bool = False,
-               iree_input: Optional[str] = None) -> None:
-  """Writes trace.json and arrays.npz into `directory` (atomically, file by file).
-
-  `reference` and the hash of `iree_input` let replay refuse a target's trace or a module
-  directory whose iree_input.mlir was rewritten after the trace was saved.
-  """
-  arrays: Dict[str, np.ndarray] = {}
-  calls = [{
+def _calls(trace: Trace, arrays: Dict[str, np.ndarray], shared: Optional[SavedReference],
+           written: List[Tuple[Any, str]]) -> List[Dict[str, Any]]:
+  return [{
       "method": call.method,
-      "inputs": _encode(list(call.inputs), arrays),
-      "kwargs": _encode(call.kwargs, arrays),
-      "outputs": _encode(call.result, arrays),
+      "inputs": _encode(list(call.inputs), arrays, shared, written),
+      "kwargs": _encode(call.kwargs, arrays, shared, written),
+      "outputs": _encode(call.result, arrays, shared, written),
       "rtol": call.given_rtol,
       "atol": call.given_atol,
   } for call in trace.calls]
+
+
+def save_trace(trace: Trace, directory: str, reference: bool = False,
+               iree_input: Optional[str] = None,
+               shared: Optional[SavedReference] = None) -> SavedReference:
+  """Writes trace.json and arrays.npz into `directory` (atomically, file by file); returns what
+  a target's `save_trace(..., shared=)` needs to name this trace's arrays instead of copying them.
+
+  `reference` and the hash of `iree_input` let replay refuse a target's trace or a module
+  directory whose iree_input.mlir was rewritten after the trace was saved. `shared` (the saved
+  reference, in a sibling directory) holds the arrays this trace shares with it.
+  """
+  arrays: Dict[str, np.ndarray] = {}
+  written: List[Tuple[Any, str]] = []
+  calls = _calls(trace, arrays, shared, written)
   document = {
       "format": FORMAT_VERSION,
       "module_name": trace.module_name,
@@ -91,7 +123,45 @@ def save_trace(trace: Trace, directory: str, reference: bool = False,
 
   artifacts.write_with(os.path.join(directory, ARRAYS_NAME), fill)
   document["arrays_sha256"] = digest[0]  # the arrays are written first: the two must pair up.
+  if shared is not None and any(  # arrays it names in the reference's file: which one, as it was.
+      isinstance(s, dict) and s.get("shared") for s in _leaf_specs(calls)):
+    document["shared_arrays"] = {"trace": os.path.basename(shared.directory),
+                                 "arrays_sha256": shared.arrays_sha256}
   artifacts.write_text(os.path.join(directory, "trace.json"), json.dumps(document, indent=1))
+  return SavedReference(directory, digest[0], {
+      id(leaf): (leaf, key) for leaf, key in written if isinstance(leaf, np.ndarray)})
+
+
+def _leaf_specs(node: Any) -> List[Any]:
+  """Every dict with an "array" key in a JSON document."""
+  if isinstance(node, dict):
+    return [node] if "array" in node else [s for v in node.values() for s in _leaf_specs(v)]
+  if isinstance(node, list):
+    return [s for v in node for s in _leaf_specs(v)]
+  return []
+
+
+def _shared_arrays(directory: str, document: Dict[str, Any]) -> Optional[Dict[str, np.ndarray]]:
+  """The arrays of the reference trace `document` shares, checked to be the ones it was saved
+  with; ValueError naming the trace otherwise."""
+  shared = document.get("shared_arrays")
+  if shared is None:
+    return None
+  name = str(shared.get("trace", ""))
+  if not name or os.path.basename(name) != name or name in (".", ".."):
+    raise ValueError(f"{directory}/trace.json names no sibling trace to share arrays with: "
+                     f"{name!r}.")
+  path = os.path.join(os.path.dirname(os.path.abspath(directory)), name, ARRAYS_NAME)
+  try:
+    with open(path, "rb") as f:
+      digest = hashlib.file_digest(f, "sha256").hexdigest()
+  except FileNotFoundError:
+    raise ValueError(f"{directory} shares arrays with {path}, which is missing.") from None
+  if digest != shared.get("arrays_sha256"):
+    raise ValueError(f"{directory} shares arrays with {path}, rewritten since by another run of "
+                     "the trace: run the test again for a consistent pair.")
+  with np.load(path, allow_pickle=False) as npz:
+    return {key: npz[key] for key in npz.files}
 
 
 def load_trace(directory: str) -> Trace:
@@ -103,11 +173,12 @@ def load_trace(directory: str) -> Trace:
                      f"this library reads format {FORMAT_VERSION}.")
   with np.load(os.path.join(directory, ARRAYS_NAME), allow_pickle=False) as npz:
     arrays = {key: npz[key] for key in npz.files}
+  shared = _shared_arrays(directory, document)
   trace = Trace(module_name=document["module_name"], backend=document["backend"],
                 function_name=document["function_name"],
                 backend_names=document.get("backend_names", ()))
   for call in document["calls"]:
-    trace.calls.append(ModuleCall(call["method"], _decode(call["inputs"], arrays),
-                                  _decode(call["outputs"], arrays), call["rtol"], call["atol"],
-                                  _decode(call["kwargs"], arrays)))
+    trace.calls.append(ModuleCall(call["method"], _decode(call["inputs"], arrays, shared),
+                                  _decode(call["outputs"], arrays, shared), call["rtol"],
+                                  call["atol"], _decode(call["kwargs"], arrays, shared)))
   return trace
