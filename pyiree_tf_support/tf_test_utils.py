@@ -199,19 +199,33 @@ class TracedModuleTestCase(tf.test.TestCase):
     """The file defining the test class (None when it has none, e.g. typed at a prompt)."""
     return getattr(sys.modules.get(cls.__module__), "__file__", None)
 
-  def _save_trace(self, trace: Trace, reference: bool = False) -> str:
+  def _save_trace(self, trace: Trace, reference: bool = False, text: bool = True) -> str:
     """Saves the trace loadable (a directory: every value, which replay reads) and readable
-    (.txt beside it, returned: arrays over 64 elements summarized unless --full_text_traces)."""
-    loadable = artifacts.trace_path(self._artifacts_dir, trace.function_name, trace.backend,
-                                    suffix="")
+    (`_save_text`; with `text=False` the caller writes it once it knows the failing call);
+    returns the readable file's path."""
+    loadable = self._loadable_path(trace)
     # A target's arrays shared with the reference's record are named in the reference's file.
     saved = trace_io.save_trace(trace, loadable, reference, self._iree_input,
                                 None if reference else self._saved_reference)
     if reference:
       self._saved_reference = saved
+    if text:
+      return self._save_text(trace)
+    return artifacts.trace_path(self._artifacts_dir, trace.function_name, trace.backend)
+
+  def _loadable_path(self, trace: Trace) -> str:
+    return artifacts.trace_path(self._artifacts_dir, trace.function_name, trace.backend,
+                                suffix="")
+
+  def _save_text(self, trace: Trace, failing_call: Optional[int] = None) -> str:
+    """The readable trace (.txt beside the loadable one, returned): arrays over 64 elements
+    summarized and, over 100 calls, the first and last 10 and the failing call shown, unless
+    --full_text_traces."""
     return trace.save_plaintext(
         self._artifacts_dir, summarize=not self._settings.full_text_traces,
-        complete_values=os.path.join(os.path.basename(loadable), trace_io.ARRAYS_NAME))
+        complete_values=os.path.join(os.path.basename(self._loadable_path(trace)),
+                                     trace_io.ARRAYS_NAME),
+        keep_calls=() if failing_call is None else (failing_call,))
 
   def _call_repros(self, module, ref_trace: Trace,
                    trace: Trace) -> Optional[repro.CallRepros]:
@@ -266,7 +280,7 @@ class TracedModuleTestCase(tf.test.TestCase):
       not_imported = module.method_import_error(trace.pending_method) if error else None
       not_compiled = module.method_compile_error(trace.pending_method) if error else None
       if trace.calls or not (not_imported or not_compiled):  # no empty trace of a method
-        path = self._save_trace(trace)                       # that is not in the module.
+        path = self._save_trace(trace, text=False)           # that is not in the module.
       if not_imported:
         outcome = Outcome(setup.info.name, Status.IMPORT_ERROR,
                           f"call {len(trace.calls)} ({trace.pending_method}): {not_imported}", path)
@@ -288,6 +302,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     except Exception as e:  # pylint: disable=broad-except
       outcome = Outcome(setup.info.name, Status.RUNTIME_ERROR,
                         f"{step} raised {type(e).__name__}: {e}", path)
+    if path is not None:  # the readable trace, showing the failing call however long it is.
+      self._save_text(trace, outcome.call_index)
     if cli_flags.value("log_all_traces") or outcome.status.failed:
       logging.info("%s", trace.format(cli_flags.value("summarize")))
     return outcome, repros

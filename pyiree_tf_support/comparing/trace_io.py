@@ -25,35 +25,60 @@ ARRAYS_NAME = "arrays.npz"  # beside trace.json: every array of every call, in c
 _PY_TYPES = {"float": float, "int": int, "bool": bool, "str": str, "bytes": bytes}
 
 
+# Arrays of at most this many elements are stored as rows of one entry per dtype and shape: an
+# npz entry costs ~0.1 ms to write and read, seconds for a 3000-call trace of small arrays.
+_STACKED_ELEMENTS = 1024
+
+
 @dataclasses.dataclass(frozen=True)
 class SavedReference:
   """Where the reference's trace was saved and its arrays by identity, for its targets."""
   directory: str
   arrays_sha256: str
-  keys: Dict[int, Tuple[Any, str]]  # id(array) -> (the array, its key in the reference's npz)
+  specs: Dict[int, Tuple[Any, Dict[str, Any]]]  # id(array) -> (the array, its spec there)
 
 
-def _encode(value: Any, arrays: Dict[str, np.ndarray], shared: Optional[SavedReference] = None,
-            written: Optional[List[Tuple[Any, str]]] = None) -> Any:
-  """The JSON spec of `value` (see `structure`); its leaves go into `arrays` as a0, a1, ...,
-  except arrays of `shared` (named by their key there); `written` gets (leaf, key) pairs."""
+class _Arrays:
+  """The entries of one arrays.npz: a big array is its own entry (a0, a1, ...); small ones of one
+  dtype and shape are rows of one stacked entry (s0, s1, ...), named by key and row."""
+
+  def __init__(self):
+    self._entries: Dict[str, np.ndarray] = {}
+    self._stacks: Dict[Tuple[str, Tuple[int, ...]], Tuple[str, List[np.ndarray]]] = {}
+
+  def add(self, array: np.ndarray) -> Dict[str, Any]:
+    if array.size <= _STACKED_ELEMENTS and not array.dtype.hasobject:
+      key, rows = self._stacks.setdefault((array.dtype.str, array.shape),
+                                          (f"s{len(self._stacks)}", []))
+      rows.append(array)
+      return {"array": key, "row": len(rows) - 1}
+    key = f"a{len(self._entries)}"
+    self._entries[key] = array
+    return {"array": key}
+
+  def entries(self) -> Dict[str, np.ndarray]:
+    return {**self._entries, **{key: np.stack(rows) for key, rows in self._stacks.values()}}
+
+
+def _encode(value: Any, arrays: _Arrays, shared: Optional[SavedReference],
+            written: List[Tuple[Any, Dict[str, Any]]]) -> Any:
+  """The JSON spec of `value` (see `structure`); its leaves go into `arrays`, except arrays of
+  `shared` (named by their spec there); `written` gets (leaf, spec) pairs."""
 
   def leaf_spec(leaf: Any) -> Any:
     if leaf is None:
       return None
-    known = shared.keys.get(id(leaf)) if shared is not None else None
+    known = shared.specs.get(id(leaf)) if shared is not None else None
     if known is not None and known[0] is leaf:
-      return {"array": known[1], "shared": True, **({"object": True} if leaf.dtype == object
-                                                    else {})}
-    key = f"a{len(arrays)}"
+      return {**known[1], "shared": True}
     array = np.asarray(leaf)
-    spec = {"array": key}
-    if array.dtype == object:  # TF strings: stored as fixed-width bytes, restored as objects.
+    object_strings = array.dtype == object
+    if object_strings:  # TF strings: stored as fixed-width bytes, restored as objects.
       array = array.astype(bytes)
+    spec = arrays.add(array)
+    if object_strings:
       spec["object"] = True
-    arrays[key] = array
-    if written is not None:
-      written.append((leaf, key))
+    written.append((leaf, dict(spec)))
     if not isinstance(leaf, (np.ndarray, np.generic)):
       spec["py"] = type(leaf).__name__
     return spec
@@ -66,6 +91,8 @@ def _decode(spec: Any, arrays: Dict[str, np.ndarray],
 
   def leaf(leaf_spec: Any) -> Any:
     array = (shared if leaf_spec.get("shared") else arrays)[leaf_spec["array"]]
+    if "row" in leaf_spec:
+      array = np.array(array[int(leaf_spec["row"]), ...])  # its own copy, 0-d rows included.
     if leaf_spec.get("object"):
       array = array.astype(object)
     py_type = _PY_TYPES.get(leaf_spec.get("py", ""))
@@ -79,8 +106,8 @@ def content_sha256(data: Union[str, bytes]) -> str:
   return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
 
 
-def _calls(trace: Trace, arrays: Dict[str, np.ndarray], shared: Optional[SavedReference],
-           written: List[Tuple[Any, str]]) -> List[Dict[str, Any]]:
+def _calls(trace: Trace, arrays: _Arrays, shared: Optional[SavedReference],
+           written: List[Tuple[Any, Dict[str, Any]]]) -> List[Dict[str, Any]]:
   return [{
       "method": call.method,
       "inputs": _encode(list(call.inputs), arrays, shared, written),
@@ -101,8 +128,8 @@ def save_trace(trace: Trace, directory: str, reference: bool = False,
   directory whose iree_input.mlir was rewritten after the trace was saved. `shared` (the saved
   reference, in a sibling directory) holds the arrays this trace shares with it.
   """
-  arrays: Dict[str, np.ndarray] = {}
-  written: List[Tuple[Any, str]] = []
+  arrays = _Arrays()
+  written: List[Tuple[Any, Dict[str, Any]]] = []
   calls = _calls(trace, arrays, shared, written)
   document = {
       "format": FORMAT_VERSION,
@@ -117,7 +144,8 @@ def save_trace(trace: Trace, directory: str, reference: bool = False,
   digest = []
 
   def fill(npz: BinaryIO) -> None:
-    np.savez(npz, **arrays)  # uncompressed, straight to the file: no copy of the arrays.
+    np.savez(npz, **arrays.entries())  # uncompressed, straight to the file: big arrays are not
+                                       # copied (small ones are, once, into their stack).
     npz.seek(0)
     digest.append(hashlib.file_digest(npz, "sha256").hexdigest())
 
@@ -127,9 +155,10 @@ def save_trace(trace: Trace, directory: str, reference: bool = False,
       isinstance(s, dict) and s.get("shared") for s in _leaf_specs(calls)):
     document["shared_arrays"] = {"trace": os.path.basename(shared.directory),
                                  "arrays_sha256": shared.arrays_sha256}
-  artifacts.write_text(os.path.join(directory, "trace.json"), json.dumps(document, indent=1))
+  # One line: json's C encoder (indented output is its pure-Python one: seconds for long traces).
+  artifacts.write_text(os.path.join(directory, "trace.json"), json.dumps(document))
   return SavedReference(directory, digest[0], {
-      id(leaf): (leaf, key) for leaf, key in written if isinstance(leaf, np.ndarray)})
+      id(leaf): (leaf, spec) for leaf, spec in written if isinstance(leaf, np.ndarray)})
 
 
 def _leaf_specs(node: Any) -> List[Any]:

@@ -81,5 +81,27 @@ class SharedArraysTest(absltest.TestCase):
                                   BIG + 1)
 
 
+class ManySmallArraysTest(absltest.TestCase):
+  """Small arrays of one dtype and shape are rows of one npz entry (issue 23: an entry per array
+  cost seconds for a 3000-call trace); every value loads back as it was."""
+
+  def test_a_long_trace_of_small_arrays_is_a_few_entries_and_loads_back(self):
+    trace = _trace("tf_ref", [
+        ModuleCall("f", (np.full([16], i, np.float32), np.int32(i), float(i)),
+                   {"sum": np.array(i * 2.5, np.float64), "big": BIG if i == 7 else None})
+        for i in range(300)])
+    directory = os.path.join(tempfile.mkdtemp(), "f__tf_ref")
+    trace_io.save_trace(trace, directory, reference=True)
+    with np.load(os.path.join(directory, "arrays.npz")) as npz:
+      self.assertLessEqual(len(npz.files), 5)
+    for i, call in enumerate(trace_io.load_trace(directory).calls):
+      np.testing.assert_array_equal(call.inputs[0], np.full([16], i, np.float32))
+      self.assertEqual((call.inputs[1], type(call.inputs[1])), (i, np.ndarray))
+      self.assertEqual((call.inputs[2], type(call.inputs[2])), (float(i), float))
+      self.assertEqual(call.result["sum"].dtype, np.float64)
+      self.assertEqual(float(call.result["sum"]), i * 2.5)
+      self.assertIs(call.result["big"] is None, i != 7)
+
+
 if __name__ == "__main__":
   absltest.main()
