@@ -6,8 +6,8 @@ process is ours to end (the test file run as `python file.py`: absltest's main, 
 main), `run_then_exit` does what an exit does that can be observed, in the same order: joins
 non-daemon threads (and the thread pools' exit hooks), runs every atexit handler (logging's flush,
 weakref finalizers: the workers are stopped, temporary dirs removed), flushes stdout and stderr,
-then `os._exit` with the status the SystemExit would have given. Anything else keeps the normal exit:
-an exception other than SystemExit, a profiler or tracer (cProfile, coverage, pdb write their
+then `os._exit` with the status the SystemExit would have given. Anything else keeps the normal
+exit: an exception other than SystemExit, a profiler or tracer (cProfile, coverage, pdb write their
 results after the script returns), or a script run by another program (`python -m cProfile`,
 runpy); pytest never calls these mains.
 """
