@@ -438,7 +438,8 @@ def bench_long_trace(bench: Bench) -> None:
   bench.figure("L", f"ms per call-execution of a {LONG_CALLS}-call stateful trace (16 floats; "
                "llvm-cpu, vmvx, TF)", values["wall_s"], 0.15, "ms",
                f"(median wall of {LONG_CALLS} calls - median wall of 1 call) / {executions}; "
-               f"files written: {long_bytes / 1e6:.1f} MB", unavailable=f"a run failed: {failed[0]}" if failed else None,
+               f"files written: {long_bytes / 1e6:.1f} MB",
+               unavailable=f"a run failed: {failed[0]}" if failed else None,
                cpu_value=values["cpu_s"])
 
 
