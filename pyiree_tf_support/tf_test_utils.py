@@ -302,10 +302,11 @@ class TracedModuleTestCase(tf.test.TestCase):
     except Exception as e:  # pylint: disable=broad-except
       outcome = Outcome(setup.info.name, Status.RUNTIME_ERROR,
                         f"{step} raised {type(e).__name__}: {e}", path)
+    failing = () if outcome.call_index is None else (outcome.call_index,)
     if path is not None:  # the readable trace, showing the failing call however long it is.
       self._save_text(trace, outcome.call_index)
     if cli_flags.value("log_all_traces") or outcome.status.failed:
-      logging.info("%s", trace.format(cli_flags.value("summarize")))
+      logging.info("%s", trace.format(cli_flags.value("summarize"), keep_calls=failing))
     return outcome, repros
 
   def compare_backends(self, trace_function: Callable[[TracedModule], None]) -> None:
