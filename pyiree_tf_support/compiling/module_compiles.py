@@ -12,6 +12,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 from absl import logging
 
+from pyiree_tf_support.compiling import compile_key
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import method_compiles
 from pyiree_tf_support.compiling.compile_cache import CompileCache
@@ -33,8 +34,12 @@ def compile_once(request: compiler.CompileRequest, description: str,
   An interrupted compile is forgotten (its waiters see the interrupt), so a later one runs again.
   """
   # Outside the lock: it hashes the whole input. Without a cache the key only tells this
-  # process's compiles apart, so `host` need not be resolved (an iree-compile probe, ~0.25 s).
-  key = request.key(host_target=None if cache is not None else _THIS_HOST)
+  # process's compiles apart, so `host` need not be resolved (an iree-compile probe, ~0.25 s);
+  # with one, what it resolves to is remembered there for this compiler and CPU.
+  host = _THIS_HOST
+  if cache is not None and compile_key.names_host(request.targets, request.flags):
+    host = compile_key.host_target(compile_key.llvmcpu_flags(request.flags), cache)
+  key = request.key(host_target=host)
   with _lock:
     future = _compiles.get(key)
     owner = future is None

@@ -228,6 +228,16 @@ class CompileOncePerProcessTest(absltest.TestCase):
     self.assertIn(probe, self.run_e2e("--target_backends=iree_llvmjit", "--verbose",
                                       f"--compile_cache_dir={tempfile.mkdtemp()}"))
 
+  def test_a_warm_run_asks_the_compiler_nothing_about_host(self):
+    cache_dir = tempfile.mkdtemp()
+    probe = "llvm-cpu 'host' is"
+    self.assertIn(probe, self.run_e2e("--target_backends=iree_llvmjit", "--verbose",
+                                      f"--compile_cache_dir={cache_dir}"))
+    second = self.run_e2e("--target_backends=iree_llvmjit", "--verbose",
+                          f"--compile_cache_dir={cache_dir}")
+    self.assertNotIn(probe, second)  # remembered in the cache for this compiler and CPU.
+    self.assertEqual(second.count("Compile cache hit"), 1, second[-3000:])
+
   def test_the_same_module_from_another_checkout_hits(self):
     cache_dir = tempfile.mkdtemp()
     logs = []
