@@ -1,14 +1,18 @@
 """Benchmarks pyiree_tf_support against hand-written code, itself and IREE's own iree.tf.support.
 
   .venv/bin/python bench/run_benchmark.py [--repeats 3] [--cheap_repeats 5] [--suite_repeats 1]
-      [--timeout 300] [--output /tmp/bench_results.json] [--only S,1,2,3,4,5,6,V] [--keep]
+      [--timeout 300] [--output /tmp/bench_results.json] [--only S,1,W,L,R,2,3,4,5,6,7,V]
+      [--keep]
 
 Suite ratios S1 (pytest e2e/ / Bazel) and S2 (pytest -n 2 / pytest) are in suite_ratios.py; S3 is
-one e2e file through the library / the hand-written floor. 6a is the cost of one drawn example
-once compiled (bench/example_cost.py), 6b an --examples=100 run of an e2e file / its traces alone.
-V figures: the CPU seconds of a Vulkan file's run (its runtime workers' and the whole run's), an
-idle worker's device released by the measured rule vs after a fixed second vs never
-(docs/vulkan_idle.md).
+one e2e file through the library / the hand-written floor, S3w the same with a warm compile cache,
+B the bytes that passing file writes (against the 46 MB it wrote before issue 23), L the cost per
+call-execution of a 3000-call stateful trace (bench/long_trace_test.py), R the bytes, time and
+peak RSS of a ResNet50-sized Keras model (bench/resnet50_test.py). 6a is the cost of one drawn
+example once compiled (bench/example_cost.py), 6b an --examples=100 run of an e2e file / its
+traces alone; 7 one dispatch localization / the compile + run of the failing call. V figures: the
+CPU seconds of a Vulkan file's run (its runtime workers' and the whole run's), an idle worker's
+device released by the measured rule vs after a fixed second vs never (docs/vulkan_idle.md).
 
 Every measurement is a whole child process (a fresh interpreter, TF_CPP_MIN_LOG_LEVEL=2), so this
 script never imports TensorFlow, IREE or the library itself. Configurations that are compared run
@@ -45,6 +49,8 @@ PYTHON = VENV_PYTHON if os.path.exists(VENV_PYTHON) else sys.executable
 POLL_SECONDS = 0.15
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 WORKER_MARK = b"pyiree_tf_support.runtime.runtime_worker\0--serve"
+BYTES_BEFORE = 46e6  # what one passing simple_arithmetic run wrote before issue 23.
+LONG_CALLS = 3000
 PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 COMPILED_RE = re.compile(
     r"Compiled (\S+) for the reference and (\d+) target backend\(s\) in ([0-9.]+) s\.")
@@ -337,6 +343,26 @@ class Bench:
     print(flush=True)
 
 
+  def figure(self, rid: str, title: str, value: Optional[float], goal: Optional[float],
+             unit: str, note: str = "", unavailable: Optional[str] = None,
+             cpu_value: Optional[float] = None) -> None:
+    """Records and prints a figure that is not a ratio of two configurations' medians."""
+    reason = unavailable if value is None else None
+    met = None if value is None or goal is None else value <= goal
+    entry = {"id": rid, "title": title, "field": unit, "value": value, "goal": goal, "met": met,
+             "unavailable": reason or (None if value is not None else "not measured"),
+             "note": note, "cpu_ratio": cpu_value}
+    self.ratios.append(entry)
+    shown = f"n/a: {entry['unavailable']}" if value is None else f"{value:.3f} {unit}"
+    print(f"  => {rid} {title}")
+    print(f"     value = {shown}   " + (f"goal <= {goal:g}" if goal is not None else "(info)"))
+    if cpu_value is not None:
+      print(f"     load-robust cross-check (CPU seconds instead of wall): {cpu_value:.3f} {unit}")
+    if note:
+      print(f"     note: {note}")
+    print(flush=True)
+
+
 def print_memory(label: str, runs: Sequence[Run]) -> None:
   """Peak memory figures of one configuration."""
   good = [r for r in runs if r.ok]
@@ -390,6 +416,12 @@ def bench_library_vs_hand_vs_iree(bench: Bench) -> None:
   print_memory("hand-written", hand)
   print_memory("iree.tf.support", iree)
   print()
+  files = median([r.artifacts_bytes for r in lib if r.ok])
+  bench.figure("B", "bytes written per passing file / 46 MB (issue 23's measure on "
+               "simple_arithmetic)", None if files is None else files / BYTES_BEFORE,
+               0.25, "x", f"median {(files or 0) / 1e6:.1f} MB written by the library's run "
+               "(the hand-written floor writes nothing)",
+               unavailable=None if files is not None else "no library run passed")
   iree_failed = [r for r in iree if not r.ok]
   reason = None
   if iree_failed:
@@ -397,6 +429,75 @@ def bench_library_vs_hand_vs_iree(bench: Bench) -> None:
   bench.ratio("5", "library / IREE's iree.tf.support, whole process", lib, iree, "wall_s", 0.8,
               "IREE's iree_llvmcpu compiles llvm-cpu without a target CPU (generic, plus a long "
               "warning); ours passes --iree-llvmcpu-target-cpu=host", unavailable=reason)
+
+
+def bench_warm_vs_hand(bench: Bench) -> None:
+  """S3w: the S3 file through the library with a warm compile cache / the hand-written floor,
+  which compiles (a re-run that compiles nothing must beat a script that compiles)."""
+  print("[S3w] simple_arithmetic (llvm-cpu): library with a warm compile cache vs hand-written")
+  cache = bench.fresh_dir("s3cache")
+  warm_args = lambda: ["e2e/simple_arithmetic_test.py", "--target_backends=iree_llvmjit",
+                       "--verbose", f"--compile_cache_dir={cache}",
+                       f"--artifacts_dir={bench.fresh_dir('libwarm')}"]
+  bench.runs.append(run_process("library (fills the cache)", warm_args(), bench.timeout))
+  results = bench.interleaved([
+      ("library warm cache", warm_args),
+      ("hand-written iree_llvmjit", lambda: [
+          "bench/hand_written_simple_arithmetic.py", "--target_backends=iree_llvmjit",
+          f"--artifacts_dir={bench.fresh_dir('hand')}"]),
+  ], bench.cheap_repeats)
+  warm, hand = results["library warm cache"], results["hand-written iree_llvmjit"]
+  missed = [r for r in warm if r.ok and not r.cache_hits]
+  bench.ratio("S3w", "one e2e file, warm compile cache: library / hand-written floor", warm,
+              hand, "wall_s", 0.80, "cache hits per warm run: "
+              + ", ".join(str(r.cache_hits) for r in warm)
+              + (" (a warm run missed the cache!)" if missed else ""))
+  print_memory("library warm", warm)
+  print()
+
+
+def bench_long_trace(bench: Bench) -> None:
+  """L: the per-call cost of a 3000-call stateful trace (bench/long_trace_test.py) over the same
+  file with one call, on llvm-cpu + vmvx + the TF reference."""
+  backends = "--target_backends=iree_llvmjit,iree_vmvx"
+  print(f"[L] bench/long_trace_test.py {backends}: --calls={LONG_CALLS} vs --calls=1")
+  results = bench.interleaved([
+      (f"long trace {LONG_CALLS} calls", lambda: [
+          "bench/long_trace_test.py", f"--calls={LONG_CALLS}", backends, "--nocompile_cache",
+          f"--artifacts_dir={bench.fresh_dir('long')}"]),
+      ("long trace 1 call", lambda: [
+          "bench/long_trace_test.py", "--calls=1", backends, "--nocompile_cache",
+          f"--artifacts_dir={bench.fresh_dir('short')}"]),
+  ], bench.cheap_repeats)
+  long, short = results[f"long trace {LONG_CALLS} calls"], results["long trace 1 call"]
+  executions = (LONG_CALLS - 1) * 3  # the reference and two targets run every call.
+  values = {}
+  for field in ("wall_s", "cpu_s"):
+    a, b = summarize(long, field)["median"], summarize(short, field)["median"]
+    values[field] = None if a is None or b is None else (a - b) / executions * 1000
+  failed = [r.error for r in long + short if not r.ok]
+  long_bytes = median([r.artifacts_bytes for r in long if r.ok]) or 0
+  bench.figure("L", f"ms per call-execution of a {LONG_CALLS}-call stateful trace (16 floats; "
+               "llvm-cpu, vmvx, TF)", values["wall_s"], 0.15, "ms",
+               f"(median wall of {LONG_CALLS} calls - median wall of 1 call) / {executions}; "
+               f"files written: {long_bytes / 1e6:.1f} MB",
+               unavailable=f"a run failed: {failed[0]}" if failed else None,
+               cpu_value=values["cpu_s"])
+
+
+def bench_big_model(bench: Bench) -> None:
+  """R: a ResNet50-sized Keras model (CIFAR shape, random weights) on llvm-cpu: bytes written
+  (goal <= 120 MB), wall time and peak RSS. One run: it takes ~30 s and ~2 GB."""
+  print("[R] bench/resnet50_test.py on iree_llvmjit")
+  run = run_process("ResNet50 llvm-cpu", [
+      "bench/resnet50_test.py", "--target_backends=iree_llvmjit", "--nocompile_cache",
+      f"--artifacts_dir={bench.fresh_dir('resnet')}"], bench.timeout)
+  bench.runs.append(run)
+  bench.figure("R", "ResNet50 (CIFAR shape, llvm-cpu): MB written", run.artifacts_bytes / 1e6
+               if run.ok else None, 120, "MB",
+               f"wall {run.wall_s:.1f} s, cpu {run.cpu_s:.1f} s, peak RSS (maxrss) "
+               f"{run.maxrss_kib / 1024:.0f} MiB, process-tree peak {run.tree_peak_kib / 1024:.0f}"
+               " MiB", unavailable=run.error)
 
 
 def bench_duplicate_backends(bench: Bench) -> None:
@@ -563,6 +664,10 @@ SUMMARY_NAMES = {
     "S1": "pytest e2e/ / bazel e2e suites (process)",
     "S2": "pytest -n 2 e2e/ / pytest e2e/ (process)",
     "S3": "one file: library / hand-written (process)",
+    "S3w": "one file, warm cache / hand-written (process)",
+    "B": "bytes per passing file / 46 MB",
+    "L": "ms per call-execution, 3000-call trace",
+    "R": "ResNet50 llvm-cpu: MB written",
     "1c": "library / hand-written (compile phase)",
     "2a": "X,X,X / X (compile phase)",
     "2b": "X,X,X / X (process)",
@@ -653,10 +758,11 @@ def main() -> int:
                       help="runs per configuration for the cheaper benchmarks 1, 2 and 5")
   parser.add_argument("--timeout", type=float, default=300, help="seconds per child process")
   parser.add_argument("--output", default="/tmp/bench_results.json", help="JSON results path")
-  parser.add_argument("--only", default="S,1,2,3,4,5,6,7,V",
-                      help="comma list of benchmarks to run: S (suite: S1, S2), 1 (S3, 1c), 2-5 "
-                      "(1 and 5 share their runs), 6 (examples: 6a, 6b), 7 (localize), V (a "
-                      "Vulkan file's CPU, idle release)")
+  parser.add_argument("--only", default="S,1,W,L,R,2,3,4,5,6,7,V",
+                      help="comma list of benchmarks to run: S (suite: S1, S2), 1 (S3, 1c, B), "
+                      "W (S3w: warm cache), L (long trace), R (ResNet50), 2-5 (1 and 5 share "
+                      "their runs), 6 (examples: 6a, 6b), 7 (localize), V (a Vulkan file's CPU, "
+                      "idle release)")
   parser.add_argument("--suite_repeats", type=int, default=1,
                       help="runs per configuration of the suite ratios S1, S2 (minutes each)")
   parser.add_argument("--keep", action="store_true", help="keep the artifacts and cache dirs")
@@ -677,7 +783,8 @@ def main() -> int:
   bench = Bench(args.repeats, args.cheap_repeats, args.timeout, workdir)
   sections = [("S", lambda b: suite_ratios.bench_suite(b, PYTHON, REPO, run_process, print_memory,
                                                         args.suite_repeats)),
-              ("1", bench_library_vs_hand_vs_iree), ("2", bench_duplicate_backends),
+              ("1", bench_library_vs_hand_vs_iree), ("W", bench_warm_vs_hand),
+              ("L", bench_long_trace), ("R", bench_big_model), ("2", bench_duplicate_backends),
               ("3", bench_compile_cache), ("4", bench_concurrent_compiles),
               ("6", bench_examples), ("7", bench_localize), ("V", bench_vulkan_idle)]
   try:

@@ -58,6 +58,7 @@ from typing import Callable, List, Sequence, Tuple, Union
 from absl import app
 from absl import flags
 from pyiree_tf_support.core import verbosity
+from pyiree_tf_support.core import quick_exit
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
@@ -259,4 +260,8 @@ def run_tests(main_file: str, with_filecheck: bool = True) -> None:
     process = subprocess.run(command, input=captured.getvalue().encode("utf-8"), check=False)
     sys.exit(process.returncode)
 
-  app.run(main)
+  def main_then_exit(argv: Sequence[str]) -> None:
+    # As absltest's main under tf_test_utils: the exit skips the interpreter's teardown.
+    quick_exit.run_then_exit(lambda: sys.exit(main(argv)))
+
+  app.run(main_then_exit)

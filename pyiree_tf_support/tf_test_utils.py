@@ -14,6 +14,7 @@ import unittest
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from absl import logging
+from absl.testing import absltest
 import numpy as np
 from pyiree_tf_support.core import verbosity
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
@@ -28,6 +29,7 @@ from pyiree_tf_support.core import signatures
 from pyiree_tf_support.examples import engine as examples_engine
 from pyiree_tf_support.examples import strategies as examples_strategies
 from pyiree_tf_support.examples import summary as examples_summary
+from pyiree_tf_support.core import quick_exit
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.reporting import report_files
@@ -58,6 +60,20 @@ __all__ = ["FLAGS", "ComparedTrace", "ModuleCall", "Modules", "Trace", "TracedMo
 DEFAULT_INPUT_GENERATOR = generated_tests.default_input_generator
 
 FLAGS = cli_flags.FLAGS
+
+
+def _run_tests_then_exit(run_tests: Callable[..., None]) -> Callable[..., None]:
+  def run(*args):
+    return quick_exit.run_then_exit(run_tests, *args)
+
+  run.wrapped = run_tests
+  return run
+
+
+# `tf.test.main()` ends in absltest's `run_tests`, which exits with the tests' status: a test file
+# run as `python file.py` then ends without the interpreter's teardown (core/quick_exit).
+if not hasattr(absltest.run_tests, "wrapped"):
+  absltest.run_tests = _run_tests_then_exit(absltest.run_tests)
 
 
 def get_reference_backend_info() -> BackendInfo:
@@ -280,6 +296,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     if _probing:  # setUpClass is finding the module a later-API class compiles.
       return
     self._reported = False  # whether this test has written its entry of report.json yet.
+    self._saved_reference: Optional[trace_io.SavedReference] = None  # the last reference trace.
     self._outcome_log.setdefault(self._testMethodName, [])
     # Fresh state for every test, without recompiling or restarting worker processes.
     self._ref_module = self._setup.reference
@@ -320,15 +337,33 @@ class TracedModuleTestCase(tf.test.TestCase):
     """The file defining the test class (None when it has none, e.g. typed at a prompt)."""
     return getattr(sys.modules.get(cls.__module__), "__file__", None)
 
-  def _save_trace(self, trace: Trace, reference: bool = False) -> str:
+  def _save_trace(self, trace: Trace, reference: bool = False, text: bool = True) -> str:
     """Saves the trace loadable (a directory: every value, which replay reads) and readable
-    (.txt beside it, returned: arrays over 64 elements summarized unless --full_text_traces)."""
-    loadable = artifacts.trace_path(self._artifacts_dir, trace.function_name, trace.backend,
-                                    suffix="")
-    trace_io.save_trace(trace, loadable, reference, self._iree_input)
+    (`_save_text`; with `text=False` the caller writes it once it knows the failing call);
+    returns the readable file's path."""
+    loadable = self._loadable_path(trace)
+    # A target's arrays shared with the reference's record are named in the reference's file.
+    saved = trace_io.save_trace(trace, loadable, reference, self._iree_input,
+                                None if reference else self._saved_reference)
+    if reference:
+      self._saved_reference = saved
+    if text:
+      return self._save_text(trace)
+    return artifacts.trace_path(self._artifacts_dir, trace.function_name, trace.backend)
+
+  def _loadable_path(self, trace: Trace) -> str:
+    return artifacts.trace_path(self._artifacts_dir, trace.function_name, trace.backend,
+                                suffix="")
+
+  def _save_text(self, trace: Trace, failing_call: Optional[int] = None) -> str:
+    """The readable trace (.txt beside the loadable one, returned): arrays over 64 elements
+    summarized and, over 100 calls, the first and last 10 and the failing call shown, unless
+    --full_text_traces."""
     return trace.save_plaintext(
         self._artifacts_dir, summarize=not self._settings.full_text_traces,
-        complete_values=os.path.join(os.path.basename(loadable), trace_io.ARRAYS_NAME))
+        complete_values=os.path.join(os.path.basename(self._loadable_path(trace)),
+                                     trace_io.ARRAYS_NAME),
+        keep_calls=() if failing_call is None else (failing_call,))
 
   def _call_repros(self, module, ref_trace: Trace,
                    trace: Trace) -> Optional[repro.CallRepros]:
@@ -383,7 +418,7 @@ class TracedModuleTestCase(tf.test.TestCase):
       not_imported = module.method_import_error(trace.pending_method) if error else None
       not_compiled = module.method_compile_error(trace.pending_method) if error else None
       if trace.calls or not (not_imported or not_compiled):  # no empty trace of a method
-        path = self._save_trace(trace)                       # that is not in the module.
+        path = self._save_trace(trace, text=False)           # that is not in the module.
       if not_imported:
         outcome = Outcome(setup.info.name, Status.IMPORT_ERROR,
                           f"call {len(trace.calls)} ({trace.pending_method}): {not_imported}", path)
@@ -405,8 +440,11 @@ class TracedModuleTestCase(tf.test.TestCase):
     except Exception as e:  # pylint: disable=broad-except
       outcome = Outcome(setup.info.name, Status.RUNTIME_ERROR,
                         f"{step} raised {type(e).__name__}: {e}", path)
+    failing = () if outcome.call_index is None else (outcome.call_index,)
+    if path is not None:  # the readable trace, showing the failing call however long it is.
+      self._save_text(trace, outcome.call_index)
     if cli_flags.value("log_all_traces") or outcome.status.failed:
-      logging.info("%s", trace.format(cli_flags.value("summarize")))
+      logging.info("%s", trace.format(cli_flags.value("summarize"), keep_calls=failing))
     return outcome, repros
 
   def _localize_mismatches(self, ref_trace: Trace,

@@ -414,7 +414,8 @@ class TfCompiledModule(CompiledModule):
                exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None,
                _signatures: Optional[Dict[str, FunctionSignature]] = None):
     super().__init__(module_class, backend_info, exported_names, artifacts_dir)
-    self._instance = module_imports.instantiate(module_class)
+    self._instance = (module_imports.take_pristine_instance(module_class)
+                      or module_imports.instantiate(module_class))
     module_imports.register_reference_instance(module_class, self._instance)
     if _signatures is None:
       _signatures = module_imports.known_signatures(module_class, exported_names)

@@ -1,12 +1,18 @@
 """Saving and loading traces as JSON (structure, methods, tolerances) plus .npz (arrays).
 
 Never pickle: a saved trace can be read by any process, including one without TensorFlow.
+
+A target's arrays that are the reference's own (`recorded_values` shares those holding the same
+bits: its inputs, and the outputs of a target that agrees bit for bit) are not written again: its
+trace.json names them in the reference's arrays.npz beside it, with that file's hash, so each
+value is on disk once (issue 23: a passing file wrote every input once per backend).
 """
 
+import dataclasses
 import hashlib
 import json
 import os
-from typing import Any, BinaryIO, Dict, Optional, Union
+from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -20,21 +26,62 @@ ARRAYS_NAME = "arrays.npz"  # beside trace.json: every array of every call, in c
 _PY_TYPES = {"float": float, "int": int, "bool": bool, "str": str, "bytes": bytes}
 
 
-def _encode(value: Any, arrays: Dict[str, np.ndarray]) -> Any:
-  """The JSON spec of `value` (see `structure`); its leaves go into `arrays` as a0, a1, ..."""
+# Arrays of at most this many elements are stored as rows of one entry per dtype and shape: an
+# npz entry costs ~0.1 ms to write and read, seconds for a 3000-call trace of small arrays.
+_STACKED_ELEMENTS = 1024
+
+
+@dataclasses.dataclass(frozen=True)
+class SavedReference:
+  """Where the reference's trace was saved and its arrays by identity, for its targets."""
+  directory: str
+  arrays_sha256: str
+  specs: Dict[int, Tuple[Any, Dict[str, Any]]]  # id(array) -> (the array, its spec there)
+
+
+class _Arrays:
+  """The entries of one arrays.npz: a big array is its own entry (a0, a1, ...); small ones of one
+  dtype and shape are rows of one stacked entry (s0, s1, ...), named by key and row."""
+
+  def __init__(self):
+    self._entries: Dict[str, np.ndarray] = {}
+    self._stacks: Dict[Tuple[str, Tuple[int, ...]], Tuple[str, List[np.ndarray]]] = {}
+
+  def add(self, array: np.ndarray) -> Dict[str, Any]:
+    if array.size <= _STACKED_ELEMENTS and not array.dtype.hasobject:
+      key, rows = self._stacks.setdefault((array.dtype.str, array.shape),
+                                          (f"s{len(self._stacks)}", []))
+      rows.append(array)
+      return {"array": key, "row": len(rows) - 1}
+    key = f"a{len(self._entries)}"
+    self._entries[key] = array
+    return {"array": key}
+
+  def entries(self) -> Dict[str, np.ndarray]:
+    return {**self._entries, **{key: np.stack(rows) for key, rows in self._stacks.values()}}
+
+
+def _encode(value: Any, arrays: _Arrays, shared: Optional[SavedReference],
+            written: List[Tuple[Any, Dict[str, Any]]]) -> Any:
+  """The JSON spec of `value` (see `structure`); its leaves go into `arrays`, except arrays of
+  `shared` (named by their spec there); `written` gets (leaf, spec) pairs."""
 
   def leaf_spec(leaf: Any) -> Any:
     if leaf is None:
       return None
-    key = f"a{len(arrays)}"
+    known = shared.specs.get(id(leaf)) if shared is not None else None
+    if known is not None and known[0] is leaf:
+      return {**known[1], "shared": True}
     array = np.asarray(leaf)
-    spec = {"array": key}
-    if array.dtype == object:  # TF strings: stored as fixed-width bytes, restored as objects.
+    object_strings = array.dtype == object
+    if object_strings:  # TF strings: stored as fixed-width bytes, restored as objects.
       array = array.astype(bytes)
+    spec = arrays.add(array)
+    if object_strings:
       spec["object"] = True
     elif array.dtype.kind == "V":  # ml_dtypes' bfloat16 & co.: .npy keeps only their bytes.
       spec["dtype"] = array.dtype.name
-    arrays[key] = array
+    written.append((leaf, dict(spec)))
     if not isinstance(leaf, (np.ndarray, np.generic)):
       spec["py"] = type(leaf).__name__
     return spec
@@ -42,10 +89,13 @@ def _encode(value: Any, arrays: Dict[str, np.ndarray]) -> Any:
   return structure.encode(value, leaf_spec)
 
 
-def _decode(spec: Any, arrays: Dict[str, np.ndarray]) -> Any:
+def _decode(spec: Any, arrays: Dict[str, np.ndarray],
+            shared: Optional[Dict[str, np.ndarray]] = None) -> Any:
 
   def leaf(leaf_spec: Any) -> Any:
-    array = arrays[leaf_spec["array"]]
+    array = (shared if leaf_spec.get("shared") else arrays)[leaf_spec["array"]]
+    if "row" in leaf_spec:
+      array = np.array(array[int(leaf_spec["row"]), ...])  # its own copy, 0-d rows included.
     if leaf_spec.get("object"):
       array = array.astype(object)
     elif "dtype" in leaf_spec:
@@ -61,22 +111,31 @@ def content_sha256(data: Union[str, bytes]) -> str:
   return hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
 
 
-def save_trace(trace: Trace, directory: str, reference: bool = False,
-               iree_input: Optional[str] = None) -> None:
-  """Writes trace.json and arrays.npz into `directory` (atomically, file by file).
-
-  `reference` and the hash of `iree_input` let replay refuse a target's trace or a module
-  directory whose iree_input.mlir was rewritten after the trace was saved.
-  """
-  arrays: Dict[str, np.ndarray] = {}
-  calls = [{
+def _calls(trace: Trace, arrays: _Arrays, shared: Optional[SavedReference],
+           written: List[Tuple[Any, Dict[str, Any]]]) -> List[Dict[str, Any]]:
+  return [{
       "method": call.method,
-      "inputs": _encode(list(call.inputs), arrays),
-      "kwargs": _encode(call.kwargs, arrays),
-      "outputs": _encode(call.result, arrays),
+      "inputs": _encode(list(call.inputs), arrays, shared, written),
+      "kwargs": _encode(call.kwargs, arrays, shared, written),
+      "outputs": _encode(call.result, arrays, shared, written),
       "rtol": call.given_rtol,
       "atol": call.given_atol,
   } for call in trace.calls]
+
+
+def save_trace(trace: Trace, directory: str, reference: bool = False,
+               iree_input: Optional[str] = None,
+               shared: Optional[SavedReference] = None) -> SavedReference:
+  """Writes trace.json and arrays.npz into `directory` (atomically, file by file); returns what
+  a target's `save_trace(..., shared=)` needs to name this trace's arrays instead of copying them.
+
+  `reference` and the hash of `iree_input` let replay refuse a target's trace or a module
+  directory whose iree_input.mlir was rewritten after the trace was saved. `shared` (the saved
+  reference, in a sibling directory) holds the arrays this trace shares with it.
+  """
+  arrays = _Arrays()
+  written: List[Tuple[Any, Dict[str, Any]]] = []
+  calls = _calls(trace, arrays, shared, written)
   document = {
       "format": FORMAT_VERSION,
       "module_name": trace.module_name,
@@ -90,13 +149,53 @@ def save_trace(trace: Trace, directory: str, reference: bool = False,
   digest = []
 
   def fill(npz: BinaryIO) -> None:
-    np.savez(npz, **arrays)  # uncompressed, straight to the file: no copy of the arrays.
+    np.savez(npz, **arrays.entries())  # uncompressed, straight to the file: big arrays are not
+                                       # copied (small ones are, once, into their stack).
     npz.seek(0)
     digest.append(hashlib.file_digest(npz, "sha256").hexdigest())
 
   artifacts.write_with(os.path.join(directory, ARRAYS_NAME), fill)
   document["arrays_sha256"] = digest[0]  # the arrays are written first: the two must pair up.
-  artifacts.write_text(os.path.join(directory, "trace.json"), json.dumps(document, indent=1))
+  if shared is not None and any(  # arrays it names in the reference's file: which one, as it was.
+      isinstance(s, dict) and s.get("shared") for s in _leaf_specs(calls)):
+    document["shared_arrays"] = {"trace": os.path.basename(shared.directory),
+                                 "arrays_sha256": shared.arrays_sha256}
+  # One line: json's C encoder (indented output is its pure-Python one: seconds for long traces).
+  artifacts.write_text(os.path.join(directory, "trace.json"), json.dumps(document))
+  return SavedReference(directory, digest[0], {
+      id(leaf): (leaf, spec) for leaf, spec in written if isinstance(leaf, np.ndarray)})
+
+
+def _leaf_specs(node: Any) -> List[Any]:
+  """Every dict with an "array" key in a JSON document."""
+  if isinstance(node, dict):
+    return [node] if "array" in node else [s for v in node.values() for s in _leaf_specs(v)]
+  if isinstance(node, list):
+    return [s for v in node for s in _leaf_specs(v)]
+  return []
+
+
+def _shared_arrays(directory: str, document: Dict[str, Any]) -> Optional[Dict[str, np.ndarray]]:
+  """The arrays of the reference trace `document` shares, checked to be the ones it was saved
+  with; ValueError naming the trace otherwise."""
+  shared = document.get("shared_arrays")
+  if shared is None:
+    return None
+  name = str(shared.get("trace", ""))
+  if not name or os.path.basename(name) != name or name in (".", ".."):
+    raise ValueError(f"{directory}/trace.json names no sibling trace to share arrays with: "
+                     f"{name!r}.")
+  path = os.path.join(os.path.dirname(os.path.abspath(directory)), name, ARRAYS_NAME)
+  try:
+    with open(path, "rb") as f:
+      digest = hashlib.file_digest(f, "sha256").hexdigest()
+  except FileNotFoundError:
+    raise ValueError(f"{directory} shares arrays with {path}, which is missing.") from None
+  if digest != shared.get("arrays_sha256"):
+    raise ValueError(f"{directory} shares arrays with {path}, rewritten since by another run of "
+                     "the trace: run the test again for a consistent pair.")
+  with np.load(path, allow_pickle=False) as npz:
+    return {key: npz[key] for key in npz.files}
 
 
 def load_trace(directory: str) -> Trace:
@@ -108,11 +207,12 @@ def load_trace(directory: str) -> Trace:
                      f"this library reads format {FORMAT_VERSION}.")
   with np.load(os.path.join(directory, ARRAYS_NAME), allow_pickle=False) as npz:
     arrays = {key: npz[key] for key in npz.files}
+  shared = _shared_arrays(directory, document)
   trace = Trace(module_name=document["module_name"], backend=document["backend"],
                 function_name=document["function_name"],
                 backend_names=document.get("backend_names", ()))
   for call in document["calls"]:
-    trace.calls.append(ModuleCall(call["method"], _decode(call["inputs"], arrays),
-                                  _decode(call["outputs"], arrays), call["rtol"], call["atol"],
-                                  _decode(call["kwargs"], arrays)))
+    trace.calls.append(ModuleCall(call["method"], _decode(call["inputs"], arrays, shared),
+                                  _decode(call["outputs"], arrays, shared), call["rtol"],
+                                  call["atol"], _decode(call["kwargs"], arrays, shared)))
   return trace

@@ -11,7 +11,7 @@ in memory.
 
 import io
 import sys
-from typing import Any, BinaryIO, Callable, Optional
+from typing import Any, BinaryIO, Callable, List, Optional, Sequence
 
 import numpy as np
 
@@ -21,6 +21,10 @@ from pyiree_tf_support.core import structure
 NUMPY_LINEWIDTH = 120  # 2020's width for arrays in traces (tf_test_utils.NUMPY_LINEWIDTH).
 SUMMARY_THRESHOLD = 64  # more elements than this are summarized (numpy's `threshold`).
 SUMMARY_EDGE_ITEMS = 3
+# A summarized trace of more calls than this shows the first and last SUMMARY_EDGE_CALLS (and the
+# first failing call): formatting is ~0.3 ms per array, seconds for a 3000-call trace per backend.
+SUMMARY_CALLS = 100
+SUMMARY_EDGE_CALLS = 10
 
 # Above this many elements a whole array is written one row (of its last axis) per line with a
 # fixed round-trip precision: numpy's aligned shortest printing costs ~7 µs per element (seconds
@@ -58,9 +62,11 @@ def _is_summarized(value: Any) -> bool:
   return isinstance(value, np.ndarray) and value.size > SUMMARY_THRESHOLD
 
 
-def summarizes(trace: Any) -> bool:
-  """Whether the summarized text of `trace` leaves out elements of any of its arrays."""
-  return any(_is_summarized(leaf) for call in trace.calls
+def summarizes(trace: Any, shown: Optional[Sequence[int]] = None) -> bool:
+  """Whether the summarized text of `trace` (its calls `shown`, all by default) leaves out
+  elements of any of its arrays."""
+  calls = trace.calls if shown is None else [trace.calls[i] for i in shown]
+  return any(_is_summarized(leaf) for call in calls
              for value in (call.inputs, call.kwargs, call.result)
              for _, leaf in structure.flatten_with_paths(value))
 
@@ -144,18 +150,41 @@ def write_call(call: Any, summarize: bool, write: Write) -> None:
                             "table)"))
 
 
+def shown_calls(count: int, summarize: bool, keep: Sequence[int] = ()) -> List[int]:
+  """The calls a text shows: all, or summarized over SUMMARY_CALLS, the first and last
+  SUMMARY_EDGE_CALLS and those in `keep` (e.g. the first failing call) with one on each side."""
+  if not summarize or count <= SUMMARY_CALLS:
+    return list(range(count))
+  shown = set(range(SUMMARY_EDGE_CALLS)) | set(range(count - SUMMARY_EDGE_CALLS, count))
+  for index in keep:
+    shown |= {i for i in (index - 1, index, index + 1) if 0 <= i < count}
+  return sorted(shown)
+
+
 def write_trace(trace: Any, summarize: bool, write: Write,
-                complete_values: Optional[str] = None) -> None:
-  """A `Trace`: a header line, then each call. `complete_values` names where the whole arrays
-  are; a summarized text that leaves elements out says so after its header."""
+                complete_values: Optional[str] = None, keep: Sequence[int] = ()) -> None:
+  """A `Trace`: a header line, then each call (summarized: over SUMMARY_CALLS calls, the first
+  and last few and `keep`). `complete_values` names where the whole arrays are; a summarized
+  text that leaves elements or calls out says so after its header."""
+  count = len(trace.calls)
   write(f"Trace of '{trace.function_name}' on module '{trace.module_name}', "
-        f"backend '{trace.backend}': {len(trace.calls)} call(s)\n")
-  if summarize and complete_values and summarizes(trace):
+        f"backend '{trace.backend}': {count} call(s)\n")
+  shown = shown_calls(count, summarize, keep)
+  where = (f"in {complete_values} (replay reads it; --full_text_traces writes them here)"
+           if complete_values else "in the loadable trace (--full_text_traces writes them here)")
+  if len(shown) < count:
+    write(f"{count - len(shown)} of the {count} calls are left out here; every call is {where}."
+          "\n")
+  if summarize and complete_values and summarizes(trace, shown):
     write(f"Arrays over {SUMMARY_THRESHOLD} elements are summarized here; their complete values "
-          f"are in {complete_values} (replay reads it; --full_text_traces writes them here).\n")
-  for i, call in enumerate(trace.calls):
-    write(f"{chr(10) if i else ''}\nCall {i}:\n")
-    write_call(call, summarize, _Indented(write))
+          f"are {where}.\n")
+  previous = -1
+  for i in shown:
+    if i > previous + 1:
+      write(f"\n\n... calls {previous + 1} to {i - 1} left out ...")
+    write(f"{chr(10) if previous >= 0 or i else ''}\nCall {i}:\n")
+    write_call(trace.calls[i], summarize, _Indented(write))
+    previous = i
   write("\n")
 
 
@@ -165,19 +194,20 @@ def format_call(call: Any, summarize: bool = True) -> str:
   return text.getvalue()
 
 
-def format_trace(trace: Any, summarize: bool = True, complete_values: Optional[str] = None) -> str:
+def format_trace(trace: Any, summarize: bool = True, complete_values: Optional[str] = None,
+                 keep: Sequence[int] = ()) -> str:
   text = io.StringIO()
-  write_trace(trace, summarize, text.write, complete_values)
+  write_trace(trace, summarize, text.write, complete_values, keep)
   return text.getvalue()
 
 
 def save(trace: Any, path: str, summarize: bool = True,
-         complete_values: Optional[str] = None) -> None:
+         complete_values: Optional[str] = None, keep: Sequence[int] = ()) -> None:
   """Writes the text of `trace` to `path` atomically, as it is formatted."""
 
   def fill(binary: BinaryIO) -> None:
     text = io.TextIOWrapper(binary, encoding="utf-8", newline="")
-    write_trace(trace, summarize, text.write, complete_values)
+    write_trace(trace, summarize, text.write, complete_values, keep)
     text.flush()
     text.detach()  # `binary` is closed by its owner.
 

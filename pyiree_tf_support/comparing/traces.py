@@ -125,19 +125,22 @@ class Trace:
   def __str__(self) -> str:
     return self.format()
 
-  def format(self, summarize: bool = True, complete_values: Optional[str] = None) -> str:
+  def format(self, summarize: bool = True, complete_values: Optional[str] = None,
+             keep_calls: Sequence[int] = ()) -> str:
     """The trace as text; `complete_values` names where a summary's whole arrays are."""
-    return trace_text.format_trace(self, summarize, complete_values)
+    return trace_text.format_trace(self, summarize, complete_values, keep_calls)
 
   def save_plaintext(self, artifacts_dir: str, summarize: bool = True,
-                     complete_values: Optional[str] = None) -> str:
+                     complete_values: Optional[str] = None,
+                     keep_calls: Sequence[int] = ()) -> str:
     """Writes <artifacts_dir>/traces/<function>__<backend>.txt (as 2020 did); returns its path.
 
-    Summarized (2020's default) it is a few KiB whatever the arrays hold; `complete_values`
-    names the file with the whole arrays, which the text then points to.
+    Summarized (2020's default) it is a few KiB whatever the arrays hold, and a trace of over
+    100 calls shows the first and last 10 and `keep_calls`; `complete_values` names the file
+    with every value, which the text then points to.
     """
     path = artifacts.trace_path(artifacts_dir, self.function_name, self.backend)
-    trace_text.save(self, path, summarize, complete_values)
+    trace_text.save(self, path, summarize, complete_values, keep_calls)
     return path
 
   @staticmethod

@@ -12,6 +12,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 from absl import logging
 
+from pyiree_tf_support.compiling import compile_key
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import method_compiles
 from pyiree_tf_support.compiling.compile_cache import CompileCache
@@ -21,6 +22,8 @@ from pyiree_tf_support.core.backends import BackendSpec
 
 _lock = threading.Lock()
 _compiles: Dict[str, concurrent.futures.Future] = {}
+# What `host` stands for in the keys of one process's compiles: the same machine for all of them.
+_THIS_HOST = "<this process's host>"
 
 
 def compile_once(request: compiler.CompileRequest, description: str,
@@ -30,7 +33,13 @@ def compile_once(request: compiler.CompileRequest, description: str,
 
   An interrupted compile is forgotten (its waiters see the interrupt), so a later one runs again.
   """
-  key = request.key()  # outside the lock: it hashes the whole input.
+  # Outside the lock: it hashes the whole input. Without a cache the key only tells this
+  # process's compiles apart, so `host` need not be resolved (an iree-compile probe, ~0.25 s);
+  # with one, what it resolves to is remembered there for this compiler and CPU.
+  host = _THIS_HOST
+  if cache is not None and compile_key.names_host(request.targets, request.flags):
+    host = compile_key.host_target(compile_key.llvmcpu_flags(request.flags), cache)
+  key = request.key(host_target=host)
   with _lock:
     future = _compiles.get(key)
     owner = future is None
@@ -38,8 +47,8 @@ def compile_once(request: compiler.CompileRequest, description: str,
       future = _compiles[key] = concurrent.futures.Future()
   if owner:
     try:
-      future.set_result(compiler.compile_request(request, description, reproducer, cache, key,
-                                                 limit))
+      future.set_result(compiler.compile_request(request, description, reproducer, cache,
+                                                 key if cache is not None else None, limit))
     except BaseException as e:
       if not isinstance(e, compiler.CompileError):
         with _lock:

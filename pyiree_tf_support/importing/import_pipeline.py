@@ -16,7 +16,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
-from pyiree_tf_support.importing.rewrites import dynamic_broadcasts
+from pyiree_tf_support.importing.rewrites import dynamic_ops
 from pyiree_tf_support.importing.rewrites import dynamic_reshapes
 from pyiree_tf_support.importing.rewrites import dynamic_strided_slices
 from pyiree_tf_support.importing.rewrites import growing_carries
@@ -149,11 +149,23 @@ DYNAMIC_STRIDED_SLICES = Step(
     "strides take every dynamic dim whole: the same elements, whatever the runtime size.",
     rewrite=dynamic_strided_slices.rewrite_dynamic_strided_slices)
 
+
+
+def rewrite_dynamic_broadcasts(text: str) -> str:
+  """The dynamic-broadcasts rewrite; IREE's MLIR bindings it runs on are imported only for a text
+  that has an op it handles (dynamic_ops)."""
+  if not dynamic_ops.may_rewrite(text):
+    return text
+  # pylint: disable-next=import-outside-toplevel
+  from pyiree_tf_support.importing.rewrites import dynamic_broadcasts
+  return dynamic_broadcasts.rewrite_dynamic_broadcasts(text).text
+
+
 DYNAMIC_BROADCASTS = Step(
     "dynamic-broadcasts",
-    dynamic_broadcasts.REWRITE_STEP.split(": ", 1)[1] + " (IREE cannot legalize a "
+    dynamic_ops.REWRITE_STEP.split(": ", 1)[1] + " (IREE cannot legalize a "
     "dynamic_broadcast_in_dim whose dynamic dims are not known to expand or not).",
-    rewrite=lambda text: dynamic_broadcasts.rewrite_dynamic_broadcasts(text).text)
+    rewrite=rewrite_dynamic_broadcasts)
 
 TENSOR_LIST_STEPS = (
     Step("to-regions",

@@ -14,7 +14,6 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import tensorflow as tf
-from iree.compiler import ir
 
 from pyiree_tf_support.importing import import_pipeline
 from pyiree_tf_support.importing import method_imports
@@ -501,6 +500,7 @@ def _reparse_problem(subject: str, iree_input: str) -> Optional[str]:
   make iree-compile reject the text of every function imported with it. It is one parse (a few ms
   for a small module); whole-module imports skip it and leave the error to iree-compile, as before.
   """
+  from iree.compiler import ir  # pylint: disable=import-outside-toplevel (~0.2 s: only here)
   with ir.Context():
     try:
       ir.Module.parse(import_pipeline.strip_header(iree_input))

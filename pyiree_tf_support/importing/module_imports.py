@@ -72,6 +72,10 @@ _saved_import_dirs: Dict[Tuple[Any, Tuple[str, ...]], set] = {}
 _kept_saved_models: Dict[Tuple[Any, Tuple[str, ...]], set] = {}
 # One instance per module class built for TF, to explain names that are not exported.
 _reference_instances: Dict[Any, tf.Module] = {}
+# The instance the last import built and traced, never called (saving a SavedModel traces its
+# functions, it runs none): the TF reference's first instance, so that TensorFlow neither builds
+# nor traces the module twice (a ResNet50 took ~25 s to build again). One at a time.
+_pristine_instances: Dict[Any, tf.Module] = {}
 
 
 def save_import_artifacts(imported: importer.ImportedModule, artifacts_dir: Optional[str]) -> None:
@@ -143,12 +147,15 @@ def import_module_class(module_class: ModuleClass, exported_names: Sequence[str]
     imported = _imports.get(key)
     if imported is None:
       try:
+        instance = instantiate(module_class)
         imported = importer.import_module(
-            instantiate(module_class), module_name_of(module_class), exported_names,
+            instance, module_name_of(module_class), exported_names,
             keep_saved_model_at, each_function_on_failure=True,
             keep_saved_model_on_failure_at=keep_saved_model_on_failure_at)
       except importer.ModuleImportFailure as e:
         raise save_failure_artifacts(e, artifacts_dir, keep_saved_model_on_failure_at) from e
+      _pristine_instances.clear()
+      _pristine_instances[module_class] = instance
       if imported.method_imports is not None:
         logging.warning("%s", imported.method_imports.describe())
       _imports[key] = imported
@@ -172,6 +179,13 @@ def known_signatures(module_class: ModuleClass,
   with _lock:
     imported = _imports.get((module_class, tuple(exported_names)))
   return None if imported is None else imported.signatures
+
+
+def take_pristine_instance(module_class: ModuleClass) -> Optional[tf.Module]:
+  """The instance this process's last import of `module_class` built, once (None after, or when
+  another class was imported since): built as `instantiate` builds one, and never called."""
+  with _lock:
+    return _pristine_instances.pop(module_class, None)
 
 
 def register_reference_instance(module_class: ModuleClass, instance: tf.Module) -> None:

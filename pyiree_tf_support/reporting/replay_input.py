@@ -171,7 +171,7 @@ def load(trace_dir: str) -> ReplayInput:
                       f"calls; its functions are: {', '.join(signatures) or 'none'}.")
   try:
     reference = trace_io.load_trace(trace_dir)
-  except (KeyError, TypeError, ValueError, AttributeError) as e:
+  except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
     raise ReplayError(f"{trace_json} does not decode against its arrays.npz "
                       f"({type(e).__name__}: {e}).") from None
   return ReplayInput(trace_dir, reference, iree_input, signatures)

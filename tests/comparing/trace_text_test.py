@@ -34,6 +34,33 @@ def _read(path: str) -> str:
     return f.read()
 
 
+class LongTraceTextTest(absltest.TestCase):
+  """Over 100 calls a summarized text shows the first and last 10 and the calls it is asked to
+  keep (the first failing one, with a call on each side), and says how many it left out
+  (issue 23: formatting 3000 calls took seconds per backend); whole, it shows every call."""
+
+  def _long(self, calls=300):
+    return _trace(*[ModuleCall("add", (np.full([16], i, np.float32),), np.float32(i))
+                    for i in range(calls)])
+
+  def test_a_long_trace_shows_its_ends_and_the_kept_call(self):
+    path = self._long().save_plaintext(tempfile.mkdtemp(), complete_values="f__iree_vmla/x.npz",
+                                       keep_calls=(150,))
+    text = _read(path)
+    shown = [int(n) for n in re.findall(r"^Call (\d+):", text, re.MULTILINE)]
+    self.assertEqual(shown, list(range(10)) + [149, 150, 151] + list(range(290, 300)))
+    self.assertIn("277 of the 300 calls are left out here; every call is in f__iree_vmla/x.npz",
+                  text)
+    self.assertIn("... calls 10 to 148 left out ...", text)
+    self.assertIn("... calls 152 to 289 left out ...", text)
+
+  def test_a_trace_of_100_calls_and_a_whole_text_show_every_call(self):
+    self.assertLen(re.findall(r"^Call \d+:", self._long(100).format(), re.MULTILINE), 100)
+    text = _read(self._long().save_plaintext(tempfile.mkdtemp(), summarize=False))
+    self.assertLen(re.findall(r"^Call \d+:", text, re.MULTILINE), 300)
+    self.assertNotIn("left out", text)
+
+
 class SummarizedTraceFileTest(absltest.TestCase):
 
   def test_a_big_array_is_summarized_and_the_file_names_the_complete_values(self):

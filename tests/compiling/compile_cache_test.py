@@ -220,6 +220,24 @@ class CompileOncePerProcessTest(absltest.TestCase):
     self.assertEqual(log.count("Invoke IREE Tool"), 1, log)
     self.assertEqual(log.count("Reusing this process's compilation"), 2)
 
+  def test_without_a_cache_host_is_not_resolved_with_one_it_is(self):
+    # The probe compile (~0.25 s) only serves the cache key (issue 23).
+    probe = "llvm-cpu 'host' is"
+    self.assertNotIn(probe, self.run_e2e("--target_backends=iree_llvmjit,iree_llvmjit",
+                                         "--nocompile_cache", "--verbose"))
+    self.assertIn(probe, self.run_e2e("--target_backends=iree_llvmjit", "--verbose",
+                                      f"--compile_cache_dir={tempfile.mkdtemp()}"))
+
+  def test_a_warm_run_asks_the_compiler_nothing_about_host(self):
+    cache_dir = tempfile.mkdtemp()
+    probe = "llvm-cpu 'host' is"
+    self.assertIn(probe, self.run_e2e("--target_backends=iree_llvmjit", "--verbose",
+                                      f"--compile_cache_dir={cache_dir}"))
+    second = self.run_e2e("--target_backends=iree_llvmjit", "--verbose",
+                          f"--compile_cache_dir={cache_dir}")
+    self.assertNotIn(probe, second)  # remembered in the cache for this compiler and CPU.
+    self.assertEqual(second.count("Compile cache hit"), 1, second[-3000:])
+
   def test_the_same_module_from_another_checkout_hits(self):
     cache_dir = tempfile.mkdtemp()
     logs = []

@@ -3,6 +3,10 @@ a rolled Keras RNN) is decomposed by TF's own tensor-list-ops-decomposition befo
 and computes what TF computes; one the decomposition refuses falls back to the plain lowering,
 as before; every iree_input.mlir says in its `//` header which pipeline made it."""
 
+import os
+import subprocess
+import sys
+
 from absl.testing import absltest
 from absl.testing import parameterized
 import iree.compiler
@@ -210,6 +214,41 @@ class VariantCastTest(parameterized.TestCase):
   )
   def test_other_casts_stay(self, line):
     self.assertEqual(import_pipeline.variant_casts_to_identity(line), line)
+
+
+# A child imports the library and a static module, then lists the IREE MLIR modules it loaded.
+_STATIC_IMPORT = """
+import sys
+from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support.importing import importer
+import tensorflow as tf
+
+class Static(tf.Module):
+  @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+  def f(self, a):
+    return a * 2.0
+
+importer.import_module(Static(), "Static")
+print(sorted(m for m in sys.modules if m.startswith("iree.compiler.dialects")))
+"""
+
+
+class LazyBindingsTest(absltest.TestCase):
+  """IREE's MLIR dialect bindings (~0.2 s to import) load only for a module a rewrite needs."""
+
+  def test_a_static_module_imports_without_the_dialect_bindings(self):
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = subprocess.run([sys.executable, "-c", _STATIC_IMPORT], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=repo, TF_CPP_MIN_LOG_LEVEL="2"),
+                          timeout=300, check=False)
+    self.assertEqual(done.returncode, 0, done.stderr[-2000:])
+    self.assertEqual(done.stdout.strip().splitlines()[-1], "[]")
+
+  def test_a_dynamic_broadcast_still_goes_through_the_rewrite(self):
+    text = "func.func @f() {\n  %0 = stablehlo.dynamic_broadcast_in_dim\n}"
+    self.assertTrue(import_pipeline.dynamic_ops.may_rewrite(text))
+    plain = "func.func @f() {\n  %0 = stablehlo.add\n}"
+    self.assertIs(import_pipeline.rewrite_dynamic_broadcasts(plain), plain)
 
 
 if __name__ == "__main__":

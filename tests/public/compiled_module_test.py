@@ -212,6 +212,38 @@ class SeededConstructionTest(absltest.TestCase):
     np.testing.assert_array_equal(tf_module.predict(x), expected)
 
 
+class CountedModule(tf.Module):
+  """Counts its constructions."""
+  built = 0
+
+  def __init__(self):
+    super().__init__()
+    CountedModule.built += 1
+    self.total = tf.Variable(tf.zeros([4]))
+
+  @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+  def add(self, x):
+    self.total.assign_add(x)
+    return self.total.read_value()
+
+
+class PristineInstanceTest(absltest.TestCase):
+  """The TF reference's first instance is the one the import built and never called (issue 23:
+  a ResNet50 was built and traced twice); every later one is fresh, and state starts at zero."""
+
+  def test_the_import_instance_is_the_references_first_and_only_once(self):
+    x = np.ones([4], np.float32)
+    CountedModule.built = 0
+    iree_module = tf_utils.BackendInfo("iree_vmvx").compile(CountedModule)
+    tf_module = tf_utils.BackendInfo("tf").compile(CountedModule)
+    self.assertEqual(CountedModule.built, 1)
+    np.testing.assert_array_equal(tf_module.add(x), iree_module.add(x))
+    np.testing.assert_array_equal(tf_module.add(x), x * 2)
+    fresh = tf_module.create_reinitialized()
+    self.assertEqual(CountedModule.built, 2)
+    np.testing.assert_array_equal(fresh.add(x), x)
+
+
 class CompileCacheArgumentTest(absltest.TestCase):
 
   def test_the_cache_is_passed_to_compile(self):

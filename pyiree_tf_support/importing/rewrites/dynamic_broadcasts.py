@@ -33,23 +33,19 @@ from typing import List, Optional, Tuple
 from iree.compiler import ir
 from iree.compiler.dialects import arith, cf, scf, shape, tensor
 
+from pyiree_tf_support.importing.rewrites import dynamic_ops
 from pyiree_tf_support.importing.rewrites import shape_sources
 from pyiree_tf_support.importing.rewrites import unit_dim_reshapes
 
-# The step's name as listed in iree_input.mlir's header among the import pipeline's steps.
-REWRITE_STEP = ("pyiree_tf_support.importing.rewrites.dynamic_broadcasts: "
-                "dynamic_broadcast_in_dim dims proven "
-                "non-expanding, decided at run time (scf.if on size 1) or asserted (cf.assert); "
-                "shape.cstr_broadcastable -> cf.assert; unit-dim dynamic_reshape -> "
-                "tensor.expand_shape")
+REWRITE_STEP = dynamic_ops.REWRITE_STEP
 
 # An operand with more dims that may expand is only asserted not to (2^n copies otherwise).
 MAX_BRANCHED_DIMS = 3
 
-_BROADCAST = "stablehlo.dynamic_broadcast_in_dim"
-_CSTR_BROADCASTABLE = "shape.cstr_broadcastable"
+_BROADCAST = dynamic_ops.BROADCAST
+_CSTR_BROADCASTABLE = dynamic_ops.CSTR_BROADCASTABLE
 _ANNOTATIONS = ("known_expanding_dimensions", "known_nonexpanding_dimensions")
-_OPS = (_BROADCAST, _CSTR_BROADCASTABLE, unit_dim_reshapes.DYNAMIC_RESHAPE)
+_OPS = dynamic_ops.HANDLED
 # Pure shape ops, some on `!shape.shape` values which IREE cannot lower (a batch matmul's
 # split_at, broadcast, concat): erased once the rebuilt shapes leave them unused.
 _SHAPE_VALUE_OPS = ("shape.split_at", "shape.broadcast", "shape.concat", "shape.to_extent_tensor",
@@ -83,7 +79,7 @@ class _Decisions:
 
 def rewrite_dynamic_broadcasts(mlir_text: str) -> BroadcastRewrite:
   """The text with its dynamic broadcasts made compilable where that is safe (module docstring)."""
-  if not any(name in mlir_text for name in _OPS):
+  if not dynamic_ops.may_rewrite(mlir_text):
     return BroadcastRewrite(mlir_text)
   with ir.Context() as context, ir.Location.unknown():
     context.allow_unregistered_dialects = True  # leftover tf.* ops are reported elsewhere.

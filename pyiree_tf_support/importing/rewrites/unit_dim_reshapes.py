@@ -13,9 +13,10 @@ from typing import List, Optional
 from iree.compiler import ir
 from iree.compiler.dialects import arith, tensor
 
+from pyiree_tf_support.importing.rewrites import dynamic_ops
 from pyiree_tf_support.importing.rewrites import shape_sources
 
-DYNAMIC_RESHAPE = "stablehlo.dynamic_reshape"
+DYNAMIC_RESHAPE = dynamic_ops.DYNAMIC_RESHAPE
 
 
 def rewrite_unit_dim_reshapes(reshapes: List[ir.Operation]) -> int:
