@@ -67,13 +67,15 @@ class LocalizeMismatchesFlagTest(absltest.TestCase):
 
   def test_off_imports_nothing_of_the_localizer(self):
     script = textwrap.dedent(f"""
-        import io, sys, tempfile, unittest
+        import importlib.util, io, sys, tempfile, unittest
         sys.argv = [sys.argv[0], "--target_backends=iree_vmla",
                     "--artifacts_dir=" + tempfile.mkdtemp()]
-        sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})
         from pyiree_tf_support import cli_flags
         cli_flags.ensure_parsed()
-        import localize_flag_test as t
+        spec = importlib.util.spec_from_file_location("localize_flag_test",
+                                                      {os.path.abspath(__file__)!r})
+        t = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(t)
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(t.truncating_case())
         result = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0).run(suite)
         assert len(result.failures) == 1, (result.failures, result.errors)
