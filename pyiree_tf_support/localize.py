@@ -28,6 +28,7 @@ from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.localizing import report
 from pyiree_tf_support.localizing.engine import Localization, LocalizeError
+from pyiree_tf_support.compiling import mlir_files
 from pyiree_tf_support.reporting import replay_input
 
 __all__ = ["Localization", "LocalizeError", "localize", "main"]
@@ -75,7 +76,7 @@ def localize(path: str, suspect: str, trusted: Optional[str] = None,
              call: Optional[int] = None, **options) -> Localization:
   """Localizes a mismatching call of the reference trace at `path` (a trace dir, or a module
   dir holding one) on `suspect`; see localizing.engine.localize for `options`."""
-  loaded = replay_input.load(_trace_dir(path))
+  loaded = replay_input.load(_trace_dir(path), mlir_files.text)
   return engine.localize(loaded, suspect, trusted, call, **options)
 
 
@@ -104,7 +105,7 @@ def main(argv: Sequence[str]) -> int:
         raise LocalizeError(f"--trusted_backend={trusted} is not an IREE backend; valid: "
                             + ", ".join(engine.TRUSTED_ORDER) + ".")
     trace_dir = _trace_dir(argv[1])
-    loaded = replay_input.load(trace_dir)
+    loaded = replay_input.load(trace_dir, mlir_files.text)
     result = engine.localize(
         loaded, suspect, trusted, _CALL.value, policy=cli_flags.tolerance_policy(),
         extra_flags=compile_flags.parse(cli_flags.value("iree_compile_flags")),

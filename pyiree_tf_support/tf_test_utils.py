@@ -270,6 +270,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     cls._module_name = setup.module_name
     cls._artifacts_dir = setup.artifacts_dir
     cls._iree_input = setup.iree_input
+    cls._iree_input_sha256: Optional[str] = None  # of the file as saved: _saved_iree_input_sha256
     # Every test method that ran, with its raw outcomes: the unit of an expected failure may be a
     # test method (expected_failures).
     cls._outcome_log: Dict[str, List[Outcome]] = {}
@@ -344,12 +345,27 @@ class TracedModuleTestCase(tf.test.TestCase):
     loadable = self._loadable_path(trace)
     # A target's arrays shared with the reference's record are named in the reference's file.
     saved = trace_io.save_trace(trace, loadable, reference, self._iree_input,
-                                None if reference else self._saved_reference)
+                                None if reference else self._saved_reference,
+                                self._saved_iree_input_sha256())
     if reference:
       self._saved_reference = saved
     if text:
       return self._save_text(trace)
     return artifacts.trace_path(self._artifacts_dir, trace.function_name, trace.backend)
+
+  @classmethod
+  def _saved_iree_input_sha256(cls) -> Optional[str]:
+    """The hash of iree_input.mlir as saved (bytecode for a big module), once per class; None
+    when the module was not imported or the file is not there (the text's hash is kept then)."""
+    if cls._iree_input is None:
+      return None
+    if cls._iree_input_sha256 is None:
+      path = os.path.join(cls._artifacts_dir, "iree_input.mlir")
+      try:
+        cls._iree_input_sha256 = trace_io.content_sha256(artifacts.read_bytes(path))
+      except OSError:
+        return None
+    return cls._iree_input_sha256
 
   def _loadable_path(self, trace: Trace) -> str:
     return artifacts.trace_path(self._artifacts_dir, trace.function_name, trace.backend,

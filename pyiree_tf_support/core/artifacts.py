@@ -623,6 +623,17 @@ def shell_cd(directory: str) -> str:
   return f"{unzip} && cd {shlex.quote(located.relative)}"
 
 
+# iree_input.mlir longer than this as text is saved as MLIR bytecode (the weights of a big model
+# as bytes instead of hex digits); below it a person reads it as it is.
+BYTECODE_ABOVE = 4 << 20
+_MLIR_BYTECODE_MAGIC = b"ML\xefR"
+
+
+def is_mlir_bytecode(data: bytes) -> bool:
+  """Whether `data` is MLIR bytecode (its magic number), not MLIR text."""
+  return data[:4] == _MLIR_BYTECODE_MAGIC
+
+
 def compiled_path(artifacts_dir: str, backends: str) -> str:
   return os.path.join(artifacts_dir, f"compiled__{backends}.vmfb")
 
