@@ -402,8 +402,9 @@ class TracedModuleTestCase(tf.test.TestCase):
             if outcome.call_index is not None and repros is not None else None)
     paths = {"trace": outcome.trace_path,
              "trace_dir": outcome.trace_path and outcome.trace_path[:-len(".txt")],
-             "compiled": (self._vmfb_path(module)
-                          if module is not None and repros is not None else None),
+             "compiled": (self._vmfb_path(module)  # a big module's only after a failure.
+                          if module is not None and repros is not None
+                          and os.path.isfile(self._vmfb_path(module)) else None),
              # the compile error's own (none after a timeout: nothing was reproduced).
              "reproducer": (getattr(setup.error, "reproducer_path", None)
                             if setup.status is Status.COMPILE_ERROR else None),
@@ -456,6 +457,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     except Exception as e:  # pylint: disable=broad-except
       outcome = Outcome(setup.info.name, Status.RUNTIME_ERROR,
                         f"{step} raised {type(e).__name__}: {e}", path)
+    if outcome.status.failed and isinstance(module, tf_utils.IreeCompiledModule):
+      module.keep_vmfb()  # a big module's is written only now: its repro runs it.
     failing = () if outcome.call_index is None else (outcome.call_index,)
     if path is not None:  # the readable trace, showing the failing call however long it is.
       self._save_text(trace, outcome.call_index)

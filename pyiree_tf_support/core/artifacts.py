@@ -629,6 +629,12 @@ BYTECODE_ABOVE = 4 << 20
 _MLIR_BYTECODE_MAGIC = b"ML\xefR"
 
 
+# A compiled module bigger than this is written to compiled__<backends>.vmfb only when a failure
+# needs it (a repro, a load error): a big model's passing backends do not copy their weights
+# again; replay and bundles compile iree_input.mlir.
+VMFB_WRITTEN_UP_TO = 4 << 20
+
+
 def is_mlir_bytecode(data: bytes) -> bool:
   """Whether `data` is MLIR bytecode (its magic number), not MLIR text."""
   return data[:4] == _MLIR_BYTECODE_MAGIC
