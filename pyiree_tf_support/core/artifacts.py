@@ -623,8 +623,8 @@ def shell_cd(directory: str) -> str:
   return f"{unzip} && cd {shlex.quote(located.relative)}"
 
 
-# iree_input.mlir longer than this as text is saved as MLIR bytecode (the weights of a big model
-# as bytes instead of hex digits); below it a person reads it as it is.
+# iree_input.mlir longer than this (characters of text) is saved as MLIR bytecode (a big model's
+# weights as bytes instead of hex digits); below it a person reads it as it is.
 BYTECODE_ABOVE = 4 << 20
 _MLIR_BYTECODE_MAGIC = b"ML\xefR"
 
