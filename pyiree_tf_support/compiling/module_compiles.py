@@ -8,7 +8,6 @@ a big binary only when a failure needs it: `save_vmfb`);
 """
 
 import concurrent.futures
-import os
 import threading
 from typing import Dict, Optional, Sequence, Tuple
 
@@ -91,13 +90,9 @@ def save_vmfb(artifacts_dir: str, names: str, vmfb: bytes, needed: bool = False)
   is left for `needed` (an older run's file is removed: it is not this module's)."""
   path = artifacts.compiled_path(artifacts_dir, names)
   if needed or len(vmfb) <= artifacts.VMFB_WRITTEN_UP_TO:
-    if not (needed and os.path.isfile(path) and os.path.getsize(path) == len(vmfb)):
-      artifacts.write_bytes(path, vmfb)
-    return
-  try:
-    os.unlink(path)
-  except FileNotFoundError:
-    pass
+    artifacts.write_bytes(path, vmfb)
+  else:
+    artifacts.remove_tree(path)  # the file (or a link, never its target).
 
 
 def compile_each_method(iree_input: str, module_name: str, spec: BackendSpec, backend: str,
