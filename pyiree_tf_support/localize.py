@@ -22,6 +22,7 @@ from absl import app
 from absl import flags
 
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import verbosity
@@ -114,8 +115,10 @@ def main(argv: Sequence[str]) -> int:
     message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
     print("localize: " + str(message).replace("\n", " "), file=sys.stderr)
     return 2
-  module_dir = os.path.dirname(os.path.dirname(trace_dir))
-  print(report.format_report(result, os.path.join(module_dir, "iree_input.mlir")))
+  source = os.path.join(os.path.dirname(os.path.dirname(trace_dir)), "iree_input.mlir")
+  if artifacts.is_mlir_bytecode(loaded.saved_iree_input) and result.work_dir:
+    source = os.path.join(result.work_dir, "iree_input.mlir")  # its text, which loc()s name.
+  print(report.format_report(result, source))
   if _REPORT_JSON.value:
     with open(_REPORT_JSON.value, "w") as f:
       json.dump(report.to_json(result), f, indent=1)

@@ -1,7 +1,7 @@
 """What a run of a module with big weights writes (issue 23 item 3: a ResNet50-sized model wrote
 188 MB of iree_input.mlir, its weights printed as hex text): iree_input.mlir above 4 MiB of text
 is MLIR bytecode, the weights once as bytes, and every reader still works from it: replay, a
-bundle and its replay, iree-compile itself, and IREE's own printer for people. A vmfb over 4 MiB
+bundle and its replay, the localizer, iree-compile itself, and IREE's own printer for people. A vmfb over 4 MiB
 is written only for a backend that fails (its repro runs it), not for one that passes."""
 
 import json
@@ -140,6 +140,16 @@ class BigModuleFilesTest(absltest.TestCase):
                              capture_output=True, text=True, timeout=600, check=False)
     self.assertEqual(printed.returncode, 0, printed.stderr[-3000:])
     self.assertIn("func.func @predict(", printed.stdout)
+
+  def test_the_localizer_shows_the_lines_of_its_text(self):
+    localized = run("-m", "pyiree_tf_support.localize",
+                    os.path.join(self.module_dir, "traces", "truncate__tf_ref"),
+                    "--target_backends=iree_vmvx")
+    self.assertEqual(localized.returncode, 0, localized.stdout + localized.stderr[-3000:])
+    source = os.path.join(self.module_dir, "localize", "truncate__tf_ref__iree_vmvx",
+                          "iree_input.mlir")
+    self.assertIn(f"its ops come from {source}:", localized.stdout)
+    self.assertRegex(localized.stdout, r"\(truncate\) %0 = stablehlo.convert %arg0")
 
 
 if __name__ == "__main__":
