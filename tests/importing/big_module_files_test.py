@@ -1,7 +1,7 @@
 """What a run of a module with big weights writes (issue 23 item 3: a ResNet50-sized model wrote
 188 MB of iree_input.mlir, its weights printed as hex text): iree_input.mlir above 4 MiB of text
 is MLIR bytecode, the weights once as bytes, and every reader still works from it: replay, a
-bundle and its replay, the localizer, iree-compile itself, and IREE's own printer for people. A vmfb over 4 MiB
+bundle and its replay, the localizer, make_repros, iree-compile itself, and IREE's own printer for people. A vmfb over 4 MiB
 is written only for a backend that fails (its repro runs it), not for one that passes."""
 
 import json
@@ -11,6 +11,9 @@ import sys
 import tempfile
 
 from absl.testing import absltest
+
+from pyiree_tf_support.tools import make_repros
+from pyiree_tf_support.tools import repro_layout
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.dirname(sys.executable)
@@ -151,6 +154,17 @@ class BigModuleFilesTest(absltest.TestCase):
     self.assertIn(f"its ops come from {source}:", localized.stdout)
     self.assertRegex(localized.stdout, r"\(truncate\) %0 = stablehlo.convert %arg0")
 
+
+  def test_make_repros_writes_its_text(self):
+    out = os.path.join(self.work, "repro_compile")
+    os.makedirs(out)
+    make_repros.write_compile(
+        repro_layout.Listed("e2e", "iree_vmvx", "big_weights_test.py", "compile", "reason"),
+        make_repros.Found(self.module_dir, "truncate", {}, {}, "compile"), out)
+    with open(os.path.join(out, "iree_input.mlir")) as f:
+      text = f.read()
+    self.assertIn("func.func @truncate(", text)
+    self.assertGreater(len(text), 2 * WEIGHT_BYTES)  # the weights as hex: a person's text.
 
 if __name__ == "__main__":
   absltest.main()
