@@ -1,8 +1,9 @@
 """What a run of a module with big weights writes (issue 23 item 3: a ResNet50-sized model wrote
 188 MB of iree_input.mlir, its weights printed as hex text): iree_input.mlir above 4 MiB of text
 is MLIR bytecode, the weights once as bytes, and every reader still works from it: replay, a
-bundle and its replay, the localizer, make_repros, iree-compile itself, and IREE's own printer for people. A vmfb over 4 MiB
-is written only for a backend that fails (its repro runs it), not for one that passes."""
+bundle and its replay, the localizer, make_repros, iree-compile itself, and IREE's own printer
+for people. A vmfb over 4 MiB is written only for a backend that fails (its repro runs it), not
+for one that passes."""
 
 import json
 import os
