@@ -76,7 +76,12 @@ def write(module_dir: str, bundle_dir: str, target_backends: Sequence[str], cach
   """
   module_dir = os.path.abspath(module_dir)
   contents = _module_files(module_dir)
-  iree_input = contents["iree_input.mlir"].decode("utf-8")
+  from pyiree_tf_support.compiling import mlir_files  # pylint: disable=import-outside-toplevel
+  try:
+    iree_input = mlir_files.text(contents["iree_input.mlir"])
+  except (UnicodeDecodeError, ValueError) as e:
+    raise BundleError(f"{os.path.join(module_dir, 'iree_input.mlir')} is neither MLIR text nor "
+                      f"MLIR bytecode ({e}).") from None
   module = os.path.basename(module_dir)
   root = artifacts.open_root(bundle_dir, "The bundle dir")
   compiled = {}

@@ -22,12 +22,14 @@ from absl import app
 from absl import flags
 
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.localizing import report
 from pyiree_tf_support.localizing.engine import Localization, LocalizeError
+from pyiree_tf_support.compiling import mlir_files
 from pyiree_tf_support.reporting import replay_input
 
 __all__ = ["Localization", "LocalizeError", "localize", "main"]
@@ -75,7 +77,7 @@ def localize(path: str, suspect: str, trusted: Optional[str] = None,
              call: Optional[int] = None, **options) -> Localization:
   """Localizes a mismatching call of the reference trace at `path` (a trace dir, or a module
   dir holding one) on `suspect`; see localizing.engine.localize for `options`."""
-  loaded = replay_input.load(_trace_dir(path))
+  loaded = replay_input.load(_trace_dir(path), mlir_files.text)
   return engine.localize(loaded, suspect, trusted, call, **options)
 
 
@@ -104,7 +106,7 @@ def main(argv: Sequence[str]) -> int:
         raise LocalizeError(f"--trusted_backend={trusted} is not an IREE backend; valid: "
                             + ", ".join(engine.TRUSTED_ORDER) + ".")
     trace_dir = _trace_dir(argv[1])
-    loaded = replay_input.load(trace_dir)
+    loaded = replay_input.load(trace_dir, mlir_files.text)
     result = engine.localize(
         loaded, suspect, trusted, _CALL.value, policy=cli_flags.tolerance_policy(),
         extra_flags=compile_flags.parse(cli_flags.value("iree_compile_flags")),
@@ -113,8 +115,10 @@ def main(argv: Sequence[str]) -> int:
     message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
     print("localize: " + str(message).replace("\n", " "), file=sys.stderr)
     return 2
-  module_dir = os.path.dirname(os.path.dirname(trace_dir))
-  print(report.format_report(result, os.path.join(module_dir, "iree_input.mlir")))
+  source = os.path.join(os.path.dirname(os.path.dirname(trace_dir)), "iree_input.mlir")
+  if artifacts.is_mlir_bytecode(loaded.saved_iree_input) and result.work_dir:
+    source = os.path.join(result.work_dir, "iree_input.mlir")  # its text, which loc()s name.
+  print(report.format_report(result, source))
   if _REPORT_JSON.value:
     with open(_REPORT_JSON.value, "w") as f:
       json.dump(report.to_json(result), f, indent=1)

@@ -26,6 +26,7 @@ from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support import bundle
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support.compiling import mlir_files
 from pyiree_tf_support.reporting import replay_input
 from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support.runtime import loading
@@ -106,7 +107,8 @@ def replay(trace_dir: str, target_backends: Sequence[str],
 
   ReplayError (before anything is compiled) when the saved files cannot be trusted.
   """
-  return replay_loaded(replay_input.load(trace_dir), target_backends, cache, policy)
+  return replay_loaded(replay_input.load(trace_dir, mlir_files.text), target_backends, cache,
+                       policy)
 
 
 def replay_loaded(loaded: ReplayInput, target_backends: Sequence[str],
@@ -207,7 +209,7 @@ def main(argv: Sequence[str]) -> int:
     return 2
   try:
     policy = cli_flags.tolerance_policy()
-    loaded = replay_input.load(argv[1])
+    loaded = replay_input.load(argv[1], mlir_files.text)
     targets = cli_flags.target_backend_names() or _bundled_targets(loaded)
     _target_specs(targets)
   except (ValueError, KeyError) as e:  # ReplayError, a bad --tolerances entry, unknown backend.

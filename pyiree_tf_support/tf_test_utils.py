@@ -270,6 +270,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     cls._module_name = setup.module_name
     cls._artifacts_dir = setup.artifacts_dir
     cls._iree_input = setup.iree_input
+    cls._iree_input_sha256: Optional[str] = None  # of the file as saved: _saved_iree_input_sha256
     # Every test method that ran, with its raw outcomes: the unit of an expected failure may be a
     # test method (expected_failures).
     cls._outcome_log: Dict[str, List[Outcome]] = {}
@@ -344,12 +345,27 @@ class TracedModuleTestCase(tf.test.TestCase):
     loadable = self._loadable_path(trace)
     # A target's arrays shared with the reference's record are named in the reference's file.
     saved = trace_io.save_trace(trace, loadable, reference, self._iree_input,
-                                None if reference else self._saved_reference)
+                                None if reference else self._saved_reference,
+                                self._saved_iree_input_sha256())
     if reference:
       self._saved_reference = saved
     if text:
       return self._save_text(trace)
     return artifacts.trace_path(self._artifacts_dir, trace.function_name, trace.backend)
+
+  @classmethod
+  def _saved_iree_input_sha256(cls) -> Optional[str]:
+    """The hash of iree_input.mlir as saved (bytecode for a big module), once per class; None
+    when the module was not imported or the file is not there (the text's hash is kept then)."""
+    if cls._iree_input is None:
+      return None
+    if cls._iree_input_sha256 is None:
+      path = os.path.join(cls._artifacts_dir, "iree_input.mlir")
+      try:
+        cls._iree_input_sha256 = trace_io.content_sha256(artifacts.read_bytes(path))
+      except OSError:
+        return None
+    return cls._iree_input_sha256
 
   def _loadable_path(self, trace: Trace) -> str:
     return artifacts.trace_path(self._artifacts_dir, trace.function_name, trace.backend,
@@ -386,8 +402,9 @@ class TracedModuleTestCase(tf.test.TestCase):
             if outcome.call_index is not None and repros is not None else None)
     paths = {"trace": outcome.trace_path,
              "trace_dir": outcome.trace_path and outcome.trace_path[:-len(".txt")],
-             "compiled": (self._vmfb_path(module)
-                          if module is not None and repros is not None else None),
+             "compiled": (self._vmfb_path(module)  # a big module's only after a failure.
+                          if module is not None and repros is not None
+                          and os.path.isfile(self._vmfb_path(module)) else None),
              # the compile error's own (none after a timeout: nothing was reproduced).
              "reproducer": (getattr(setup.error, "reproducer_path", None)
                             if setup.status is Status.COMPILE_ERROR else None),
@@ -440,6 +457,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     except Exception as e:  # pylint: disable=broad-except
       outcome = Outcome(setup.info.name, Status.RUNTIME_ERROR,
                         f"{step} raised {type(e).__name__}: {e}", path)
+    if outcome.status.failed and isinstance(module, tf_utils.IreeCompiledModule):
+      module.keep_vmfb()  # a big module's is written only now: its repro runs it.
     failing = () if outcome.call_index is None else (outcome.call_index,)
     if path is not None:  # the readable trace, showing the failing call however long it is.
       self._save_text(trace, outcome.call_index)

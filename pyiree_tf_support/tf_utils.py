@@ -489,8 +489,24 @@ class IreeCompiledModule(CompiledModule):
             names, artifacts_dir, compile_cache, e, limits.compile)
         _compiled = (vmfb, imported.signatures, record, imported.method_imports)
     self._vmfb, self._signatures, self.method_compiles, self.method_imports = _compiled
-    self._loaded = loading.load_module(self._vmfb, backend_info.driver,
-                                       isolated=backend_info.isolated, limits=limits)
+    self._vmfb_kept = False  # a big vmfb written after a failure: keep_vmfb.
+    try:
+      self._loaded = loading.load_module(self._vmfb, backend_info.driver,
+                                         isolated=backend_info.isolated, limits=limits)
+    except Exception:
+      self.keep_vmfb()  # what failed to load, for whoever reproduces it.
+      raise
+
+  def keep_vmfb(self) -> Optional[str]:
+    """Writes compiled__<backend>.vmfb if compiling did not (a big module's is written only when
+    a failure needs it), once per module; its path, or None without an artifacts dir."""
+    if self._artifacts_dir is None:
+      return None
+    names = backends_to_str([self._backend_info])
+    if len(self._vmfb) > artifacts.VMFB_WRITTEN_UP_TO and not self._vmfb_kept:
+      module_compiles.save_vmfb(self._artifacts_dir, names, self._vmfb, needed=True)
+      self._vmfb_kept = True
+    return artifacts.compiled_path(self._artifacts_dir, names)
 
   @property
   def signatures(self) -> Dict[str, FunctionSignature]:

@@ -125,13 +125,16 @@ def _calls(trace: Trace, arrays: _Arrays, shared: Optional[SavedReference],
 
 def save_trace(trace: Trace, directory: str, reference: bool = False,
                iree_input: Optional[str] = None,
-               shared: Optional[SavedReference] = None) -> SavedReference:
+               shared: Optional[SavedReference] = None,
+               iree_input_sha256: Optional[str] = None) -> SavedReference:
   """Writes trace.json and arrays.npz into `directory` (atomically, file by file); returns what
   a target's `save_trace(..., shared=)` needs to name this trace's arrays instead of copying them.
 
   `reference` and the hash of `iree_input` let replay refuse a target's trace or a module
   directory whose iree_input.mlir was rewritten after the trace was saved. `shared` (the saved
   reference, in a sibling directory) holds the arrays this trace shares with it.
+  `iree_input_sha256`, when given, is the hash of iree_input.mlir as saved (MLIR bytecode for a
+  big module: not the text's).
   """
   arrays = _Arrays()
   written: List[Tuple[Any, Dict[str, Any]]] = []
@@ -144,7 +147,8 @@ def save_trace(trace: Trace, directory: str, reference: bool = False,
       "function_name": trace.function_name,
       "calls": calls,
       "reference": reference,
-      "iree_input_sha256": None if iree_input is None else content_sha256(iree_input),
+      "iree_input_sha256": iree_input_sha256 or (
+          None if iree_input is None else content_sha256(iree_input)),
   }
   digest = []
 

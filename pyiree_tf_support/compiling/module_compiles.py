@@ -2,7 +2,8 @@
 
 Duplicate backends (`--target_backends=iree_vmla,iree_vmla`) and backends whose requests are
 equal share one iree-compile: the first asker compiles, the others wait for its result.
-`compile_module` saves the binary as compiled__<backends>.vmfb (a reproducer beside it on failure);
+`compile_module` saves the binary as compiled__<backends>.vmfb (a reproducer beside it on failure;
+a big binary only when a failure needs it: `save_vmfb`);
 `compile_each_method` is the fallback of `method_compiles` after a whole-module failure.
 """
 
@@ -80,8 +81,18 @@ def compile_module(iree_input: str, module_name: str, specs: Sequence[BackendSpe
   vmfb = compile_once(request_for(iree_input, specs), _description(module_name, names),
                       reproducer, cache, limit)
   if artifacts_dir is not None:
-    artifacts.write_bytes(artifacts.compiled_path(artifacts_dir, names), vmfb)
+    save_vmfb(artifacts_dir, names, vmfb)
   return vmfb
+
+
+def save_vmfb(artifacts_dir: str, names: str, vmfb: bytes, needed: bool = False) -> None:
+  """compiled__<names>.vmfb: written when `needed` (a failure reads it) or small; a bigger one
+  is left for `needed` (an older run's file is removed: it is not this module's)."""
+  path = artifacts.compiled_path(artifacts_dir, names)
+  if needed or len(vmfb) <= artifacts.VMFB_WRITTEN_UP_TO:
+    artifacts.write_bytes(path, vmfb)
+  else:
+    artifacts.remove_tree(path)  # the file (or a link, never its target).
 
 
 def compile_each_method(iree_input: str, module_name: str, spec: BackendSpec, backend: str,
@@ -105,5 +116,5 @@ def compile_each_method(iree_input: str, module_name: str, spec: BackendSpec, ba
                                 module_error.rerun_command) from module_error
   logging.warning("%s", record.describe())
   if artifacts_dir is not None:
-    artifacts.write_bytes(artifacts.compiled_path(artifacts_dir, names), vmfb)
+    save_vmfb(artifacts_dir, names, vmfb)
   return vmfb, record

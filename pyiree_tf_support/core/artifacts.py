@@ -623,6 +623,23 @@ def shell_cd(directory: str) -> str:
   return f"{unzip} && cd {shlex.quote(located.relative)}"
 
 
+# iree_input.mlir longer than this (characters of text) is saved as MLIR bytecode (a big model's
+# weights as bytes instead of hex digits); below it a person reads it as it is.
+BYTECODE_ABOVE = 4 << 20
+_MLIR_BYTECODE_MAGIC = b"ML\xefR"
+
+
+# A compiled module bigger than this is written to compiled__<backends>.vmfb only when a failure
+# needs it (a repro, a load error): a big model's passing backends do not copy their weights
+# again; replay and bundles compile iree_input.mlir.
+VMFB_WRITTEN_UP_TO = 4 << 20
+
+
+def is_mlir_bytecode(data: bytes) -> bool:
+  """Whether `data` is MLIR bytecode (its magic number), not MLIR text."""
+  return data[:4] == _MLIR_BYTECODE_MAGIC
+
+
 def compiled_path(artifacts_dir: str, backends: str) -> str:
   return os.path.join(artifacts_dir, f"compiled__{backends}.vmfb")
 

@@ -12,6 +12,7 @@ import os
 import re
 from typing import Dict, List, Optional, Sequence
 
+from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.localizing import events
 from pyiree_tf_support.localizing.engine import Kind, Localization
 
@@ -48,8 +49,11 @@ def input_lines(source_path: str, iree_input_path: str) -> List[SourceLine]:
     source = f.read()
   wanted = sorted({int(m.group("line")) for m in _LOC.finditer(source)
                    if os.path.basename(m.group("file")) == os.path.basename(iree_input_path)})
-  with open(iree_input_path, errors="replace") as f:
-    lines = f.read().splitlines()
+  with open(iree_input_path, "rb") as f:
+    data = f.read()
+  if artifacts.is_mlir_bytecode(data):  # a big module's: no lines (`iree-opt` prints it).
+    return []
+  lines = data.decode("utf-8", errors="replace").splitlines()
   function, by_line = "", {}
   for number, text in enumerate(lines, start=1):
     match = _FUNC.match(text)

@@ -10,12 +10,13 @@ directory is read through a symlink (a bundle's files are its own).
 """
 
 import dataclasses
+import functools
 import glob
 import io
 import json
 import os
 import zipfile
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional
 
 import numpy as np
 
@@ -35,11 +36,32 @@ class ReplayError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class ReplayInput:
-  """A reference trace and the module files it was recorded with, checked to belong together."""
+  """A reference trace and the module files it was recorded with, checked to belong together.
+  `iree_input` is the module's text, made when first read (a bundle's vmfbs run without it)."""
   trace_dir: str
   reference: Trace
-  iree_input: str
+  saved_iree_input: bytes  # iree_input.mlir as saved: text, or MLIR bytecode for a big module.
   signatures: Dict[str, FunctionSignature]
+  to_text: Optional[Callable[[bytes], str]] = None  # MLIR bytecode -> text (IREE's parser).
+
+  @functools.cached_property
+  def iree_input(self) -> str:
+    path = os.path.join(os.path.dirname(os.path.dirname(self.trace_dir)), "iree_input.mlir")
+    if not artifacts.is_mlir_bytecode(self.saved_iree_input):
+      try:
+        return self.saved_iree_input.decode("utf-8")
+      except UnicodeDecodeError as e:
+        raise ReplayError(f"{path} is not UTF-8 text ({e}).") from None
+    if self.to_text is None:
+      raise ReplayError(f"{path} is MLIR bytecode; reading it needs IREE's compiler.")
+    try:
+      return self.to_text(self.saved_iree_input)
+    except ImportError as e:
+      raise ReplayError(f"{path} is MLIR bytecode, which needs IREE's compiler "
+                        f"(iree-base-compiler) to read; this Python cannot import it ({e}).") \
+          from None
+    except ValueError as e:
+      raise ReplayError(f"{path} is not valid MLIR bytecode ({e}).") from None
 
 
 def _read_bytes(path: str, what: str, module_dir: str) -> bytes:
@@ -125,7 +147,7 @@ def _check_reference(trace_dir: str, trace_json: str, document: Dict[str, Any]) 
                     f"{hint}.")
 
 
-def _check_iree_input(path: str, trace_json: str, recorded_sha256: Optional[str]) -> str:
+def _check_iree_input(path: str, trace_json: str, recorded_sha256: Optional[str]) -> bytes:
   data = _read_bytes(path, "the module's", os.path.dirname(path))
   if recorded_sha256 is None:
     raise ReplayError(f"{trace_json} records no iree_input.mlir (the run that saved it compiled "
@@ -134,10 +156,12 @@ def _check_iree_input(path: str, trace_json: str, recorded_sha256: Optional[str]
     raise ReplayError(f"{path} is not the module {trace_json} was recorded with (its sha256 "
                       "differs): the module was imported again after the trace was saved; "
                       "re-run the test to save matching artifacts.")
-  try:
-    return data.decode("utf-8")
-  except UnicodeDecodeError as e:
-    raise ReplayError(f"{path} is not UTF-8 text ({e}).") from None
+  if not artifacts.is_mlir_bytecode(data):
+    try:
+      data.decode("utf-8")
+    except UnicodeDecodeError as e:
+      raise ReplayError(f"{path} is not UTF-8 text ({e}).") from None
+  return data
 
 
 def _load_signatures(path: str) -> Dict[str, FunctionSignature]:
@@ -148,9 +172,9 @@ def _load_signatures(path: str) -> Dict[str, FunctionSignature]:
     raise ReplayError(f"{path} is not a valid signatures file ({type(e).__name__}: {e}).") from None
 
 
-def load(trace_dir: str) -> ReplayInput:
+def load(trace_dir: str, to_text: Optional[Callable[[bytes], str]] = None) -> ReplayInput:
   """The reference trace saved in `trace_dir` and its module; ReplayError if any is
-  untrustworthy."""
+  untrustworthy. `to_text` reads a big module's iree_input.mlir saved as MLIR bytecode."""
   trace_dir = os.path.abspath(trace_dir)
   trace_json = os.path.join(trace_dir, "trace.json")
   if not os.path.isfile(trace_json):
@@ -174,4 +198,4 @@ def load(trace_dir: str) -> ReplayInput:
   except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
     raise ReplayError(f"{trace_json} does not decode against its arrays.npz "
                       f"({type(e).__name__}: {e}).") from None
-  return ReplayInput(trace_dir, reference, iree_input, signatures)
+  return ReplayInput(trace_dir, reference, iree_input, signatures, to_text)

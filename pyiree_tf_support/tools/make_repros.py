@@ -35,6 +35,7 @@ import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from pyiree_tf_support.compiling import compiler
+from pyiree_tf_support.compiling import mlir_files
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.tools import repro_layout
@@ -140,11 +141,17 @@ def write_import(entry: Listed, found: Found, out: str) -> None:
 _METHOD_NOT_COMPILED = re.compile(r"method '([^']+)' did not compile for ")
 
 
+def _iree_input(module_dir: str) -> str:
+  """The module's iree_input.mlir as text (a big module's is saved as MLIR bytecode): repros
+  hold text, which a person reads and edits."""
+  with open(os.path.join(module_dir, "iree_input.mlir"), "rb") as f:
+    return mlir_files.text(f.read())
+
+
 def write_compile(entry: Listed, found: Found, out: str) -> None:
   """The module's iree_input.mlir, reduced to the failing method when the run compiled it alone
   (so the repro shows that method's error, not the first error of the whole module)."""
-  with open(os.path.join(found.module_dir, "iree_input.mlir"), encoding="utf-8") as f:
-    iree_input = f.read()
+  iree_input = _iree_input(found.module_dir)
   method = _METHOD_NOT_COMPILED.search(found.record.get("detail") or "")
   if method:
     iree_input = mlir_functions.only_exporting(iree_input, [method.group(1)])
@@ -157,8 +164,7 @@ def write_compile(entry: Listed, found: Found, out: str) -> None:
 def write_run(entry: Listed, found: Found, out: str) -> None:
   """runtime / mismatch: the failing call (after the earlier ones when the module keeps state)."""
   spec = backends.lookup(entry.backend)
-  with open(os.path.join(found.module_dir, "iree_input.mlir"), encoding="utf-8") as f:
-    iree_input = f.read()
+  iree_input = _iree_input(found.module_dir)
   _write(os.path.join(out, "iree_input.mlir"), iree_input)
   plan = repro_values.plan_run(found.module_dir, found.trace, found.record, iree_input, out)
   driver_compile = driver_module = ""
