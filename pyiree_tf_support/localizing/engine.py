@@ -60,10 +60,12 @@ class LocalizeError(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class Run:
-  """One backend's replay of calls 0..K: trace events, each call's flat results, its error."""
+  """One backend's replay of calls 0..K: trace events, each call's flat results, its error,
+  and why it stopped before the end (at the divergence), if it did."""
   events: Tuple[events.Event, ...]
   outputs: Tuple[Tuple[np.ndarray, ...], ...]
   error: Optional[str]
+  stopped: Optional[str] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,8 +108,8 @@ def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
               inputs: Dict[str, np.ndarray], limits: timeouts.Timeouts,
               judged_against: Optional[dict] = None) -> Run:
   """Replays `calls` on `vmfb_path` in a fresh TF-free child process (see traced_run);
-  `judged_against`: the trusted run's dir, tolerances and backend names, to stop keeping
-  tensors once the divergence is found."""
+  `judged_against`: the trusted run's dir, tolerances and backend names, to stop the run once
+  the divergence is found."""
   artifacts.make_dirs(run_dir)
   np.savez(os.path.join(run_dir, traced_run.INPUTS), **inputs)
   with open(os.path.join(run_dir, traced_run.REQUEST), "w") as f:
@@ -127,8 +129,9 @@ def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
     tail = completed.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
     return Run((), (), f"the traced run crashed (exit status {completed.returncode}"
                f"{': ' + tail[0] if tail else ''})")
-  raw, outputs, error = traced_run.load_result(run_dir)
-  return Run(tuple(events.number_events(raw)), tuple(tuple(o) for o in outputs), error)
+  raw, outputs, error, stopped = traced_run.load_result(run_dir)
+  return Run(tuple(events.number_events(raw)), tuple(tuple(o) for o in outputs), error,
+             stopped)
 
 
 def _reference_outputs(reference: Trace, index: int) -> List[np.ndarray]:
@@ -297,7 +300,8 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
   judged_against = {
       "trusted_dir": os.path.join(side_dir, "trusted_run"), "backend_names": list(names),
       "tolerances": [[backend, dtype, t.rtol, t.atol]
-                     for (backend, dtype), t in policy.overrides]}
+                     for (backend, dtype), t in policy.overrides],
+      "stop_at_divergence": True}
   suspect_run = run_child(formed.suspect.vmfb_path, formed.suspect.driver,
                           os.path.join(side_dir, "suspect_run"), calls, inputs, limits,
                           judged_against)
@@ -305,15 +309,18 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
   if suspect_run.error and len(suspect_run.outputs) <= call and not suspect_run.events:
     raise LocalizeError(f"the traced {formed.suspect.backend} module failed: "
                         f"{suspect_run.error}")
-  traced_wrong = (None if suspect_run.error else
+  traced_wrong = (None if suspect_run.error or suspect_run.stopped else
                   first_wrong_call(suspect_run, reference, names, policy))
+  # Stopped at a dispatch (or a step outside dispatches) to blame: tracing did not hide the
+  # divergence, whatever call K's results would have been.
   if untraced_wrong is not None and untraced_wrong <= call and traced_wrong is None \
-      and not suspect_run.error:
+      and not suspect_run.error and not suspect_run.stopped:
     return Localization(Kind.MASKED, detail=(
         f"{formed.suspect.backend} gets call {untraced_wrong} wrong as compiled for the test, "
         "but right with a trace at every dispatch: tracing changes scheduling, buffer offsets "
         "and aliasing, which hid the bug; suspect those, not a dispatch's code"), **common)
-  finding = events.compare(suspect_run.events, trusted_run.events, policy, names)
+  finding = events.compare(suspect_run.events, trusted_run.events, policy, names,
+                           suspect_stopped=suspect_run.stopped is not None)
   if suspect_run.error and finding.kind not in (Kind.DISPATCH, Kind.OUTSIDE):
     return Localization(Kind.NOT_TRACEABLE, finding=finding, detail=(
         f"the traced {formed.suspect.backend} module failed before any divergence: "
@@ -329,6 +336,9 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
   if finding.kind is Kind.NONE and untraced_wrong is not None:
     detail = (f"every traced dispatch and result agrees with {trusted}, yet the suspect gets "
               f"call {untraced_wrong} wrong against the reference")
+  if finding.uncompared:
+    detail += (f" ({finding.uncompared} traced tensors over the memory budget were kept as "
+               "digests only, and differ: their error is unknown)")
   return Localization(finding.kind, finding=finding, detail=detail, **common)
 
 
