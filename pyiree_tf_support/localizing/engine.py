@@ -28,6 +28,7 @@ from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import mlir_functions
+from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
@@ -52,6 +53,11 @@ TRUSTED_ORDER: Dict[str, Tuple[str, ...]] = {
     "iree_llvmcpu": ("iree_vmvx", "iree_vulkan"),
     "iree_vmvx": ("iree_llvmcpu", "iree_vulkan"),
 }
+
+
+# Past this size of iree_input.mlir the compile cache is not consulted: hashing the input for
+# its key (4 s on a ResNet50's 188 MB) costs about what the compile does.
+CACHE_INPUT_LIMIT = 32 << 20
 
 
 class LocalizeError(Exception):
@@ -153,12 +159,12 @@ def first_wrong_call(run: Run, reference: Trace, backend_names: Sequence[str],
 
 def _untraced_vmfb(loaded: ReplayInput, spec: backends.BackendSpec,
                    flags: Sequence[str], limits: timeouts.Timeouts,
-                   source: Optional[str] = None) -> bytes:
+                   source: Optional[str] = None, cache: Optional[CompileCache] = None) -> bytes:
   request = compiler.CompileRequest(source or loaded.iree_input, spec.compiler_targets,
                                     tuple(flags))
   try:
     return compiler.compile_request(request, f"module '{loaded.reference.module_name}' for "
-                                    f"{spec.name}", timeout=limits.compile)
+                                    f"{spec.name}", cache=cache, timeout=limits.compile)
   except compiler.CompileError as e:
     raise LocalizeError(f"{spec.name} does not compile the module, so it has no mismatch to "
                         f"localize: {e.reason}") from None
@@ -169,11 +175,14 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
              policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
              extra_flags: compile_flags.Entries = (),
              limits: timeouts.Timeouts = timeouts.DEFAULT,
-             work_dir: Optional[str] = None) -> Localization:
+             work_dir: Optional[str] = None,
+             cache: Optional[CompileCache] = None) -> Localization:
   """Localizes call `call` (default: the suspect's first wrong call) of the reference trace in
   `loaded` on backend `suspect` against `trusted` (default: TRUSTED_ORDER's first, then the
   others while the trusted one is wrong too). Files go to `work_dir` (default:
-  <module dir>/localize/<trace>__<suspect>, replaced)."""
+  <module dir>/localize/<trace>__<suspect>, replaced). `cache`: the compile cache, for the module as
+  tested when the trace calls every function it exports (the test's own compile, same input,
+  targets and flags, is then reused) and no flag names a file."""
   reference = loaded.reference
   suspect_spec = backends.lookup(suspect)
   if not suspect_spec.is_iree:
@@ -213,8 +222,12 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   untraced_path = os.path.join(work_dir, "suspect_untraced.vmfb")
   source = reduced
   for attempt in (reduced, loaded.iree_input):
+    # Nothing was made private: the module as tested, maybe compiled by the test already.
+    reuse = (cache if (attempt == loaded.iree_input or reduced == loaded.iree_input)
+             and len(attempt) <= CACHE_INPUT_LIMIT and not _reads_files(suspect_flags)
+             else None)
     artifacts.write_bytes(untraced_path, _untraced_vmfb(loaded, suspect_spec, suspect_flags,
-                                                        limits, attempt))
+                                                        limits, attempt, reuse))
     untraced = run_child(untraced_path, suspect_spec.driver,
                          os.path.join(work_dir, "untraced"), all_calls[:last],
                          _inputs_below(all_inputs, last), limits)
@@ -280,6 +293,13 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
       detail=(f"every trusted backend tried ({', '.join(tried) or 'none available'}) also gets "
               f"calls 0..{call} wrong against the reference, so a cross-backend diff cannot "
               "localize it: the bug is not the suspect's alone (target-independent)"), **base)
+
+
+def _reads_files(flags: Sequence[str]) -> bool:
+  """Whether a flag names a file (e.g. --iree-hal-substitute-executable-source=EXEC=path): the
+  compile cache keys the flags' text, not the files' contents, so it is not used then."""
+  return any(os.path.exists(part) for flag in flags for part in flag.split("=")[1:]
+             if os.sep in part)
 
 
 def _write(path: str, data: bytes) -> str:

@@ -186,18 +186,34 @@ class VerdictTest(absltest.TestCase):
       f.write(text.replace("arith.addf", "arith.subf", 1))
     real_compile = engine._untraced_vmfb  # pylint: disable=protected-access
 
-    def as_tested(loaded, spec, flags, limits, source=None):
+    def as_tested(loaded, spec, flags, *args, **kwargs):
       """The real compile of the module as tested, the suspect's with the planted edit."""
       if spec.name == "iree_llvmcpu":
         flags = tuple(flags) + (
             f"--iree-hal-substitute-executable-source={executable}={planted}",)
-      return real_compile(loaded, spec, flags, limits, source)
+      return real_compile(loaded, spec, flags, *args, **kwargs)
 
     with mock.patch.object(engine, "_untraced_vmfb", as_tested):
       result = localize.localize(trace_dir, "iree_llvmcpu")
     self.assertIs(result.kind, engine.Kind.MASKED, result.detail)
     self.assertIn("iree_llvmcpu gets call 0 wrong as compiled for the test, but right with a "
                   "trace at every dispatch", result.detail)
+
+
+  def test_the_module_as_tested_goes_through_the_compile_cache(self):
+    """The test's own compile (same input, targets, flags) is reused, unless a flag names a
+    file, whose contents the cache key does not see."""
+    cache_dir = tempfile.mkdtemp(dir=self.artifacts_dir)
+    _localize(self.trace_dirs["Adding"], "iree_llvmcpu", f"--compile_cache_dir={cache_dir}")
+    self.assertNotEmpty(os.listdir(cache_dir))
+    planted = os.path.join(self.artifacts_dir, "unused_source.mlir")
+    with open(planted, "w") as f:
+      f.write("// not an executable of this module\n")
+    cache_dir = tempfile.mkdtemp(dir=self.artifacts_dir)
+    _localize(self.trace_dirs["Adding"], "iree_llvmcpu", f"--compile_cache_dir={cache_dir}",
+              "--iree_compile_flags=iree_llvmcpu:--iree-hal-substitute-executable-source="
+              f"no_such_executable={planted}")
+    self.assertEmpty(os.listdir(cache_dir))
 
 
 if __name__ == "__main__":
