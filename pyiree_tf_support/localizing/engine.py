@@ -218,6 +218,8 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   # the bug goes with the others, the whole module is used instead.
   reduced = mlir_functions.only_exporting(
       loaded.iree_input, sorted({c.method for c in reference.calls}))
+  if reduced == loaded.iree_input:
+    reduced = loaded.iree_input  # one copy, not two, of what may be a model's 200 MB of text.
   last = len(reference.calls) if call is None else call + 1
   untraced_path = os.path.join(work_dir, "suspect_untraced.vmfb")
   source = reduced
