@@ -176,13 +176,15 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
              extra_flags: compile_flags.Entries = (),
              limits: timeouts.Timeouts = timeouts.DEFAULT,
              work_dir: Optional[str] = None,
-             cache: Optional[CompileCache] = None) -> Localization:
+             cache: Optional[CompileCache] = None,
+             tensor_budget: int = traced_run.MAX_TOTAL_BYTES) -> Localization:
   """Localizes call `call` (default: the suspect's first wrong call) of the reference trace in
   `loaded` on backend `suspect` against `trusted` (default: TRUSTED_ORDER's first, then the
   others while the trusted one is wrong too). Files go to `work_dir` (default:
   <module dir>/localize/<trace>__<suspect>, replaced). `cache`: the compile cache, for the module as
   tested when the trace calls every function it exports (the test's own compile, same input,
-  targets and flags, is then reused) and no flag names a file."""
+  targets and flags, is then reused) and no flag names a file. `tensor_budget`: the bytes of
+  traced tensors each run keeps as arrays (past it: digests and stats)."""
   reference = loaded.reference
   suspect_spec = backends.lookup(suspect)
   if not suspect_spec.is_iree:
@@ -280,14 +282,15 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
     except formation.FormationError as e:
       raise LocalizeError(str(e)) from None
     trusted_run = run_child(formed.trusted.vmfb_path, trusted_spec.driver,
-                            os.path.join(side_dir, "trusted_run"), calls, inputs, limits)
+                            os.path.join(side_dir, "trusted_run"), calls, inputs, limits,
+                            {"max_total_bytes": tensor_budget})
     trusted_names = (trusted_spec.name,) + trusted_spec.aliases
     trusted_wrong = (call if trusted_run.error else
                      first_wrong_call(trusted_run, reference, trusted_names, policy))
     if trusted_wrong is not None:
       continue  # the trusted backend is wrong too: not a suspect-only bug.
     return _compare(formed, trusted_run, calls, inputs, side_dir, reference, names, wrong,
-                    policy, limits, tuple(tried), base,
+                    policy, limits, tensor_budget, tuple(tried), base,
                     ((suspect_spec, suspect_flags),
                      (trusted_spec, _flags(trusted_spec, extra_flags))))
   return Localization(
@@ -315,7 +318,7 @@ def _inputs_below(inputs: Dict[str, np.ndarray], count: int) -> Dict[str, np.nda
 
 def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_dir: str,
              reference: Trace, names: Sequence[str], untraced_wrong: Optional[int],
-             policy: tolerances.TolerancePolicy, limits: timeouts.Timeouts,
+             policy: tolerances.TolerancePolicy, limits: timeouts.Timeouts, tensor_budget: int,
              tried: Tuple[str, ...], base: dict, sides) -> Localization:
   call = base["call"]
   trusted = formed.trusted.backend
@@ -323,7 +326,7 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
       "trusted_dir": os.path.join(side_dir, "trusted_run"), "backend_names": list(names),
       "tolerances": [[backend, dtype, t.rtol, t.atol]
                      for (backend, dtype), t in policy.overrides],
-      "stop_at_divergence": True}
+      "stop_at_divergence": True, "max_total_bytes": tensor_budget}
   suspect_run = run_child(formed.suspect.vmfb_path, formed.suspect.driver,
                           os.path.join(side_dir, "suspect_run"), calls, inputs, limits,
                           judged_against)
@@ -347,6 +350,11 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
     return Localization(Kind.NOT_TRACEABLE, finding=finding, detail=(
         f"the traced {formed.suspect.backend} module failed before any divergence: "
         f"{suspect_run.error}"), **common)
+  if finding.kind in (Kind.NONE, Kind.DRIFT) and finding.uncompared:
+    return Localization(Kind.NOT_TRACEABLE, finding=finding, detail=(
+        f"{finding.uncompared} traced tensors differ but were over the memory budget, kept as "
+        "digests only, so their error is unknown and no dispatch can be blamed or cleared"),
+                        **common)
   if finding.kind in (Kind.NONE, Kind.DRIFT):
     outside = _results_outside(finding, suspect_run, trusted_run, policy, names)
     if outside is not None:
@@ -358,9 +366,6 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
   if finding.kind is Kind.NONE and untraced_wrong is not None:
     detail = (f"every traced dispatch and result agrees with {trusted}, yet the suspect gets "
               f"call {untraced_wrong} wrong against the reference")
-  if finding.uncompared:
-    detail += (f" ({finding.uncompared} traced tensors over the memory budget were kept as "
-               "digests only, and differ: their error is unknown)")
   return Localization(finding.kind, finding=finding, detail=detail, **common)
 
 
@@ -372,6 +377,9 @@ def _dispatch_repro(formed: formation.Formation, culprit: events.DispatchRow, tr
   event = next((e for e in trusted_run.events if e.label == label), None)
   if event is None:
     return dispatch_repro.Repro(None, "its inputs were not traced")
+  if any(events.is_digest(array) for array in event.arrays):
+    return dispatch_repro.Repro(None, "its inputs were kept as digests only (over the traced "
+                                "run's memory budget)")
   return dispatch_repro.write(
       os.path.join(work_dir, "repro"), os.path.join(os.path.dirname(formed.flow_path),
                                                     "flow.mlirbc"),

@@ -226,6 +226,11 @@ class Judge:
     self.uncompared += sum(_digest_error(a, b).note == UNCOMPARED
                            for a, b in zip(s.arrays, t.arrays) if is_digest(a) or is_digest(b))
     slot = (s.call, s.key, s.occurrence)
+    if self.uncompared:  # an error is unknown from here on: nothing later can be blamed.
+      if s.kind == "outputs":
+        self.rows.append(DispatchRow(s.call, s.key, s.occurrence, float("nan"), error[0],
+                                     error[2], error[1]))
+      return None
     if s.kind == "inputs":
       self._pending[slot] = error
       if error[0] > 1 and error[0] > AMPLIFICATION * self._earlier_outputs:

@@ -83,6 +83,18 @@ class Adding(tf.Module):
     return x + np.array([1., 2., 3., 4.], np.float32)
 
 
+class Truncating(tf.Module):
+  """vmvx rounds an f32 -> i32 convert that TensorFlow truncates (a real miscompile)."""
+
+  @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+  def truncate(self, x):
+    return tf.cast(x, tf.int32)
+
+
+def truncate_once(module):
+  module.truncate(np.array([0.7, 1.2, 2.6, -3.3], np.float32))
+
+
 def store_once(module):
   module.store_if(np.array([1., 2.], np.float32), np.array(True))
 
@@ -127,7 +139,8 @@ class VerdictTest(absltest.TestCase):
     for module_class, trace_function, passes in ((StoreIf, store_once, False),
                                                  (StoreIfCopy, store_once, False),
                                                  (MatmulLoop, iterate_once, True),
-                                                 (Adding, add_once, True)):
+                                                 (Adding, add_once, True),
+                                                 (Truncating, truncate_once, True)):
       with flagsaver.flagsaver(artifacts_dir=cls.artifacts_dir,
                                target_backends=["iree_llvmcpu"]):
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(
@@ -199,6 +212,15 @@ class VerdictTest(absltest.TestCase):
     self.assertIn("iree_llvmcpu gets call 0 wrong as compiled for the test, but right with a "
                   "trace at every dispatch", result.detail)
 
+
+  def test_not_traceable_when_the_tensors_are_over_the_memory_budget(self):
+    """Kept as digests only, a differing tensor's error is unknown: nothing is blamed or
+    cleared (with the default budget, the same call names the convert's dispatch)."""
+    result = localize.localize(self.trace_dirs["Truncating"], "iree_vmvx", tensor_budget=0)
+    self.assertIs(result.kind, engine.Kind.NOT_TRACEABLE, result.detail)
+    self.assertIn("over the memory budget", result.detail)
+    result = localize.localize(self.trace_dirs["Truncating"], "iree_vmvx")
+    self.assertIs(result.kind, engine.Kind.DISPATCH, result.detail)
 
   def test_the_module_as_tested_goes_through_the_compile_cache(self):
     """The test's own compile (same input, targets, flags) is reused, unless a flag names a
