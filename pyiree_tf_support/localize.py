@@ -47,7 +47,7 @@ _REPORT_JSON = flags.DEFINE_string(
     "report_json", None, "Also write the verdict as JSON to this file (what a test's report.json "
     "records under `localization`).")
 for _name in ("target_backends", "tolerances", "iree_compile_flags", "compile_timeout",
-              "load_timeout", "call_timeout", "verbose"):
+              "load_timeout", "call_timeout", "compile_cache", "compile_cache_dir", "verbose"):
   flags.declare_key_flag(_name)
 
 
@@ -110,7 +110,7 @@ def main(argv: Sequence[str]) -> int:
     result = engine.localize(
         loaded, suspect, trusted, _CALL.value, policy=cli_flags.tolerance_policy(),
         extra_flags=compile_flags.parse(cli_flags.value("iree_compile_flags")),
-        limits=cli_flags.timeouts_from_flags())
+        limits=cli_flags.timeouts_from_flags(), cache=cli_flags.compile_cache_from_flags())
   except (ValueError, KeyError, LocalizeError) as e:  # ReplayError is a ValueError.
     message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
     print("localize: " + str(message).replace("\n", " "), file=sys.stderr)

@@ -28,6 +28,7 @@ from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import mlir_functions
+from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
@@ -54,16 +55,23 @@ TRUSTED_ORDER: Dict[str, Tuple[str, ...]] = {
 }
 
 
+# Past this size of iree_input.mlir the compile cache is not consulted: hashing the input for
+# its key (4 s on a ResNet50's 188 MB) costs about what the compile does.
+CACHE_INPUT_LIMIT = 32 << 20
+
+
 class LocalizeError(Exception):
   """The localization could not run (bad input, our fault or the toolchain's); one line."""
 
 
 @dataclasses.dataclass(frozen=True)
 class Run:
-  """One backend's replay of calls 0..K: trace events, each call's flat results, its error."""
+  """One backend's replay of calls 0..K: trace events, each call's flat results, its error,
+  and why it stopped before the end (at the divergence), if it did."""
   events: Tuple[events.Event, ...]
   outputs: Tuple[Tuple[np.ndarray, ...], ...]
   error: Optional[str]
+  stopped: Optional[str] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,8 +114,8 @@ def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
               inputs: Dict[str, np.ndarray], limits: timeouts.Timeouts,
               judged_against: Optional[dict] = None) -> Run:
   """Replays `calls` on `vmfb_path` in a fresh TF-free child process (see traced_run);
-  `judged_against`: the trusted run's dir, tolerances and backend names, to stop keeping
-  tensors once the divergence is found."""
+  `judged_against`: the trusted run's dir, tolerances and backend names, to stop the run once
+  the divergence is found."""
   artifacts.make_dirs(run_dir)
   np.savez(os.path.join(run_dir, traced_run.INPUTS), **inputs)
   with open(os.path.join(run_dir, traced_run.REQUEST), "w") as f:
@@ -127,8 +135,9 @@ def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
     tail = completed.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
     return Run((), (), f"the traced run crashed (exit status {completed.returncode}"
                f"{': ' + tail[0] if tail else ''})")
-  raw, outputs, error = traced_run.load_result(run_dir)
-  return Run(tuple(events.number_events(raw)), tuple(tuple(o) for o in outputs), error)
+  raw, outputs, error, stopped = traced_run.load_result(run_dir)
+  return Run(tuple(events.number_events(raw)), tuple(tuple(o) for o in outputs), error,
+             stopped)
 
 
 def _reference_outputs(reference: Trace, index: int) -> List[np.ndarray]:
@@ -150,12 +159,12 @@ def first_wrong_call(run: Run, reference: Trace, backend_names: Sequence[str],
 
 def _untraced_vmfb(loaded: ReplayInput, spec: backends.BackendSpec,
                    flags: Sequence[str], limits: timeouts.Timeouts,
-                   source: Optional[str] = None) -> bytes:
+                   source: Optional[str] = None, cache: Optional[CompileCache] = None) -> bytes:
   request = compiler.CompileRequest(source or loaded.iree_input, spec.compiler_targets,
                                     tuple(flags))
   try:
     return compiler.compile_request(request, f"module '{loaded.reference.module_name}' for "
-                                    f"{spec.name}", timeout=limits.compile)
+                                    f"{spec.name}", cache=cache, timeout=limits.compile)
   except compiler.CompileError as e:
     raise LocalizeError(f"{spec.name} does not compile the module, so it has no mismatch to "
                         f"localize: {e.reason}") from None
@@ -166,11 +175,16 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
              policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
              extra_flags: compile_flags.Entries = (),
              limits: timeouts.Timeouts = timeouts.DEFAULT,
-             work_dir: Optional[str] = None) -> Localization:
+             work_dir: Optional[str] = None,
+             cache: Optional[CompileCache] = None,
+             tensor_budget: int = traced_run.MAX_TOTAL_BYTES) -> Localization:
   """Localizes call `call` (default: the suspect's first wrong call) of the reference trace in
   `loaded` on backend `suspect` against `trusted` (default: TRUSTED_ORDER's first, then the
   others while the trusted one is wrong too). Files go to `work_dir` (default:
-  <module dir>/localize/<trace>__<suspect>, replaced)."""
+  <module dir>/localize/<trace>__<suspect>, replaced). `cache`: the compile cache, for the module as
+  tested when the trace calls every function it exports (the test's own compile, same input,
+  targets and flags, is then reused) and no flag names a file. `tensor_budget`: the bytes of
+  traced tensors each run keeps as arrays (past it: digests and stats)."""
   reference = loaded.reference
   suspect_spec = backends.lookup(suspect)
   if not suspect_spec.is_iree:
@@ -206,12 +220,18 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   # the bug goes with the others, the whole module is used instead.
   reduced = mlir_functions.only_exporting(
       loaded.iree_input, sorted({c.method for c in reference.calls}))
+  if reduced == loaded.iree_input:
+    reduced = loaded.iree_input  # one copy, not two, of what may be a model's 200 MB of text.
   last = len(reference.calls) if call is None else call + 1
   untraced_path = os.path.join(work_dir, "suspect_untraced.vmfb")
   source = reduced
   for attempt in (reduced, loaded.iree_input):
+    # Nothing was made private: the module as tested, maybe compiled by the test already.
+    reuse = (cache if (attempt == loaded.iree_input or reduced == loaded.iree_input)
+             and len(attempt) <= CACHE_INPUT_LIMIT and not _reads_files(suspect_flags)
+             else None)
     artifacts.write_bytes(untraced_path, _untraced_vmfb(loaded, suspect_spec, suspect_flags,
-                                                        limits, attempt))
+                                                        limits, attempt, reuse))
     untraced = run_child(untraced_path, suspect_spec.driver,
                          os.path.join(work_dir, "untraced"), all_calls[:last],
                          _inputs_below(all_inputs, last), limits)
@@ -262,14 +282,15 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
     except formation.FormationError as e:
       raise LocalizeError(str(e)) from None
     trusted_run = run_child(formed.trusted.vmfb_path, trusted_spec.driver,
-                            os.path.join(side_dir, "trusted_run"), calls, inputs, limits)
+                            os.path.join(side_dir, "trusted_run"), calls, inputs, limits,
+                            {"max_total_bytes": tensor_budget})
     trusted_names = (trusted_spec.name,) + trusted_spec.aliases
     trusted_wrong = (call if trusted_run.error else
                      first_wrong_call(trusted_run, reference, trusted_names, policy))
     if trusted_wrong is not None:
       continue  # the trusted backend is wrong too: not a suspect-only bug.
     return _compare(formed, trusted_run, calls, inputs, side_dir, reference, names, wrong,
-                    policy, limits, tuple(tried), base,
+                    policy, limits, tensor_budget, tuple(tried), base,
                     ((suspect_spec, suspect_flags),
                      (trusted_spec, _flags(trusted_spec, extra_flags))))
   return Localization(
@@ -277,6 +298,13 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
       detail=(f"every trusted backend tried ({', '.join(tried) or 'none available'}) also gets "
               f"calls 0..{call} wrong against the reference, so a cross-backend diff cannot "
               "localize it: the bug is not the suspect's alone (target-independent)"), **base)
+
+
+def _reads_files(flags: Sequence[str]) -> bool:
+  """Whether a flag names a file (e.g. --iree-hal-substitute-executable-source=EXEC=path): the
+  compile cache keys the flags' text, not the files' contents, so it is not used then."""
+  return any(os.path.exists(part) for flag in flags for part in flag.split("=")[1:]
+             if os.sep in part)
 
 
 def _write(path: str, data: bytes) -> str:
@@ -290,14 +318,15 @@ def _inputs_below(inputs: Dict[str, np.ndarray], count: int) -> Dict[str, np.nda
 
 def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_dir: str,
              reference: Trace, names: Sequence[str], untraced_wrong: Optional[int],
-             policy: tolerances.TolerancePolicy, limits: timeouts.Timeouts,
+             policy: tolerances.TolerancePolicy, limits: timeouts.Timeouts, tensor_budget: int,
              tried: Tuple[str, ...], base: dict, sides) -> Localization:
   call = base["call"]
   trusted = formed.trusted.backend
   judged_against = {
       "trusted_dir": os.path.join(side_dir, "trusted_run"), "backend_names": list(names),
       "tolerances": [[backend, dtype, t.rtol, t.atol]
-                     for (backend, dtype), t in policy.overrides]}
+                     for (backend, dtype), t in policy.overrides],
+      "stop_at_divergence": True, "max_total_bytes": tensor_budget}
   suspect_run = run_child(formed.suspect.vmfb_path, formed.suspect.driver,
                           os.path.join(side_dir, "suspect_run"), calls, inputs, limits,
                           judged_against)
@@ -305,19 +334,27 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
   if suspect_run.error and len(suspect_run.outputs) <= call and not suspect_run.events:
     raise LocalizeError(f"the traced {formed.suspect.backend} module failed: "
                         f"{suspect_run.error}")
-  traced_wrong = (None if suspect_run.error else
+  traced_wrong = (None if suspect_run.error or suspect_run.stopped else
                   first_wrong_call(suspect_run, reference, names, policy))
+  # Stopped at a dispatch (or a step outside dispatches) to blame: tracing did not hide the
+  # divergence, whatever call K's results would have been.
   if untraced_wrong is not None and untraced_wrong <= call and traced_wrong is None \
-      and not suspect_run.error:
+      and not suspect_run.error and not suspect_run.stopped:
     return Localization(Kind.MASKED, detail=(
         f"{formed.suspect.backend} gets call {untraced_wrong} wrong as compiled for the test, "
         "but right with a trace at every dispatch: tracing changes scheduling, buffer offsets "
         "and aliasing, which hid the bug; suspect those, not a dispatch's code"), **common)
-  finding = events.compare(suspect_run.events, trusted_run.events, policy, names)
+  finding = events.compare(suspect_run.events, trusted_run.events, policy, names,
+                           suspect_stopped=suspect_run.stopped is not None)
   if suspect_run.error and finding.kind not in (Kind.DISPATCH, Kind.OUTSIDE):
     return Localization(Kind.NOT_TRACEABLE, finding=finding, detail=(
         f"the traced {formed.suspect.backend} module failed before any divergence: "
         f"{suspect_run.error}"), **common)
+  if finding.kind in (Kind.NONE, Kind.DRIFT) and finding.uncompared:
+    return Localization(Kind.NOT_TRACEABLE, finding=finding, detail=(
+        f"{finding.uncompared} traced tensors differ but were over the memory budget, kept as "
+        "digests only, so their error is unknown and no dispatch can be blamed or cleared"),
+                        **common)
   if finding.kind in (Kind.NONE, Kind.DRIFT):
     outside = _results_outside(finding, suspect_run, trusted_run, policy, names)
     if outside is not None:
@@ -340,6 +377,9 @@ def _dispatch_repro(formed: formation.Formation, culprit: events.DispatchRow, tr
   event = next((e for e in trusted_run.events if e.label == label), None)
   if event is None:
     return dispatch_repro.Repro(None, "its inputs were not traced")
+  if any(events.is_digest(array) for array in event.arrays):
+    return dispatch_repro.Repro(None, "its inputs were kept as digests only (over the traced "
+                                "run's memory budget)")
   return dispatch_repro.write(
       os.path.join(work_dir, "repro"), os.path.join(os.path.dirname(formed.flow_path),
                                                     "flow.mlirbc"),

@@ -144,10 +144,31 @@ def event_error(suspect: Event, trusted: Event,
         float("inf"), note=f"{len(suspect.arrays)} tensors vs {len(trusted.arrays)}"))
   worst: Tuple[float, Optional[int], TensorError] = (0.0, None, TensorError(0.0))
   for position, (s, t) in enumerate(zip(suspect.arrays, trusted.arrays)):
-    error = tensor_error(s, t, policy, backend_names)
+    error = (_digest_error(s, t) if is_digest(s) or is_digest(t)
+             else tensor_error(s, t, policy, backend_names))
     if error.error > worst[0]:
       worst = (error.error, position, error)
   return worst
+
+
+def is_digest(array: np.ndarray) -> bool:
+  """A tensor a traced run kept as its sha256 digest only (over its memory budget)."""
+  return array.ndim == 0 and array.dtype.kind == "U"
+
+
+def _digest_error(suspect: np.ndarray, trusted: np.ndarray) -> TensorError:
+  """Equal digests are equal tensors; otherwise the error cannot be measured (not blamed)."""
+  import hashlib  # pylint: disable=import-outside-toplevel
+  digests = [str(a) if is_digest(a) else
+             hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()
+             for a in (suspect, trusted)]
+  if digests[0] == digests[1]:
+    return TensorError(0.0)
+  return TensorError(0.0, note=UNCOMPARED)
+
+
+# A tensor the budget kept as a digest on one side, whose digests differ: its error is unknown.
+UNCOMPARED = "not compared (kept as a digest only, over the memory budget)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -170,6 +191,7 @@ class Finding:
   culprit: Optional[DispatchRow] = None
   detail: str = ""
   roots: int = 0  # further dispatches that also amplify the error on their own, after it.
+  uncompared: int = 0  # tensors over the memory budget whose digests differ (error unknown).
 
 
 def _structure_difference(suspect: Sequence[Event], trusted: Sequence[Event]) -> Optional[str]:
@@ -197,10 +219,18 @@ class Judge:
     self._earlier_outputs = 0.0
     self._pending: Dict[Tuple[int, str, int], Tuple[float, Optional[int], TensorError]] = {}
     self._drift: Optional[DispatchRow] = None
+    self.uncompared = 0  # tensors whose digests differ: their error is unknown.
 
   def feed(self, s: Event, t: Event) -> Optional[Finding]:
     error = event_error(s, t, self.policy, self.backend_names)
+    self.uncompared += sum(_digest_error(a, b).note == UNCOMPARED
+                           for a, b in zip(s.arrays, t.arrays) if is_digest(a) or is_digest(b))
     slot = (s.call, s.key, s.occurrence)
+    if self.uncompared:  # an error is unknown from here on: nothing later can be blamed.
+      if s.kind == "outputs":
+        self.rows.append(DispatchRow(s.call, s.key, s.occurrence, float("nan"), error[0],
+                                     error[2], error[1]))
+      return None
     if s.kind == "inputs":
       self._pending[slot] = error
       if error[0] > 1 and error[0] > AMPLIFICATION * self._earlier_outputs:
@@ -221,18 +251,20 @@ class Judge:
 
   def end(self) -> Finding:
     if self._drift is not None:
-      return Finding(Kind.DRIFT, tuple(self.rows), self._drift)
-    return Finding(Kind.NONE, tuple(self.rows))
+      return Finding(Kind.DRIFT, tuple(self.rows), self._drift, uncompared=self.uncompared)
+    return Finding(Kind.NONE, tuple(self.rows), uncompared=self.uncompared)
 
 
 def compare(suspect: Sequence[Event], trusted: Sequence[Event],
             policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
-            backend_names: Sequence[str] = ()) -> Finding:
+            backend_names: Sequence[str] = (), suspect_stopped: bool = False) -> Finding:
   """The first divergence between two backends' events of the same calls, by the rules:
   a dispatch whose outputs are over tolerance and > AMPLIFICATION x its inputs' error is to
   blame; inputs over tolerance and > AMPLIFICATION x every earlier output's error were changed
-  by something that is not a dispatch; over tolerance otherwise is accumulated drift."""
-  difference = _structure_difference(suspect, trusted)
+  by something that is not a dispatch; over tolerance otherwise is accumulated drift.
+  `suspect_stopped`: the suspect's run stopped at the divergence, so its events are a prefix."""
+  difference = _structure_difference(
+      suspect, trusted[:len(suspect)] if suspect_stopped else trusted)
   if difference:
     return Finding(Kind.STRUCTURE, (), detail=difference)
   judge = Judge(policy, backend_names)

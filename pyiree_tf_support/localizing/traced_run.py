@@ -5,12 +5,18 @@
 <run dir>/request.json names the vmfb, the IREE driver and the calls to make in order (function
 and the count of flat inputs, read from request.npz as c<call>_<input>); the child loads the vmfb
 in a fresh context whose HAL module has a debug sink (never without one: the default sink prints
-every traced tensor to stderr), makes the calls, and writes result.json + result.npz: each trace
-event's call, label and tensors, and each call's flat results. A call that raises ends the run
-with the error recorded. Tensors over `max_bytes` are kept as a digest, not as an array; and
-given the trusted backend's run (`trusted_dir`), each event is judged as it comes (events.Judge)
-and once the divergence is found, later tensors are kept as digests only: the calls still run to
-the end (their results tell whether tracing masked the bug), but memory stays bounded.
+every traced tensor to stderr), makes the calls, and writes result.json: each trace event's
+call, label and tensors, and each call's flat results. A call that raises ends the run with the
+error recorded.
+
+Memory stays bounded whatever the model: each tensor goes to its own .npy file under tensors/
+as it is traced (nothing accumulates in memory), and is read back memory-mapped. A tensor over
+`max_bytes`, or past a total of `max_total_bytes` kept, is recorded as a sha256 digest and
+stats (min, max, mean, NaN/Inf counts) instead. Given the trusted backend's run (`trusted_dir`),
+each event is judged as it comes (events.Judge); with `stop_at_divergence`, the sink raises once
+a dispatch or a step outside dispatches is to blame, which aborts the call (IREE turns the
+exception into the call's error) and ends the run: the context is never used again, and the
+process exits. The result then says `stopped`, not `error`.
 
 A process of its own: it never imports TensorFlow (lavapipe cannot share a process with it), a
 runtime crash is contained, and its memory goes when it exits. It imports IREE's runtime only.
@@ -31,7 +37,46 @@ from pyiree_tf_support.localizing import events as events_lib
 REQUEST = "request.json"
 INPUTS = "request.npz"
 RESULT = "result.json"
-ARRAYS = "result.npz"
+TENSORS = "tensors"
+MAX_BYTES = 64 << 20  # one tensor
+MAX_TOTAL_BYTES = 1 << 30  # every tensor of a run
+
+
+class _Stop(Exception):
+  """Raised from the debug sink to abort the call once the divergence is found."""
+
+
+def stats(array: np.ndarray) -> Dict[str, Any]:
+  """What is kept of a tensor beyond the budget, besides its digest: a glance at its values."""
+  if array.size == 0 or array.dtype.kind not in "biufc":
+    return {}
+  values = np.abs(array) if array.dtype.kind == "c" else array
+  values = values.astype(np.float64) if values.dtype.kind == "b" else values
+  finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values.reshape(-1)
+  out: Dict[str, Any] = {}
+  if values.dtype.kind == "f":
+    out["nan"] = int(np.isnan(values).sum())
+    out["inf"] = int(np.isinf(values).sum())
+  if finite.size:
+    out.update(min=float(finite.min()), max=float(finite.max()),
+               mean=float(finite.mean(dtype=np.float64)))
+  return out
+
+
+def digest(array: np.ndarray) -> str:
+  return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
+
+
+def _save(run_dir: str, name: str, array: np.ndarray) -> None:
+  np.save(os.path.join(run_dir, TENSORS, name + ".npy"), array, allow_pickle=False)
+
+
+def _load(run_dir: str, name: str) -> np.ndarray:
+  path = os.path.join(run_dir, TENSORS, name + ".npy")
+  try:
+    return np.load(path, mmap_mode="r", allow_pickle=False)
+  except ValueError:  # an empty array cannot be mapped.
+    return np.load(path, allow_pickle=False)
 
 
 def _to_numpy(buffer_view: Any) -> np.ndarray:
@@ -49,35 +94,38 @@ def _to_numpy(buffer_view: Any) -> np.ndarray:
 
 
 def load_result(run_dir: str) -> Tuple[List[Tuple[int, str, List[np.ndarray]]],
-                                        List[List[np.ndarray]], Optional[str]]:
-  """A finished run's (call, label, tensors) events, each call's results, and its error; a
-  tensor kept as a digest reads back as a 0-d string array of it."""
+                                        List[List[np.ndarray]], Optional[str], Optional[str]]:
+  """A finished run's (call, label, tensors) events, each call's results, its error and why it
+  stopped early (or None); arrays are memory-mapped, and a tensor kept as a digest reads back as
+  a 0-d string array of it."""
   with open(os.path.join(run_dir, RESULT)) as f:
     document = json.load(f)
-  with np.load(os.path.join(run_dir, ARRAYS), allow_pickle=False) as npz:
-    arrays = {name: npz[name] for name in npz.files}
   raw = [(event["call"], event["label"],
-          [arrays[t["array"]] if "array" in t else np.array(t["sha256"])
+          [_load(run_dir, t["array"]) if "array" in t else np.array(t["sha256"])
            for t in event["tensors"]]) for event in document["events"]]
-  outputs = [[arrays[name] for name in names] for names in document["outputs"]]
-  return raw, outputs, document["error"]
+  outputs = [[_load(run_dir, name) for name in names] for names in document["outputs"]]
+  return raw, outputs, document["error"], document.get("stopped")
 
 
 class _Recorder:
-  """The debug sink's callback: keeps each event's tensors, tagged with the current call."""
+  """The debug sink's callback: saves each event's tensors, tagged with the current call."""
 
-  def __init__(self, max_bytes: int, trusted: Optional[List[events_lib.Event]] = None,
-               judge: Optional[events_lib.Judge] = None):
+  def __init__(self, run_dir: str, max_bytes: int, max_total_bytes: int,
+               trusted: Optional[List[events_lib.Event]] = None,
+               judge: Optional[events_lib.Judge] = None, stop_at_divergence: bool = False):
+    self.run_dir = run_dir
     self.max_bytes = max_bytes
+    self.left = max_total_bytes
     self.call = -1  # -1: events while loading (initializers).
     self.events: List[Dict[str, Any]] = []
-    self.arrays: Dict[str, np.ndarray] = {}
     self.trusted = trusted
     self.judge = judge
     self.decided = trusted is None
+    self.stop_at_divergence = stop_at_divergence
+    self.stopped: Optional[str] = None
     self._seen: Dict[Tuple[int, str, str], int] = {}
 
-  def _judge(self, label: str, arrays: List[np.ndarray]) -> None:
+  def _judge(self, label: str, arrays: List[np.ndarray]) -> Optional[events_lib.Finding]:
     key, kind = events_lib.parse_key(label)
     occurrence = self._seen.get((self.call, key, kind), 0)
     self._seen[(self.call, key, kind)] = occurrence + 1
@@ -85,25 +133,33 @@ class _Recorder:
     index = len(self.events)
     if index >= len(self.trusted) or self.trusted[index].label != event.label:
       self.decided = True  # the structure differs: nothing more to compare.
-    elif self.judge.feed(event, self.trusted[index]) is not None:
-      self.decided = True
+      return None
+    found = self.judge.feed(event, self.trusted[index])
+    self.decided = found is not None
+    return found
 
   def __call__(self, label: str, buffer_views: List[Any]) -> None:
     entries = []
     arrays = [_to_numpy(buffer_view) for buffer_view in buffer_views]
     keep = not self.decided
-    if not self.decided:
-      self._judge(label, arrays)
+    found = self._judge(label, arrays) if not self.decided else None
     for position, array in enumerate(arrays):
       name = f"e{len(self.events)}_{position}"
-      entry = {"shape": list(array.shape), "dtype": array.dtype.name}
-      if (keep or self.trusted is None) and array.nbytes <= self.max_bytes:
-        self.arrays[name] = array
+      entry: Dict[str, Any] = {"shape": list(array.shape), "dtype": array.dtype.name}
+      if (keep or self.trusted is None) and array.nbytes <= min(self.max_bytes, self.left):
+        _save(self.run_dir, name, array)
+        self.left -= array.nbytes
         entry["array"] = name
       else:
-        entry["sha256"] = hashlib.sha256(array.tobytes()).hexdigest()
+        entry["sha256"] = digest(array)
+        entry["stats"] = stats(array)
       entries.append(entry)
     self.events.append({"call": self.call, "label": label, "tensors": entries})
+    del arrays
+    if found is not None and self.stop_at_divergence:
+      self.stopped = (f"at the divergence (event {len(self.events) - 1}, call {self.call}): "
+                      f"{found.kind.value}")
+      raise _Stop(self.stopped)
 
 
 def run(run_dir: str) -> Dict[str, Any]:
@@ -119,7 +175,10 @@ def run(run_dir: str) -> Dict[str, Any]:
         ((backend, dtype), tolerances.Tolerance(rtol, atol))
         for backend, dtype, rtol, atol in request.get("tolerances", ())))
     judge = events_lib.Judge(policy, request.get("backend_names", ()))
-  recorder = _Recorder(int(request.get("max_bytes", 64 << 20)), trusted, judge)
+  os.makedirs(os.path.join(run_dir, TENSORS), exist_ok=True)
+  recorder = _Recorder(run_dir, int(request.get("max_bytes", MAX_BYTES)),
+                       int(request.get("max_total_bytes", MAX_TOTAL_BYTES)), trusted, judge,
+                       bool(request.get("stop_at_divergence")))
   outputs: List[List[str]] = []
   error = None
   with np.load(os.path.join(run_dir, INPUTS), allow_pickle=False) as npz:
@@ -142,12 +201,13 @@ def run(run_dir: str) -> Dict[str, Any]:
       names = []
       for position, array in enumerate(flat):
         names.append(f"r{index}_{position}")
-        recorder.arrays[names[-1]] = array
+        _save(run_dir, names[-1], array)
       outputs.append(names)
   except Exception as e:  # pylint: disable=broad-except  # the backend's failure: reported.
-    error = f"call {recorder.call}: {type(e).__name__}: {e}"
-  document = {"events": recorder.events, "outputs": outputs, "error": error}
-  np.savez(os.path.join(run_dir, ARRAYS), **recorder.arrays)
+    if recorder.stopped is None:  # else: our own abort, from the sink, at the divergence.
+      error = f"call {recorder.call}: {type(e).__name__}: {e}"
+  document = {"events": recorder.events, "outputs": outputs, "error": error,
+              "stopped": recorder.stopped}
   with open(os.path.join(run_dir, RESULT), "w") as f:
     json.dump(document, f)
   return document

@@ -1,6 +1,8 @@
 """The localize command refuses bad input with one line naming what is wrong and what is valid,
 and its verdict rules judge aligned events as docs/localizing.md says."""
 
+import dataclasses
+import hashlib
 import os
 import subprocess
 import sys
@@ -89,6 +91,23 @@ class VerdictRulesTest(absltest.TestCase):
   def test_no_divergence(self):
     trusted = self.stream([1.0, 1.0], [1.0, 1.0], [2.0, 2.0])
     self.assertEqual(events.compare(trusted, trusted).kind, events.Kind.NONE)
+
+  def test_a_tensor_kept_as_a_digest_is_never_blamed(self):
+    trusted = self.stream([1.0, 1.0], [1.0, 1.0], [2.0, 2.0])
+    suspect = self.stream([1.0, 1.0], [1.0, 1.0], [2.0, 9.0])
+    # The trusted run kept d1's outputs as a digest only (over its memory budget).
+    for outputs, uncompared in (([2.0, 9.0], 0), ([2.0, 2.0], 1)):
+      digest = hashlib.sha256(np.asarray(outputs, np.float32).tobytes()).hexdigest()
+      over_budget = trusted[:3] + [dataclasses.replace(trusted[3], arrays=(np.array(digest),))]
+      found = events.compare(suspect, over_budget)
+      self.assertEqual((found.kind, found.uncompared), (events.Kind.NONE, uncompared))
+
+  def test_a_run_stopped_at_the_divergence_is_a_prefix(self):
+    trusted = self.stream([1.0, 1.0], [1.0, 1.0], [2.0, 2.0])
+    stopped = self.stream([1.0, 5.0], [1.0, 5.0], [2.0, 6.0])[:2]
+    found = events.compare(stopped, trusted, suspect_stopped=True)
+    self.assertEqual((found.kind, found.culprit.key), (events.Kind.DISPATCH, "e0::d0"))
+    self.assertEqual(events.compare(stopped, trusted).kind, events.Kind.STRUCTURE)
 
   def test_occurrences_count_per_call(self):
     numbered = _events((0, "e::d", "outputs", [1.0]), (0, "e::d", "outputs", [1.0]),

@@ -229,17 +229,19 @@ class InjectedMiscompileTest(parameterized.TestCase):
         f"--iree_compile_flags={backend}:--iree-hal-substitute-executable-source="
         f"{executable}={path}"))
     self.assertRegex(verdict, rf": dispatch {re.escape(executable)}::\S+ \(occurrence 0\)")
-    if old == "arith.addf":  # the first dispatch: what the suspect traced after it is not kept.
+    if old == "arith.addf":  # the first dispatch: the suspect's run stops right after it.
       run_dir = os.path.dirname(os.path.dirname(self.trace_dirs["Mlp"]))
       (result,) = glob.glob(os.path.join(run_dir, "localize", f"*__{backend}", "iree_*",
                                          "suspect_run", "result.json"))
       with open(result) as f:
-        traced = json.load(f)["events"]
-      first_outputs = next(e for e in traced if e["label"].endswith(" outputs"))
-      self.assertIn(executable, first_outputs["label"])
-      self.assertIn("array", first_outputs["tensors"][0])  # compared: the divergence
-      self.assertNotIn("array", traced[-1]["tensors"][0])  # after it: a digest only
-      self.assertIn("sha256", traced[-1]["tensors"][0])
+        document = json.load(f)
+      traced = document["events"]
+      self.assertLen(traced, 2)  # the dispatch's inputs and outputs, nothing after
+      self.assertIn(executable, traced[1]["label"])
+      self.assertTrue(traced[1]["label"].endswith(" outputs"))
+      self.assertIn("array", traced[1]["tensors"][0])  # compared: the divergence
+      self.assertIsNone(document["error"])
+      self.assertRegex(document["stopped"], r"^at the divergence \(event 1, call 0\): dispatch$")
 
   def test_stateful_module_failing_at_call_2(self):
     executable, path = self._planted(self._clean_sources("Accumulator", "iree_llvmcpu"),
