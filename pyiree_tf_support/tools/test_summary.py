@@ -15,8 +15,9 @@ from typing import List, Optional, Sequence
 
 _PYTEST_SUMMARY = re.compile(r"\b\d+ (passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b"
                              r".* in \d+(\.\d+)?s\b")
-_BAZEL_PASSED = re.compile(r"^//e2e(/keras)?:\S+\s+(\(cached\) )?PASSED", re.MULTILINE)
-_BAZEL_FAILED = re.compile(r"^//e2e(/keras)?:\S+\s+(\(cached\) )?"
+# Every package below e2e/ (e2e/keras, e2e/generated, ...).
+_BAZEL_PASSED = re.compile(r"^//e2e(/[\w/]+)?:\S+\s+(\(cached\) )?PASSED", re.MULTILINE)
+_BAZEL_FAILED = re.compile(r"^//e2e(/[\w/]+)?:\S+\s+(\(cached\) )?"
                            r"(FAILED|TIMEOUT|NO STATUS|FAILED TO BUILD)", re.MULTILINE)
 
 
@@ -39,10 +40,13 @@ def _count(summary: str, word: str) -> int:
 
 
 def unit_result(log: str, status: int) -> UnitResult:
-  """The counts of pytest's summary line (its last); none when it has none, or when pytest
-  failed (non-zero status) with a summary that counts no failure."""
-  lines = [line for line in log.splitlines() if line.strip()]
-  summary = lines[-1] if lines and _PYTEST_SUMMARY.search(lines[-1]) else None
+  """The counts of pytest's summary line (the last line that is one: what the interpreter prints
+  at exit may follow it, e.g. nanobind's list of IREE runtime objects still alive); none when it
+  has none, or when pytest failed (non-zero status) with a summary that counts no failure.
+  A pytest that dies mid-run has printed no summary yet: its progress lines come before any
+  failure report that could quote a nested run's summary."""
+  summaries = [line for line in log.splitlines() if _PYTEST_SUMMARY.search(line)]
+  summary = summaries[-1] if summaries else None
   if summary is None:
     return UnitResult(None, None, status)
   failed = _count(summary, "failed") + _count(summary, "errors?")

@@ -25,6 +25,17 @@ TESTS = {
           os.kill(os.getpid(), signal.SIGSEGV)
         """),
     "exits": "import os\n\ndef test_a():\n  os._exit(3)\n",
+    # Lines after pytest's summary, printed at interpreter exit (as nanobind prints the IREE
+    # runtime objects still alive then).
+    "noise_at_exit": textwrap.dedent("""
+        import atexit, sys
+        atexit.register(lambda: print("nanobind: leaked 2 instances!\\n - leaked instance",
+                                      file=sys.stderr))
+        def test_a():
+          pass
+        def test_b():
+          assert False
+        """),
 }
 
 
@@ -53,14 +64,16 @@ class TestSummaryTest(parameterized.TestCase):
 
   @parameterized.parameters(("clean", 0, "2 passed, 0 failed"),
                             ("one_fails", 1, "1 passed, 1 failed"),
-                            ("collection_error", 2, "0 passed, 1 failed"))
+                            ("collection_error", 2, "0 passed, 1 failed"),
+                            ("noise_at_exit", 1, "1 passed, 1 failed"))
   def test_counts_what_pytest_counted(self, name, status, counts):
     log, got_status = self.run_pytest(name)
     self.assertEqual(got_status, status)
-    e2e = "//e2e:e2e_tests_a__tf__iree_vmla  PASSED in 3.1s\n//e2e:b  (cached) FAILED in 2s\n"
+    e2e = ("//e2e:e2e_tests_a__tf__iree_vmla  PASSED in 3.1s\n//e2e:b  (cached) FAILED in 2s\n"
+           "//e2e/generated:generated_tests_math_test__tf__iree_vmla  PASSED in 9.0s\n")
     self.assertEqual(self.summary(log, got_status, e2e),
-                     [f"unit tests: {counts}; e2e (Bazel): 1 passed, 1 failed",
-                      f"{int(counts.split()[0]) + 1} passed, {int(counts.split()[2]) + 1} failed"])
+                     [f"unit tests: {counts}; e2e (Bazel): 2 passed, 1 failed",
+                      f"{int(counts.split()[0]) + 2} passed, {int(counts.split()[2]) + 1} failed"])
 
   @parameterized.parameters(("segfault", 139), ("exits", 3))
   def test_a_crashed_pytest_is_its_exit_status_not_0_failed(self, name, status):
