@@ -5,6 +5,9 @@ Two things would make a shared key lie or miss needlessly:
   The key holds the llvm-cpu executable target the compiler itself resolves `host` to (CPU name,
   features, data layout, triple: the `#hal.executable.target` attribute it attaches), asked of
   iree-compile once per process and set of llvm-cpu flags.
+- A flag naming a file (`--iree-hal-substitute-executable-source=EXEC=/tmp/x.mlir`) keeps its
+  text when the file is edited: the key holds the digest of every regular file a flag's value
+  names (`named_files`); directories (a dump's output) are not content.
 - File paths inside debug locations (`loc("/home/a/x.py":3:1)`) differ between checkouts and do
   not change what the module computes; locations are dropped from the keyed text.
 """
@@ -12,6 +15,7 @@ Two things would make a shared key lie or miss needlessly:
 import functools
 import hashlib
 import logging
+import os
 import platform
 import re
 from typing import Any, Iterable, Optional, Tuple
@@ -106,6 +110,24 @@ def host_target(llvmcpu: Tuple[str, ...], cache: Optional[Any] = None) -> str:
   if memo is not None:
     cache.put(memo, resolved.encode("utf-8"))
   return resolved
+
+
+def named_files(flags: Iterable[str]) -> str:
+  """Digests of the regular files the flags' values name (the value after `=`, and each part of
+  it split at `=` and `,`), one line per file, in flag order; "" when none does."""
+  lines = []
+  for flag in flags:
+    _, has_value, value = flag.partition("=")
+    if not has_value:
+      continue
+    for part in dict.fromkeys([value, *re.split(r"[=,]", value)]):
+      if part and os.path.isfile(part):
+        digest = hashlib.sha256()
+        with open(part, "rb") as f:
+          for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+        lines.append(f"{flag} {part} {digest.hexdigest()}")
+  return "\n".join(lines)
 
 
 def without_locations(mlir: str) -> str:

@@ -72,6 +72,7 @@ class CompileRequest:
     for part in (iree_compiler_version.VERSION,
                  repr(sorted(iree_compiler_version.REVISIONS.items())),
                  INPUT_TYPE, repr(self.targets), repr(self.flags), host,
+                 compile_key.named_files(self.flags),
                  compile_key.without_locations(self.iree_input)):
       digest.update(part.encode("utf-8"))
       digest.update(b"\0")

@@ -183,7 +183,7 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   others while the trusted one is wrong too). Files go to `work_dir` (default:
   <module dir>/localize/<trace>__<suspect>, replaced). `cache`: the compile cache, for the module as
   tested when the trace calls every function it exports (the test's own compile, same input,
-  targets and flags, is then reused) and no flag names a file. `tensor_budget`: the bytes of
+  targets and flags, is then reused). `tensor_budget`: the bytes of
   traced tensors each run keeps as arrays (past it: digests and stats)."""
   reference = loaded.reference
   suspect_spec = backends.lookup(suspect)
@@ -228,7 +228,7 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   for attempt in (reduced, loaded.iree_input):
     # Nothing was made private: the module as tested, maybe compiled by the test already.
     reuse = (cache if (attempt == loaded.iree_input or reduced == loaded.iree_input)
-             and len(attempt) <= CACHE_INPUT_LIMIT and not _reads_files(suspect_flags)
+             and len(attempt) <= CACHE_INPUT_LIMIT
              else None)
     artifacts.write_bytes(untraced_path, _untraced_vmfb(loaded, suspect_spec, suspect_flags,
                                                         limits, attempt, reuse))
@@ -298,13 +298,6 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
       detail=(f"every trusted backend tried ({', '.join(tried) or 'none available'}) also gets "
               f"calls 0..{call} wrong against the reference, so a cross-backend diff cannot "
               "localize it: the bug is not the suspect's alone (target-independent)"), **base)
-
-
-def _reads_files(flags: Sequence[str]) -> bool:
-  """Whether a flag names a file (e.g. --iree-hal-substitute-executable-source=EXEC=path): the
-  compile cache keys the flags' text, not the files' contents, so it is not used then."""
-  return any(os.path.exists(part) for flag in flags for part in flag.split("=")[1:]
-             if os.sep in part)
 
 
 def _write(path: str, data: bytes) -> str:

@@ -54,6 +54,27 @@ class CompileCacheTest(absltest.TestCase):
     }
     self.assertLen(keys, 4)
 
+  def test_key_covers_the_contents_of_files_flags_name(self):
+    # e.g. an edited executable substituted in (how a miscompile is planted or a fix tried): the
+    # flag's text stays the same while the file it names changes.
+    source = os.path.join(tempfile.mkdtemp(), "exec.mlir")
+
+    def key_with(text):
+      with open(source, "w") as f:
+        f.write(text)
+      return compiler.CompileRequest(MLIR, ("vmvx",), (
+          f"--iree-hal-substitute-executable-source=main_dispatch_0={source}",)).key()
+
+    first = key_with("hal.executable @a {}")
+    self.assertEqual(first, key_with("hal.executable @a {}"))
+    self.assertNotEqual(first, key_with("hal.executable @b {}"))
+    out_dir = tempfile.mkdtemp()  # a directory a flag names (a dump's output) is not content.
+    dump = (f"--iree-hal-dump-executable-sources-to={out_dir}",)
+    before = compiler.CompileRequest(MLIR, ("vmvx",), dump).key()
+    with open(os.path.join(out_dir, "written_by_a_compile.mlir"), "w") as f:
+      f.write("x")
+    self.assertEqual(before, compiler.CompileRequest(MLIR, ("vmvx",), dump).key())
+
   def test_a_corrupt_entry_is_discarded_and_recompiled(self):
     good = compiler.compile_request(self.request, "double", cache=self.cache)
     with open(self.entry_path(), "r+b") as f:

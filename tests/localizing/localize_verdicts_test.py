@@ -223,20 +223,28 @@ class VerdictTest(absltest.TestCase):
     self.assertIs(result.kind, engine.Kind.DISPATCH, result.detail)
 
   def test_the_module_as_tested_goes_through_the_compile_cache(self):
-    """The test's own compile (same input, targets, flags) is reused, unless a flag names a
-    file, whose contents the cache key does not see."""
+    """The test's own compile (same input, targets, flags) is reused; a flag naming a file keys
+    the file's contents, so an edited file is a new entry, never a stale hit."""
     cache_dir = tempfile.mkdtemp(dir=self.artifacts_dir)
     _localize(self.trace_dirs["Adding"], "iree_llvmcpu", f"--compile_cache_dir={cache_dir}")
     self.assertNotEmpty(os.listdir(cache_dir))
     planted = os.path.join(self.artifacts_dir, "unused_source.mlir")
-    with open(planted, "w") as f:
-      f.write("// not an executable of this module\n")
     cache_dir = tempfile.mkdtemp(dir=self.artifacts_dir)
-    _localize(self.trace_dirs["Adding"], "iree_llvmcpu", f"--compile_cache_dir={cache_dir}",
-              "--iree_compile_flags=iree_llvmcpu:--iree-hal-substitute-executable-source="
-              f"no_such_executable={planted}")
-    self.assertEmpty(os.listdir(cache_dir))
 
+    def entries():
+      return {name for sub in os.listdir(cache_dir) if len(sub) == 2
+              for name in os.listdir(os.path.join(cache_dir, sub))}
+
+    seen = []
+    for text in ("// not an executable of this module\n", "// edited\n"):
+      with open(planted, "w") as f:
+        f.write(text)
+      _localize(self.trace_dirs["Adding"], "iree_llvmcpu", f"--compile_cache_dir={cache_dir}",
+                "--iree_compile_flags=iree_llvmcpu:--iree-hal-substitute-executable-source="
+                f"no_such_executable={planted}")
+      seen.append(entries())
+    self.assertNotEmpty(seen[0])
+    self.assertGreater(len(seen[1]), len(seen[0]))
 
 if __name__ == "__main__":
   absltest.main()
