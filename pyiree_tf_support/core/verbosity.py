@@ -24,6 +24,8 @@ from typing import Iterator, Mapping, Optional, Sequence, Tuple
 
 from absl import logging
 
+from pyiree_tf_support.core import collector
+
 TF_CPP_ENV = "TF_CPP_MIN_LOG_LEVEL"
 QUIET_TF_CPP_LEVEL = "2"  # INFO and WARNING off, errors shown.
 FLAGS_ENV = "PYIREE_TF_SUPPORT_FLAGS"
@@ -109,16 +111,19 @@ def import_tensorflow(argv: Optional[Sequence[str]] = None,
                       environ: Optional[dict] = None) -> None:
   """Imports TensorFlow quietly unless verbose output is asked for (see the module docstring).
 
-  Does nothing when TensorFlow is already imported: its logging is configured by then.
+  Does nothing when TensorFlow is already imported: its logging is configured by then. The
+  import runs with Python's garbage collector paused and freezes what it built (`collector`).
   """
   if "tensorflow" in sys.modules:
     return
   environ = os.environ if environ is None else environ
-  if verbose_requested(argv, environ):
-    return
-  environ.setdefault(TF_CPP_ENV, QUIET_TF_CPP_LEVEL)
-  with _stderr_without(IMPORT_NOTICES):
-    importlib.import_module("tensorflow")
+  with collector.paused_for_import():  # the run's biggest import: see collector.
+    if verbose_requested(argv, environ):
+      importlib.import_module("tensorflow")
+      return
+    environ.setdefault(TF_CPP_ENV, QUIET_TF_CPP_LEVEL)
+    with _stderr_without(IMPORT_NOTICES):
+      importlib.import_module("tensorflow")
 
 
 class _QuietThirdParty(std_logging.Filter):
