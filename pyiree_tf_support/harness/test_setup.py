@@ -29,6 +29,7 @@ from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.importing.method_imports import MethodImports
 from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.runtime import loading
 from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
 from pyiree_tf_support.tf_utils import BackendInfo
 
@@ -231,6 +232,24 @@ class _CompileJob:
                           error=e)
 
 
+def _pool_size(plan: BackendPlan, compile_jobs: Optional[int]) -> int:
+  """How many backends are set up at once: --compile_jobs, default the CPU count, at most one per
+  IREE backend."""
+  iree = sum(info.is_iree for info in (plan.reference,) + plan.targets)
+  return max(1, min(iree or 1, compile_jobs or os.cpu_count() or 1))
+
+
+def start_runtimes_early(plan: BackendPlan, compile_jobs: Optional[int]) -> None:
+  """Starts, before the import, what loading the compiled modules will need (`loading.
+  start_early`: Vulkan's availability probe, a fresh interpreter creating a device, and its
+  worker process), so that it overlaps the import, which keeps one core busy. Not with
+  --compile_jobs=1, which sets up one thing at a time."""
+  if _pool_size(plan, compile_jobs) > 1:
+    for info in (plan.reference,) + plan.targets:
+      if info.is_iree:
+        loading.start_early(info.driver, isolated=info.spec.isolated)
+
+
 def compile_backends(job: _CompileJob, plan: BackendPlan,
                      compile_jobs: Optional[int] = None) -> Tuple[BackendSetup, ...]:
   """The reference's setup first, then one per target, in the plan's order.
@@ -241,7 +260,7 @@ def compile_backends(job: _CompileJob, plan: BackendPlan,
   """
   infos = (plan.reference,) + plan.targets
   iree = [i for i, info in enumerate(infos) if info.is_iree]
-  jobs = max(1, min(len(iree) or 1, compile_jobs or os.cpu_count() or 1))
+  jobs = _pool_size(plan, compile_jobs)
   pool = concurrent.futures.ThreadPoolExecutor(jobs)
   with compile_process.interruptible(lambda: pool.shutdown(wait=True, cancel_futures=True)):
     pending = {i: pool.submit(job.run, infos[i]) for i in iree}
@@ -268,13 +287,17 @@ def set_up_class(module_class, exported_names: Sequence[str], settings: RunSetti
   if only_targets is not None:
     plan = dataclasses.replace(
         plan, targets=tuple(t for t in plan.targets if t.name in only_targets))
+  start_runtimes_early(plan, settings.compile_jobs)
   with progress_lines.step(f"{module_name}: importing from TensorFlow"):
     imported = pre_import(module_class, exported_names, artifacts_dir, plan,
                           settings.keep_saved_model)
   cache = None if settings.compile_cache_dir is None else CompileCache(settings.compile_cache_dir)
   job = _CompileJob(module_class, tuple(exported_names), artifacts_dir, imported.error, cache,
                     settings.timeouts, progress_lines)
-  reference, *targets = compile_backends(job, plan, settings.compile_jobs)
+  try:
+    reference, *targets = compile_backends(job, plan, settings.compile_jobs)
+  finally:
+    loading.discard_early_starts()  # e.g. Vulkan's, when its compile failed.
   if reference.module is None:
     raise RuntimeError(f"The reference backend '{plan.reference.name}' could not be used for "
                        f"module '{module_name}': {reference.detail}") from reference.error

@@ -8,6 +8,7 @@ from typing import Any, List, Mapping, Protocol, Sequence, Tuple
 
 import numpy as np
 
+from pyiree_tf_support.runtime import drivers
 from pyiree_tf_support.runtime import worker_client
 from pyiree_tf_support.runtime.drivers import driver_available  # pylint: disable=unused-import
 from pyiree_tf_support.runtime.runtime_errors import (  # pylint: disable=unused-import
@@ -59,6 +60,20 @@ def call_function(loaded: LoadedModule, signature: FunctionSignature, module_nam
   """Calls one function: inputs cast and flattened by its signature, results re-packed."""
   flat = signature.flatten_inputs(module_name, args, kwargs)
   return signature.pack_outputs(loaded.call(signature.name, flat))
+
+
+def start_early(driver: str, *, isolated: bool = False) -> None:
+  """Starts what loading a module for `driver` will need and can start before the module exists:
+  the driver's availability probe and, for an isolated module, its worker process; both then
+  overlap the caller's work (the import, the compiles)."""
+  drivers.probe_soon(driver)
+  if isolated:
+    worker_client.start_spare()
+
+
+def discard_early_starts() -> None:
+  """Stops the workers `start_early` started that no module took."""
+  worker_client.discard_spares()
 
 
 def load_module(vmfb: bytes, driver: str, *, isolated: bool = False,
