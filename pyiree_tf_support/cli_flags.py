@@ -73,7 +73,8 @@ flags.DEFINE_bool("run_in_worker", False,
                   "runs there), so a runtime crash fails that backend instead of the test process.")
 flags.DEFINE_integer("compile_jobs", None,
                      "How many backends compile concurrently (iree-compile processes). "
-                     "Default: the number of CPUs.", lower_bound=1)
+                     "Default: one more than the number of CPUs. 1 also starts nothing before the "
+                     "import (Vulkan's probe and worker).", lower_bound=1)
 flags.DEFINE_bool("require_backends", False,
                   "Fail instead of skipping when a backend named by --target_backends cannot run "
                   "on this machine (e.g. no Vulkan device); for CI.")

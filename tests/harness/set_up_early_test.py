@@ -1,5 +1,7 @@
-"""The set-up starts Vulkan's probe and worker before the import, unless --compile_jobs=1
-(issue 23, ratio 4): both then overlap the import, which keeps one core busy. Real processes."""
+"""The set-up starts Vulkan's probe and worker before the import, unless --compile_jobs=1,
+and sets up one backend more than there are CPUs at once (issue 23, ratio 4). Real processes."""
+
+import os
 
 from absl.testing import absltest
 
@@ -32,6 +34,23 @@ class SetUpStartsEarlyTest(absltest.TestCase):
     test_setup.start_runtimes_early(self.plan, compile_jobs=1)
     self.assertNotIn("vulkan", drivers._probes)  # pylint: disable=protected-access
     self.assertEmpty(worker_client._spares)  # pylint: disable=protected-access
+
+
+class PoolSizeTest(absltest.TestCase):
+
+  def plan(self, *targets: str) -> test_setup.BackendPlan:
+    return test_setup.BackendPlan(BackendInfo("tf"), tuple(BackendInfo(t) for t in targets),
+                                  requested=True)
+
+  def test_default_is_one_job_more_than_cpus_at_most_one_per_iree_backend(self):
+    many = self.plan(*["iree_vmvx"] * 40)
+    self.assertEqual(test_setup._pool_size(many, None),  # pylint: disable=protected-access
+                     os.cpu_count() + 1)
+    three = self.plan("iree_vmvx", "iree_llvmcpu", "iree_vulkan")
+    self.assertEqual(test_setup._pool_size(three, None),  # pylint: disable=protected-access
+                     min(3, os.cpu_count() + 1))
+    self.assertEqual(test_setup._pool_size(three, 1), 1)  # pylint: disable=protected-access
+    self.assertEqual(test_setup._pool_size(self.plan(), None), 1)  # pylint: disable=protected-access
 
 
 if __name__ == "__main__":
