@@ -553,9 +553,10 @@ def bench_concurrent_compiles(bench: Bench) -> None:
   ok, why = vulkan_available(120)
   if ok:
     targets = "iree_vmla,iree_llvmjit,iree_vulkan"
-    note = (f"Vulkan device: {why}. The default pool has min(3, os.cpu_count()+1={os.cpu_count() + 1}) "
-            "workers; the compilation phase also contains the serial TF reference module and "
-            "TF->MLIR import before the compiles fan out")
+    note = (f"Vulkan device: {why}. The default pool has min(3, os.cpu_count() + 1 = "
+            f"{os.cpu_count() + 1}) workers, Vulkan's probe and worker start during the import; "
+            "the compilation phase also contains the serial TF reference module and TF->MLIR "
+            "import before the compiles fan out")
   else:
     targets = "iree_vmla,iree_llvmjit,iree_vmla"
     note = (f"iree_vulkan unavailable ({why}); third backend is a repeat of iree_vmla, which the "

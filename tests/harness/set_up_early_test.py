@@ -50,7 +50,8 @@ class PoolSizeTest(absltest.TestCase):
     self.assertEqual(test_setup._pool_size(three, None),  # pylint: disable=protected-access
                      min(3, os.cpu_count() + 1))
     self.assertEqual(test_setup._pool_size(three, 1), 1)  # pylint: disable=protected-access
-    self.assertEqual(test_setup._pool_size(self.plan(), None), 1)  # pylint: disable=protected-access
+    nothing = self.plan()
+    self.assertEqual(test_setup._pool_size(nothing, None), 1)  # pylint: disable=protected-access
 
 
 if __name__ == "__main__":
