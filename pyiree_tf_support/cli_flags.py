@@ -259,6 +259,17 @@ def replay_arguments() -> Tuple[str, ...]:
   return tolerance + tuple(f"--iree_compile_flags={v}" for v in value("iree_compile_flags") or ())
 
 
+def localize_arguments() -> Tuple[str, ...]:
+  """The flags of this run a localizer it starts (--localize_mismatches) must repeat: how to judge
+  (`replay_arguments`) and which compile cache to use (none with --nocompile_cache)."""
+  if not value("compile_cache"):
+    cache: Tuple[str, ...] = ("--nocompile_cache",)
+  else:
+    cache = (f"--compile_cache_dir={value('compile_cache_dir')}",) if value(
+        "compile_cache_dir") else ()
+  return replay_arguments() + cache
+
+
 def run_settings() -> run_settings_lib.RunSettings:
   """The flags that set up and judge test classes, read once (see core/run_settings.py)."""
   names = target_backend_names()

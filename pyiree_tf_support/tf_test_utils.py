@@ -483,7 +483,7 @@ class TracedModuleTestCase(tf.test.TestCase):
       if spec is None or not spec.is_iree:
         continue
       found[index] = in_child.localize(trace_dir, spec.name, outcomes[index].call_index,
-                                       cli_flags.replay_arguments())
+                                       cli_flags.localize_arguments())
     return found
 
   @classmethod

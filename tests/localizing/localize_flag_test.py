@@ -65,6 +65,21 @@ class LocalizeMismatchesFlagTest(absltest.TestCase):
     self.assertIn('"localization"', text)
     self.assertIn('"verdict": "dispatch"', text.replace('":"', '": "'))
 
+  def test_the_localizer_uses_the_run_s_compile_cache_or_none(self):
+    cli_flags.ensure_parsed()
+    default_cache = tempfile.mkdtemp()  # where a localizer without the run's flags would write.
+    os.environ["PYIREE_TF_SUPPORT_CACHE_DIR"] = default_cache
+    self.addCleanup(os.environ.pop, "PYIREE_TF_SUPPORT_CACHE_DIR")
+    own_cache = tempfile.mkdtemp()
+    for cache_flags in ({"compile_cache_dir": own_cache}, {"compile_cache": False}):
+      with flagsaver.flagsaver(artifacts_dir=tempfile.mkdtemp(), target_backends=["iree_vmla"],
+                               localize_mismatches=True, **cache_flags):
+        suite = unittest.defaultTestLoader.loadTestsFromTestCase(truncating_case())
+        result = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0).run(suite)
+      self.assertIn("dispatch truncate_dispatch_0::", result.failures[0][1])
+      self.assertEqual(os.listdir(default_cache), [], cache_flags)
+    self.assertNotEqual(os.listdir(own_cache), [])
+
   def test_off_imports_nothing_of_the_localizer(self):
     script = textwrap.dedent(f"""
         import importlib.util, io, sys, tempfile, unittest
