@@ -146,21 +146,21 @@ def flatten_as(spec: Any, value: Any, root: str = "", path: Path = ()) -> List[A
 
   Errors name the place as `root` and `path` (see format_path).
   """
-  where = format_path(root, path) or "the top level"
   kind = _spec_kind(spec)
   if kind is None:
     return [] if spec is None else [value]
+  where = lambda: format_path(root, path) or "the top level"  # only errors say where.
   if kind == "dict":
     if not isinstance(value, dict):
-      raise TypeError(f"expected a dict at {where}, got {type(value).__name__}")
+      raise TypeError(f"expected a dict at {where()}, got {type(value).__name__}")
     keys = [key for key, _ in spec["dict"]]
     if sorted(map(repr, value)) != sorted(map(repr, keys)):
-      raise TypeError(f"expected keys {keys} at {where}, got {list(value)}")
+      raise TypeError(f"expected keys {keys} at {where()}, got {list(value)}")
     return [leaf for key, sub in spec["dict"] for leaf in flatten_as(sub, value[key], root,
                                                                   path + (key,))]
   items = spec[kind]
   if not isinstance(value, (list, tuple)) or len(value) != len(items):
     got = f"{len(value)} items" if isinstance(value, (list, tuple)) else type(value).__name__
-    raise TypeError(f"expected {len(items)} items at {where}, got {got}")
+    raise TypeError(f"expected {len(items)} items at {where()}, got {got}")
   return [leaf for i, (sub, item) in enumerate(zip(items, value))
           for leaf in flatten_as(sub, item, root, path + (i,))]
