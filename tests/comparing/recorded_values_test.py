@@ -3,6 +3,7 @@ backend's record of the same call, which it shares (issue 19 item 15: a 200 MB i
 twice per target besides the reference's copies)."""
 
 import tracemalloc
+from unittest import mock
 
 from absl.testing import absltest
 import numpy as np
@@ -49,6 +50,24 @@ class RecordedValuesTest(absltest.TestCase):
     self.assertFalse(recorded_values.same_bits(np.array(["a"], object), np.array(["a"], object)))
     row = np.zeros((1, 2))
     self.assertFalse(recorded_values.same_bits(row.view(np.matrix), row))  # kept a matrix.
+
+  def test_small_arrays_are_compared_by_their_bytes_alone(self):
+    ref = ModuleCall("f", (np.arange(16, dtype=np.float32),), np.float32([np.nan, -0.0]))
+    with mock.patch.object(np, "array_equal", wraps=np.array_equal) as array_equal:
+      for _ in range(100):
+        tar = ModuleCall("f", (np.arange(16, dtype=np.float32),), np.float32([np.nan, -0.0]),
+                         reference=ref)
+        self.assertIs(tar.inputs[0], ref.inputs[0])
+        self.assertIs(tar.result, ref.result)
+      other = ModuleCall("f", (np.arange(16, dtype=np.float32),), np.float32([np.nan, 0.0]),
+                         reference=ref)
+    self.assertIsNot(other.result, ref.result)  # -0.0 is not 0.0.
+    self.assertEqual(array_equal.call_count, 0)
+    big = np.zeros(recorded_values._CHUNK_BYTES + 4, np.uint8)  # pylint: disable=protected-access
+    self.assertTrue(recorded_values.same_bits(big, big.copy()))
+    changed = big.copy()
+    changed[-1] = 1
+    self.assertFalse(recorded_values.same_bits(big, changed))
 
   def test_a_record_is_a_copy_the_trace_function_cannot_change(self):
     reference, _ = run_trace(Doubler(), reused_buffer)
