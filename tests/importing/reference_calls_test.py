@@ -63,6 +63,21 @@ class Stateful(tf.Module):
     return tf.reduce_sum(x * self.total)
 
 
+class Lazy(tf.Module):
+  """A variable made by the method's first call, as Keras layers build theirs."""
+
+  def __init__(self):
+    super().__init__()
+    self.v = None
+
+  @tf.function(input_signature=[tf.TensorSpec([3], tf.float32)])
+  def step(self, x):
+    if self.v is None:
+      self.v = tf.Variable(tf.ones([3]) * 2.0)
+    self.v.assign(self.v * x + 1.0)
+    return self.v.read_value()
+
+
 def _numpy(value):
   return tf.nest.map_structure(
       lambda v: np.asarray(v.numpy()) if isinstance(v, (tf.Tensor, tf.Variable)) else v, value)
@@ -131,6 +146,18 @@ class DirectCallsTest(absltest.TestCase):
         expected = _numpy(getattr(plain, name)(*module.signatures[name].pack_inputs(flat)))
         _assert_identical(self, expected, getattr(module, name)(*args), f"call {i} {name}")
     _assert_identical(self, _numpy(plain.total), module.get(), "final state")
+
+  def test_variables_made_by_a_first_call_are_those_the_later_calls_use(self):
+    module = tf_utils.TfCompiledModule(Lazy, tf_utils.BackendInfo("tf"))
+    plain = Lazy()
+    for i in range(5):
+      x = np.full([3], i / 2, np.float32)
+      _assert_identical(self, _numpy(plain.step(x)), module.step(x), f"call {i}")
+    module.reinitialize()
+    plain = Lazy()
+    for i in range(3):
+      x = np.full([3], i + 1, np.float32)
+      _assert_identical(self, _numpy(plain.step(x)), module.step(x), f"after reinitialize {i}")
 
   def test_reinitialize_and_create_reinitialized_start_from_initial_state(self):
     module = tf_utils.TfCompiledModule(Stateful, tf_utils.BackendInfo("tf"))
