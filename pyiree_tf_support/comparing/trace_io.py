@@ -77,7 +77,7 @@ def _encode(value: Any, arrays: _Arrays, shared: Optional[SavedReference],
       named.append(known[1])
       return {**known[1], "shared": True}
     array = np.asarray(leaf)
-    object_strings = array.dtype == object
+    object_strings = array.dtype.kind == "O"
     if object_strings:  # TF strings: stored as fixed-width bytes, restored as objects.
       array = array.astype(bytes)
     spec = arrays.add(array)

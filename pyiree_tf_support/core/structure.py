@@ -87,14 +87,14 @@ def map_structure(fn: Callable[[Any], Any], value: Any) -> Any:
 
 
 def encode(value: Any, leaf_spec: Callable[[Any], Any]) -> Any:
-  """The JSON-able spec of `value`, each leaf replaced by `leaf_spec(leaf)`."""
-  items = children(value)
-  if items is None:
-    return leaf_spec(value)
+  """The JSON-able spec of `value`, each leaf replaced by `leaf_spec(leaf)` (`children`'s order,
+  walked without building its lists: a saved trace encodes every value of every call)."""
   if isinstance(value, dict):
-    return {"dict": [[key, encode(child, leaf_spec)] for key, child in items]}
-  kind = "list" if isinstance(value, list) else "tuple"
-  return {kind: [encode(child, leaf_spec) for _, child in items]}
+    return {"dict": [[key, encode(value[key], leaf_spec)] for key in _sorted_keys(value)]}
+  if isinstance(value, (list, tuple)):
+    kind = "list" if isinstance(value, list) else "tuple"
+    return {kind: [encode(child, leaf_spec) for child in value]}
+  return leaf_spec(value)
 
 
 def spec_of(value: Any, is_leaf: Callable[[Any], bool] = lambda v: v is not None) -> Any:

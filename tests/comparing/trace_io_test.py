@@ -12,6 +12,7 @@ from absl.testing import absltest
 import numpy as np
 
 from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.core import structure
 from pyiree_tf_support.comparing.traces import ModuleCall, Trace
 
 BIG = np.arange(100_000, dtype=np.float32)  # 400 kB: what a copy would cost.
@@ -141,10 +142,12 @@ class DocumentTest(absltest.TestCase):
                    kwargs={"k": x.copy()}, rtol=1e-3, reference=ref.calls[0]),
         ModuleCall("g", (np.zeros(2000),), None, reference=ref.calls[1])])
     traces = tempfile.mkdtemp()
-    with mock.patch.object(trace_io, "_leaf_specs", create=True) as walk:
+    with mock.patch.object(trace_io, "_leaf_specs", create=True) as walk, \
+        mock.patch.object(structure, "children", wraps=structure.children) as lists:
       saved = trace_io.save_trace(ref, os.path.join(traces, "f__tf_ref"), reference=True)
       trace_io.save_trace(target, os.path.join(traces, "f__iree_vmvx"), shared=saved)
-    self.assertFalse(walk.called)  # the document is not walked again to find what it shares.
+    self.assertFalse(walk.called)  # the document is not walked again to find what it shares,
+    self.assertFalse(lists.called)  # and values are encoded without copying their children.
     for name, expected in (("f__tf_ref", _REFERENCE_DOCUMENT),
                            ("f__iree_vmvx", _TARGET_DOCUMENT)):
       with open(os.path.join(traces, name, "trace.json"), encoding="utf-8") as f:
