@@ -32,6 +32,7 @@ from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.importing import method_imports
 from pyiree_tf_support.importing import module_imports
+from pyiree_tf_support.importing.reference_calls import ReferenceMethods
 from pyiree_tf_support.importing.module_imports import (  # 2020's tf_utils names.
     ModuleClass, ModuleConstructionError, import_module_class, module_identity, module_name_of,
     set_random_seed)
@@ -417,6 +418,7 @@ class TfCompiledModule(CompiledModule):
     self._instance = (module_imports.take_pristine_instance(module_class)
                       or module_imports.instantiate(module_class))
     module_imports.register_reference_instance(module_class, self._instance)
+    self._methods = ReferenceMethods(self._instance)
     if _signatures is None:
       _signatures = module_imports.known_signatures(module_class, exported_names)
     if _signatures is None:
@@ -434,10 +436,11 @@ class TfCompiledModule(CompiledModule):
 
   def reinitialize(self) -> None:
     self._instance = module_imports.instantiate(self._module_class)
+    self._methods = ReferenceMethods(self._instance)
 
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     flat = signature.flatten_inputs(self.module_name, args, kwargs)
-    result = getattr(self._instance, name)(*signature.pack_inputs(flat))
+    result = self._methods.call(name, flat, signature.pack_inputs)
     return structure.map_structure(_to_numpy, result)
 
 

@@ -27,6 +27,8 @@ def same_bits(value: np.ndarray, recorded: Any) -> bool:
     return False
   if not (value.flags.c_contiguous and recorded.flags.c_contiguous):
     return False  # rare: copying costs what comparing would.
+  if value.nbytes <= _CHUNK_BYTES:  # one chunk: its bytes, without array_equal's set-up.
+    return value.tobytes() == recorded.tobytes()
   ours = value.reshape(-1).view(np.uint8)
   theirs = recorded.reshape(-1).view(np.uint8)
   return all(np.array_equal(ours[start:start + _CHUNK_BYTES], theirs[start:start + _CHUNK_BYTES])
@@ -40,9 +42,23 @@ def record(value: Any, reference: Any = NOTHING, memo: Optional[Dict[int, Any]] 
   if isinstance(value, np.ndarray) and same_bits(value, reference):
     return reference
   kind = type(value)
+  if kind is np.ndarray and not value.dtype.hasobject:
+    return _copy(value, memo)
+  if kind is tuple and reference is NOTHING and all(
+      type(child) is np.ndarray and not child.dtype.hasobject for child in value):
+    return tuple(_copy(child, memo) for child in value)  # a call's inputs, mostly.
   if kind in (list, tuple) and type(reference) is kind and len(reference) == len(value):
     return kind(record(child, ref, memo) for child, ref in zip(value, reference))
   if kind is dict and type(reference) is dict:
     return {key: record(child, reference.get(key, NOTHING), memo)
             for key, child in value.items()}
   return copy.deepcopy(value, memo)
+
+
+def _copy(array: np.ndarray, memo: Dict[int, Any]) -> np.ndarray:
+  """What `copy.deepcopy(array, memo)` gives an array of numbers (a copy keeping its memory
+  order, the same copy for the same array), without deepcopy's dispatch: every call's values."""
+  copied = memo.get(id(array))
+  if copied is None:
+    copied = memo[id(array)] = array.copy(order="K")
+  return copied

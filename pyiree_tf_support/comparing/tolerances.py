@@ -9,6 +9,7 @@ validate it cannot change what another test compares with.
 """
 
 import dataclasses
+import functools
 import math
 from typing import Mapping, Optional, Sequence, Tuple
 
@@ -39,6 +40,7 @@ DEFAULT_TOLERANCES: Mapping[str, Tolerance] = {
 _FORMAT = "backend:dtype:rtol:atol, e.g. iree_vulkan:float32:1e-5:1e-5"
 
 
+@functools.lru_cache(maxsize=256)  # asked for every array of every call compared.
 def is_inexact(dtype: np.dtype) -> bool:
   """True for dtypes compared with a tolerance (floats, complex, bfloat16)."""
   return np.dtype(dtype).name in DEFAULT_TOLERANCES or np.issubdtype(dtype, np.inexact)
@@ -61,14 +63,26 @@ class TolerancePolicy:
     with an override wins); per-call `rtol`/`atol` win over both the table and the overrides."""
     if not is_inexact(dtype):
       return EXACT
-    name = np.dtype(dtype).name
-    base = DEFAULT_TOLERANCES.get(name, DEFAULT_TOLERANCES["float64"])
-    table = dict(self.overrides)
-    for backend in backend_names:
-      if (backend, name) in table:
-        base = table[(backend, name)]
-        break
+    key = (self, np.dtype(dtype), tuple(backend_names))
+    try:
+      base = _table_row(*key)
+    except TypeError:  # an override holding something unhashable: not cached.
+      base = _table_row.__wrapped__(*key)
+    if rtol is None and atol is None:
+      return base
     return Tolerance(base.rtol if rtol is None else rtol, base.atol if atol is None else atol)
+
+
+@functools.lru_cache(maxsize=256)  # a pure function of immutable arguments, asked per array.
+def _table_row(policy: TolerancePolicy, dtype: np.dtype, backend_names: Tuple[str, ...]
+               ) -> Tolerance:
+  """The table's tolerance for the inexact `dtype`, or the first backend's override of it."""
+  name = dtype.name
+  table = dict(policy.overrides)
+  for backend in backend_names:
+    if (backend, name) in table:
+      return table[(backend, name)]
+  return DEFAULT_TOLERANCES.get(name, DEFAULT_TOLERANCES["float64"])
 
 
 DEFAULT_POLICY = TolerancePolicy()

@@ -49,8 +49,10 @@ class _Arrays:
 
   def add(self, array: np.ndarray) -> Dict[str, Any]:
     if array.size <= _STACKED_ELEMENTS and not array.dtype.hasobject:
-      key, rows = self._stacks.setdefault((array.dtype.str, array.shape),
-                                          (f"s{len(self._stacks)}", []))
+      stack = (array.dtype.str, array.shape)
+      if stack not in self._stacks:
+        self._stacks[stack] = (f"s{len(self._stacks)}", [])
+      key, rows = self._stacks[stack]
       rows.append(array)
       return {"array": key, "row": len(rows) - 1}
     key = f"a{len(self._entries)}"
@@ -62,18 +64,20 @@ class _Arrays:
 
 
 def _encode(value: Any, arrays: _Arrays, shared: Optional[SavedReference],
-            written: List[Tuple[Any, Dict[str, Any]]]) -> Any:
+            written: List[Tuple[Any, Dict[str, Any]]], named: List[Dict[str, Any]]) -> Any:
   """The JSON spec of `value` (see `structure`); its leaves go into `arrays`, except arrays of
-  `shared` (named by their spec there); `written` gets (leaf, spec) pairs."""
+  `shared` (named by their spec there, and listed in `named`); `written` gets (leaf, spec)
+  pairs."""
 
   def leaf_spec(leaf: Any) -> Any:
     if leaf is None:
       return None
     known = shared.specs.get(id(leaf)) if shared is not None else None
     if known is not None and known[0] is leaf:
+      named.append(known[1])
       return {**known[1], "shared": True}
     array = np.asarray(leaf)
-    object_strings = array.dtype == object
+    object_strings = array.dtype.kind == "O"
     if object_strings:  # TF strings: stored as fixed-width bytes, restored as objects.
       array = array.astype(bytes)
     spec = arrays.add(array)
@@ -112,12 +116,13 @@ def content_sha256(data: Union[str, bytes]) -> str:
 
 
 def _calls(trace: Trace, arrays: _Arrays, shared: Optional[SavedReference],
-           written: List[Tuple[Any, Dict[str, Any]]]) -> List[Dict[str, Any]]:
+           written: List[Tuple[Any, Dict[str, Any]]], named: List[Dict[str, Any]]
+           ) -> List[Dict[str, Any]]:
   return [{
       "method": call.method,
-      "inputs": _encode(list(call.inputs), arrays, shared, written),
-      "kwargs": _encode(call.kwargs, arrays, shared, written),
-      "outputs": _encode(call.result, arrays, shared, written),
+      "inputs": _encode(list(call.inputs), arrays, shared, written, named),
+      "kwargs": _encode(call.kwargs, arrays, shared, written, named),
+      "outputs": _encode(call.result, arrays, shared, written, named),
       "rtol": call.given_rtol,
       "atol": call.given_atol,
   } for call in trace.calls]
@@ -138,7 +143,8 @@ def save_trace(trace: Trace, directory: str, reference: bool = False,
   """
   arrays = _Arrays()
   written: List[Tuple[Any, Dict[str, Any]]] = []
-  calls = _calls(trace, arrays, shared, written)
+  named: List[Dict[str, Any]] = []  # specs in the reference's file, as encoding finds them.
+  calls = _calls(trace, arrays, shared, written, named)
   document = {
       "format": FORMAT_VERSION,
       "module_name": trace.module_name,
@@ -160,23 +166,13 @@ def save_trace(trace: Trace, directory: str, reference: bool = False,
 
   artifacts.write_with(os.path.join(directory, ARRAYS_NAME), fill)
   document["arrays_sha256"] = digest[0]  # the arrays are written first: the two must pair up.
-  if shared is not None and any(  # arrays it names in the reference's file: which one, as it was.
-      isinstance(s, dict) and s.get("shared") for s in _leaf_specs(calls)):
+  if named:  # arrays it names in the reference's file: which one, as it was.
     document["shared_arrays"] = {"trace": os.path.basename(shared.directory),
                                  "arrays_sha256": shared.arrays_sha256}
   # One line: json's C encoder (indented output is its pure-Python one: seconds for long traces).
   artifacts.write_text(os.path.join(directory, "trace.json"), json.dumps(document))
   return SavedReference(directory, digest[0], {
       id(leaf): (leaf, spec) for leaf, spec in written if isinstance(leaf, np.ndarray)})
-
-
-def _leaf_specs(node: Any) -> List[Any]:
-  """Every dict with an "array" key in a JSON document."""
-  if isinstance(node, dict):
-    return [node] if "array" in node else [s for v in node.values() for s in _leaf_specs(v)]
-  if isinstance(node, list):
-    return [s for v in node for s in _leaf_specs(v)]
-  return []
 
 
 def _shared_arrays(directory: str, document: Dict[str, Any]) -> Optional[Dict[str, np.ndarray]]:

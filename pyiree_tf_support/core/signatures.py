@@ -5,6 +5,7 @@ call's inputs and re-pack its results without importing TensorFlow.
 """
 
 import dataclasses
+import functools
 import inspect
 import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -15,6 +16,7 @@ from pyiree_tf_support.core import casting
 from pyiree_tf_support.core import structure
 
 
+@functools.lru_cache(maxsize=None)  # once per name: every call of a trace casts its inputs.
 def numpy_dtype(name: str) -> np.dtype:
   """np.dtype from a name, including ml_dtypes' bfloat16 and friends."""
   try:
@@ -59,6 +61,8 @@ class FunctionSignature:
 
   def bind(self, module_name: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> List[Any]:
     """Positional argument list from args and keyword arguments, with a clear error on misuse."""
+    if not kwargs and len(args) == len(self.arg_names):
+      return list(args)  # what bind() gives, without building a Signature on every call.
     try:
       # Python's own calls name an unknown keyword before a missing argument; bind() does not.
       unknown = next((key for key in kwargs if key not in self.arg_names), None)
@@ -89,8 +93,12 @@ class FunctionSignature:
     return f"input {index}"
 
   def _cast(self, index: int, value: Any, spec: InputSpec, module_name: str) -> np.ndarray:
-    where = f"{module_name}.{self.name}() {self._input_name(index)}"
-    array = casting.cast(value, numpy_dtype(spec.dtype), where)
+    dtype = numpy_dtype(spec.dtype)
+    if type(value) is np.ndarray and value.dtype == dtype and dtype.kind != "O":
+      array = value  # what `cast` returns for it, without naming the input first.
+    else:
+      where = f"{module_name}.{self.name}() {self._input_name(index)}"
+      array = casting.cast(value, dtype, where)
     if not spec.accepts_shape(array.shape):
       raise ValueError(f"{module_name}.{self.name}() input {index} has shape "
                        f"{list(array.shape)}, but the signature expects {spec}.")

@@ -87,14 +87,14 @@ def map_structure(fn: Callable[[Any], Any], value: Any) -> Any:
 
 
 def encode(value: Any, leaf_spec: Callable[[Any], Any]) -> Any:
-  """The JSON-able spec of `value`, each leaf replaced by `leaf_spec(leaf)`."""
-  items = children(value)
-  if items is None:
-    return leaf_spec(value)
+  """The JSON-able spec of `value`, each leaf replaced by `leaf_spec(leaf)` (`children`'s order,
+  walked without building its lists: a saved trace encodes every value of every call)."""
   if isinstance(value, dict):
-    return {"dict": [[key, encode(child, leaf_spec)] for key, child in items]}
-  kind = "list" if isinstance(value, list) else "tuple"
-  return {kind: [encode(child, leaf_spec) for _, child in items]}
+    return {"dict": [[key, encode(value[key], leaf_spec)] for key in _sorted_keys(value)]}
+  if isinstance(value, (list, tuple)):
+    kind = "list" if isinstance(value, list) else "tuple"
+    return {kind: [encode(child, leaf_spec) for child in value]}
+  return leaf_spec(value)
 
 
 def spec_of(value: Any, is_leaf: Callable[[Any], bool] = lambda v: v is not None) -> Any:
@@ -146,21 +146,21 @@ def flatten_as(spec: Any, value: Any, root: str = "", path: Path = ()) -> List[A
 
   Errors name the place as `root` and `path` (see format_path).
   """
-  where = format_path(root, path) or "the top level"
   kind = _spec_kind(spec)
   if kind is None:
     return [] if spec is None else [value]
+  where = lambda: format_path(root, path) or "the top level"  # only errors say where.
   if kind == "dict":
     if not isinstance(value, dict):
-      raise TypeError(f"expected a dict at {where}, got {type(value).__name__}")
+      raise TypeError(f"expected a dict at {where()}, got {type(value).__name__}")
     keys = [key for key, _ in spec["dict"]]
     if sorted(map(repr, value)) != sorted(map(repr, keys)):
-      raise TypeError(f"expected keys {keys} at {where}, got {list(value)}")
+      raise TypeError(f"expected keys {keys} at {where()}, got {list(value)}")
     return [leaf for key, sub in spec["dict"] for leaf in flatten_as(sub, value[key], root,
                                                                   path + (key,))]
   items = spec[kind]
   if not isinstance(value, (list, tuple)) or len(value) != len(items):
     got = f"{len(value)} items" if isinstance(value, (list, tuple)) else type(value).__name__
-    raise TypeError(f"expected {len(items)} items at {where}, got {got}")
+    raise TypeError(f"expected {len(items)} items at {where()}, got {got}")
   return [leaf for i, (sub, item) in enumerate(zip(items, value))
           for leaf in flatten_as(sub, item, root, path + (i,))]

@@ -22,7 +22,10 @@ from pyiree_tf_support.core import structure
 
 
 def _is_device_array(value: Any) -> bool:
-  return hasattr(value, "to_host") and hasattr(value, "dtype")
+  """Asks the class, not the value: a DeviceArray's `dtype` is a property mapping its element
+  type, a cost on every result of every call."""
+  kind = type(value)
+  return hasattr(kind, "to_host") and hasattr(kind, "dtype")
 
 
 def staging_copy_many(values: Sequence[Any], device: Any = None) -> List[np.ndarray]:

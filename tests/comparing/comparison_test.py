@@ -1,6 +1,7 @@
 """Comparing nested values and traces: what counts as equal, and what each mismatch kind says."""
 
 import tracemalloc
+from unittest import mock
 
 from absl.testing import absltest
 from absl.testing import parameterized
@@ -265,6 +266,36 @@ class ClosenessTest(parameterized.TestCase):
     compared = traces.compare_trace_calls(ref, tar)
     self.assertEqual(compared.calls, ())
     self.assertAlmostEqual(compared.worst_fraction, 0.9, places=9)
+
+
+class SharedArraysTest(parameterized.TestCase):
+  """A target's record sharing the reference's arrays (the same bits) passes without the
+  tolerance arithmetic, under any tolerance of plain numbers."""
+
+  def test_a_long_trace_of_shared_arrays_skips_the_element_comparison(self):
+    ref, tar = Trace(module_name="M", backend="tf_ref"), Trace(module_name="M", backend="x")
+    for i in range(100):
+      x = np.full([16], i, np.float32)
+      ref.calls.append(ModuleCall("f", [x], x * 2))
+      tar.calls.append(ModuleCall("f", [x], x * 2, reference=ref.calls[-1]))
+    with mock.patch.object(np, "isfinite", wraps=np.isfinite) as isfinite:
+      compared = traces.compare_trace_calls(ref, tar)
+    self.assertEqual((compared.calls, compared.worst_fraction), ((), 0.0))
+    self.assertEqual(isfinite.call_count, 0)
+
+  @parameterized.named_parameters(
+      ("table", 1e-6, 1e-6, True),
+      ("zero", 0.0, 0.0, True),
+      ("numpy_and_int", np.float32(1e-3), 0, True),
+      ("negative", -1.0, 1e-6, False),
+      ("nan", float("nan"), 1e-6, False),
+      ("infinite", 1e-6, float("inf"), False),
+      ("bool", True, 1e-6, False),
+      ("text", "1e-6", 1e-6, False),
+  )
+  def test_plain_numbers_are_finite_and_not_negative(self, rtol, atol, plain):
+    self.assertEqual(comparison._plain_numbers(  # pylint: disable=protected-access
+        tolerances.Tolerance(rtol, atol)), plain)
 
 
 class UlpDistanceTest(parameterized.TestCase):

@@ -2,7 +2,9 @@
 backend's record of the same call, which it shares (issue 19 item 15: a 200 MB input was held
 twice per target besides the reference's copies)."""
 
+import copy
 import tracemalloc
+from unittest import mock
 
 from absl.testing import absltest
 import numpy as np
@@ -49,6 +51,39 @@ class RecordedValuesTest(absltest.TestCase):
     self.assertFalse(recorded_values.same_bits(np.array(["a"], object), np.array(["a"], object)))
     row = np.zeros((1, 2))
     self.assertFalse(recorded_values.same_bits(row.view(np.matrix), row))  # kept a matrix.
+
+  def test_small_arrays_are_compared_by_their_bytes_alone(self):
+    ref = ModuleCall("f", (np.arange(16, dtype=np.float32),), np.float32([np.nan, -0.0]))
+    with mock.patch.object(np, "array_equal", wraps=np.array_equal) as array_equal:
+      for _ in range(100):
+        tar = ModuleCall("f", (np.arange(16, dtype=np.float32),), np.float32([np.nan, -0.0]),
+                         reference=ref)
+        self.assertIs(tar.inputs[0], ref.inputs[0])
+        self.assertIs(tar.result, ref.result)
+      other = ModuleCall("f", (np.arange(16, dtype=np.float32),), np.float32([np.nan, 0.0]),
+                         reference=ref)
+    self.assertIsNot(other.result, ref.result)  # -0.0 is not 0.0.
+    self.assertEqual(array_equal.call_count, 0)
+    big = np.zeros(recorded_values._CHUNK_BYTES + 4, np.uint8)  # pylint: disable=protected-access
+    self.assertTrue(recorded_values.same_bits(big, big.copy()))
+    changed = big.copy()
+    changed[-1] = 1
+    self.assertFalse(recorded_values.same_bits(big, changed))
+
+  def test_arrays_of_numbers_are_copied_as_deepcopy_copies_them_without_it(self):
+    x = np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    strings = np.array([b"a", [1]], dtype=object)
+    with mock.patch.object(copy, "deepcopy", wraps=copy.deepcopy) as deepcopy:
+      call = ModuleCall("f", (x, x), x * 2)
+    self.assertEqual([type(c.args[0]) for c in deepcopy.call_args_list], [dict])  # {} kwargs.
+    with_objects = ModuleCall("f", (x, strings), None)
+    self.assertIs(call.inputs[0], call.inputs[1])  # one copy of one array, as deepcopy's memo.
+    self.assertIsNot(call.inputs[0], x)
+    self.assertTrue(call.inputs[0].flags.f_contiguous)
+    np.testing.assert_array_equal(call.inputs[0], x)
+    self.assertIsNot(call.result, x * 2)
+    self.assertIsNot(with_objects.inputs[1][1], strings[1])  # object arrays: deep as before.
+    self.assertEqual(with_objects.inputs[1][1], [1])
 
   def test_a_record_is_a_copy_the_trace_function_cannot_change(self):
     reference, _ = run_trace(Doubler(), reused_buffer)

@@ -28,6 +28,22 @@ class TableTest(parameterized.TestCase):
                      Tolerance(0.5, 1e-4))
     self.assertEqual(policy.for_dtype(np.int32, ("iree_vulkan",), rtol=0.5), tolerances.EXACT)
 
+  def test_a_dtypes_row_is_looked_up_once_per_policy_and_backends(self):
+    policy = tolerances.parse_overrides("iree_vulkan:float32:1e-4:1e-5")
+    table_row = tolerances._table_row  # pylint: disable=protected-access
+    table_row.cache_clear()
+    for _ in range(100):
+      self.assertEqual(policy.for_dtype(np.dtype(np.float32), ("iree_vulkan",)),
+                       Tolerance(1e-4, 1e-5))
+      self.assertEqual(policy.for_dtype(np.dtype(np.float32), ["iree_vmvx"]),
+                       Tolerance(1e-6, 1e-6))
+    self.assertEqual(table_row.cache_info().misses, 2)
+
+  def test_an_override_holding_an_unhashable_value_is_still_applied(self):
+    policy = TolerancePolicy(((("a", "float32"), Tolerance([1e-3], 0.0)),))
+    self.assertEqual(policy.for_dtype(np.float32, ("a",)), Tolerance([1e-3], 0.0))
+    self.assertEqual(policy.for_dtype(np.float32, ("a",), atol=1.0), Tolerance([1e-3], 1.0))
+
 
 class ParseTest(parameterized.TestCase):
 

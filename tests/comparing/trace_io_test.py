@@ -3,13 +3,16 @@
 beside it, not written again (issue 23); loading gives back every value, and a target whose
 reference was rewritten since is refused with its name instead of loaded with other data."""
 
+import json
 import os
 import tempfile
+from unittest import mock
 
 from absl.testing import absltest
 import numpy as np
 
 from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.core import structure
 from pyiree_tf_support.comparing.traces import ModuleCall, Trace
 
 BIG = np.arange(100_000, dtype=np.float32)  # 400 kB: what a copy would cost.
@@ -101,6 +104,57 @@ class ManySmallArraysTest(absltest.TestCase):
       self.assertEqual(call.result["sum"].dtype, np.float64)
       self.assertEqual(float(call.result["sum"]), i * 2.5)
       self.assertIs(call.result["big"] is None, i != 7)
+
+
+# What the documents of a reference and of a target sharing its arrays held in the format's
+# first version (arrays_sha256 aside): saving faster must not change a byte of them.
+_REFERENCE_DOCUMENT = (
+    '{"backend": "tf_ref", "backend_names": ["tf_ref"], "calls": [{"atol": null, "inputs": '
+    '{"list": [{"array": "s0", "row": 0}, {"array": "s1", "row": 0}, {"array": "s2", "py": '
+    '"float", "row": 0}]}, "kwargs": {"dict": [["k", {"array": "s0", "row": 1}]]}, "method": '
+    '"f", "outputs": {"dict": [["n", {"list": [{"array": "s3", "row": 0}, null]}], ["y", '
+    '{"array": "s0", "row": 2}]]}, "rtol": 0.001}, {"atol": null, "inputs": {"list": [{"array":'
+    ' "a0"}]}, "kwargs": {"dict": []}, "method": "g", "outputs": null, "rtol": null}], '
+    '"format": 1, "function_name": "f", "iree_input_sha256": null, "module_name": "M", '
+    '"reference": true}')
+_TARGET_DOCUMENT = (
+    '{"backend": "iree_vmvx", "backend_names": ["iree_vmvx"], "calls": [{"atol": null, '
+    '"inputs": {"list": [{"array": "s0", "row": 0, "shared": true}, {"array": "s0", "row": 0}, '
+    '{"array": "s1", "py": "float", "row": 0}]}, "kwargs": {"dict": [["k", {"array": "s0", '
+    '"row": 1, "shared": true}]]}, "method": "f", "outputs": {"dict": [["n", {"list": '
+    '[{"array": "s2", "row": 0}, null]}], ["y", {"array": "s3", "row": 0}]]}, "rtol": 0.001}, '
+    '{"atol": null, "inputs": {"list": [{"array": "a0", "shared": true}]}, "kwargs": {"dict": '
+    '[]}, "method": "g", "outputs": null, "rtol": null}], "format": 1, "function_name": "f", '
+    '"iree_input_sha256": null, "module_name": "M", "reference": false, "shared_arrays": '
+    '{"trace": "f__tf_ref"}}')
+
+
+class DocumentTest(absltest.TestCase):
+
+  def test_the_documents_are_those_of_the_formats_first_version(self):
+    x = np.arange(3, dtype=np.float32)
+    ref = _trace("tf_ref", [
+        ModuleCall("f", (x, np.int32(2), 1.5), {"y": x * 2, "n": [np.int64(1), None]},
+                   kwargs={"k": x}, rtol=1e-3),
+        ModuleCall("g", (np.zeros(2000),), None)])
+    target = _trace("iree_vmvx", [
+        ModuleCall("f", (x.copy(), np.int32(2), 1.5), {"y": x * 2 + 1, "n": [np.int64(1), None]},
+                   kwargs={"k": x.copy()}, rtol=1e-3, reference=ref.calls[0]),
+        ModuleCall("g", (np.zeros(2000),), None, reference=ref.calls[1])])
+    traces = tempfile.mkdtemp()
+    with mock.patch.object(trace_io, "_leaf_specs", create=True) as walk, \
+        mock.patch.object(structure, "children", wraps=structure.children) as lists:
+      saved = trace_io.save_trace(ref, os.path.join(traces, "f__tf_ref"), reference=True)
+      trace_io.save_trace(target, os.path.join(traces, "f__iree_vmvx"), shared=saved)
+    self.assertFalse(walk.called)  # the document is not walked again to find what it shares,
+    self.assertFalse(lists.called)  # and values are encoded without copying their children.
+    for name, expected in (("f__tf_ref", _REFERENCE_DOCUMENT),
+                           ("f__iree_vmvx", _TARGET_DOCUMENT)):
+      with open(os.path.join(traces, name, "trace.json"), encoding="utf-8") as f:
+        document = json.load(f)
+      self.assertLen(document.pop("arrays_sha256"), 64)
+      document.get("shared_arrays", {}).pop("arrays_sha256", None)
+      self.assertEqual(document, json.loads(expected), name)
 
 
 if __name__ == "__main__":

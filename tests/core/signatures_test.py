@@ -3,11 +3,15 @@
 Pure metadata (no TensorFlow): the same casting runs on the reference and on every IREE backend.
 """
 
+from unittest import mock
+
 from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
 
 from pyiree_tf_support.core import casting
+from pyiree_tf_support.core import signatures
+from pyiree_tf_support.core import structure
 from pyiree_tf_support.core.signatures import FunctionSignature, InputSpec
 
 
@@ -89,6 +93,48 @@ class BindTest(parameterized.TestCase):
       self.sig().flatten_inputs("M", args, kwargs)
     self.assertIn("M.f() takes 2 argument(s) (a, b): ", str(raised.exception))
     self.assertIn(message, str(raised.exception))
+
+
+class PerCallCostTest(absltest.TestCase):
+  """A long trace flattens every call's inputs: the common call does no avoidable work."""
+
+  def sig(self):
+    return FunctionSignature(name="f", arg_names=("a", "b"),
+                             inputs=(InputSpec((2,), "float32"), InputSpec(None, "int32")),
+                             input_structure={"tuple": ["T", "T"]}, output_structure="T")
+
+  def test_positional_arrays_of_the_signatures_dtypes_are_taken_as_they_are(self):
+    sig, a, b = self.sig(), np.ones([2], np.float32), np.arange(3, dtype=np.int32)
+    with mock.patch.object(FunctionSignature, "python_signature", autospec=True,
+                           side_effect=FunctionSignature.python_signature) as bind, \
+        mock.patch.object(casting, "cast", wraps=casting.cast) as cast, \
+        mock.patch.object(structure, "format_path", wraps=structure.format_path) as where:
+      for _ in range(100):
+        flat = sig.flatten_inputs("M", (a, b), {})
+        self.assertIs(flat[0], a)
+        self.assertIs(flat[1], b)
+      self.assertEqual((bind.call_count, cast.call_count, where.call_count), (0, 0, 0))
+      # Keywords, other dtypes and lists still go through binding and casting.
+      flat = sig.flatten_inputs("M", (a.astype(np.float64),), {"b": [1, 2]})
+      self.assertEqual((bind.call_count, cast.call_count), (1, 2))
+    self.assertEqual([f.dtype for f in flat], [np.float32, np.int32])
+    np.testing.assert_array_equal(flat[1], [1, 2])
+
+  def test_an_array_of_another_shape_or_kind_is_still_refused_by_name(self):
+    sig = self.sig()
+    with self.assertRaisesRegex(ValueError, r"M\.f\(\) input 0 has shape \[3\].*float32\[2\]"):
+      sig.flatten_inputs("M", (np.ones([3], np.float32), np.int32(1)), {})
+    with self.assertRaisesRegex(TypeError, r"M\.f\(\) inputs do not match.*at args\[0\]"):
+      FunctionSignature("f", ("a",), (InputSpec((), "float32"),), {"tuple": [{"list": ["T"]}]},
+                        "T").flatten_inputs("M", (np.float32(1),), {})
+    with self.assertRaisesRegex(TypeError, r"input 0 \('a'\) is not a rectangular|which no "):
+      sig.flatten_inputs("M", (np.array([None, 1.0], object), np.int32(1)), {})
+
+  def test_dtype_names_are_looked_up_once(self):
+    signatures.numpy_dtype.cache_clear()
+    for _ in range(10):
+      self.sig().flatten_inputs("M", (np.ones([2], np.float32), np.int32(1)), {})
+    self.assertEqual(signatures.numpy_dtype.cache_info().misses, 2)
 
 
 if __name__ == "__main__":

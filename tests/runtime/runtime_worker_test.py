@@ -13,6 +13,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from unittest import mock
 
 from absl.testing import absltest
 import numpy as np
@@ -376,6 +377,21 @@ class ReadbackTest(_ResultAssertions):
         self.assertResultsEqual(
             readback.results_to_numpy(raw, driver=driver),
             [_A * _B, _A > _B, np.array((_A * _B).sum(), np.float32), np.array(7, np.int32)])
+
+  def test_telling_device_arrays_from_host_values_reads_no_dtype(self):
+    import iree.runtime  # pylint: disable=g-import-not-at-top
+    raw = self._raw("stats", [_A, _B])
+    arrays = [v for v in raw if isinstance(v, iree.runtime.DeviceArray)]
+    self.assertNotEmpty(arrays)
+    is_device_array = readback._is_device_array  # pylint: disable=protected-access
+    with mock.patch.object(iree.runtime.DeviceArray, "_get_raw_dtype", autospec=True,
+                           side_effect=iree.runtime.DeviceArray._get_raw_dtype) as read:
+      self.assertTrue(all(is_device_array(v) for v in arrays))
+      self.assertFalse(is_device_array(np.zeros(2)) or is_device_array(7))
+    self.assertEqual(read.call_count, 0)  # the element type's dtype, mapped anew each time.
+    self.assertResultsEqual(
+        readback.results_to_numpy(raw),
+        [_A * _B, _A > _B, np.array((_A * _B).sum(), np.float32), np.array(7, np.int32)])
 
 
 class ReleasableHostTest(_ResultAssertions):
