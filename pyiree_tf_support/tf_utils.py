@@ -350,6 +350,12 @@ class CompiledModule:
     return self._backend_info.name
 
   @property
+  def runs_in_process(self) -> bool:
+    """Whether calls run on this process's threads (not a worker process's): then a trace pins
+    the threads of its short calls to one CPU (core/colocation)."""
+    return False
+
+  @property
   def signatures(self) -> Dict[str, FunctionSignature]:
     raise NotImplementedError
 
@@ -429,6 +435,10 @@ class TfCompiledModule(CompiledModule):
   @property
   def signatures(self) -> Dict[str, FunctionSignature]:
     return self._signatures
+
+  @property
+  def runs_in_process(self) -> bool:
+    return True
 
   def create_reinitialized(self) -> "TfCompiledModule":
     return TfCompiledModule(self._module_class, self._backend_info, self._exported_names,
@@ -518,6 +528,10 @@ class IreeCompiledModule(CompiledModule):
   @property
   def vmfb(self) -> bytes:
     return self._vmfb
+
+  @property
+  def runs_in_process(self) -> bool:
+    return not self._backend_info.isolated
 
   def method_compile_error(self, method: Optional[str]) -> Optional[str]:
     """Why `method` is not in this module because it did not compile, or None."""

@@ -6,11 +6,13 @@ each call. Comparing two traces returns mismatch records from `comparison`.
 
 import dataclasses
 import inspect
+import time
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import colocation
 from pyiree_tf_support.comparing import comparison
 from pyiree_tf_support.comparing import recorded_values
 from pyiree_tf_support.core import faults
@@ -261,12 +263,14 @@ def run_trace(module: Any, trace_function: Callable, before: Callable[[], None] 
   """Runs `trace_function` on `module`, recording a Trace; returns it and the error, if any.
 
   `reference`: the reference backend's trace of the same function, whose arrays the new trace
-  shares where they are equal (see `ModuleCall`).
+  shares where they are equal (see `ModuleCall`). The short calls of a module that runs in this
+  process run with its threads on one CPU (`core/colocation`).
   """
   trace = Trace(module, trace_function, function_name=function_name)
   before()
   try:
-    trace_function(TracedModule(module, trace, reference))
+    with colocation.Colocation(module) as pin:
+      trace_function(TracedModule(module, trace, reference, pin))
   except faults.OwnFault:  # not the backend's doing: the test errors (see faults).
     raise
   except Exception as e:  # pylint: disable=broad-except
@@ -288,10 +292,12 @@ class TracedModule:
   `reference` trace, each call is recorded against the reference's call of the same index.
   """
 
-  def __init__(self, module: Any, trace: Trace, reference: Optional[Trace] = None):
+  def __init__(self, module: Any, trace: Trace, reference: Optional[Trace] = None,
+               pin: Optional[colocation.Colocation] = None):
     self._module = module
     self._trace = trace
     self._reference = reference
+    self._pin = pin
 
   def _reference_call(self, method_name: str) -> Optional[ModuleCall]:
     calls = self._reference.calls if self._reference is not None else []
@@ -303,7 +309,14 @@ class TracedModule:
       rtol = kwargs.pop("rtol", None)
       atol = kwargs.pop("atol", None)
       self._trace.pending_method = method_name
-      outputs = method(*args, **kwargs)
+      pin = self._pin
+      if pin is not None and pin.enabled:
+        pin.before_call(method_name)
+        start = time.perf_counter()
+        outputs = method(*args, **kwargs)
+        pin.after_call(method_name, time.perf_counter() - start)
+      else:
+        outputs = method(*args, **kwargs)
       self._trace.pending_method = None
       self._trace.calls.append(ModuleCall(method_name, args, outputs, rtol, atol, kwargs,
                                           self._reference_call(method_name)))
