@@ -168,9 +168,13 @@ def _run_compiler(request: CompileRequest, crash_path: Optional[str],
                   timeout: Optional[float]) -> bytes:
   """iree-compile's output for `request`, run as a child we can time out and kill (see
   compile_process), with the command line `iree.compiler.compile_str` would use."""
+  flags = list(request.flags)
+  if compile_process.single_threaded() and not any(
+      f.split("=")[0] == compile_process.SINGLE_THREADED_FLAG for f in flags):
+    flags.append(compile_process.SINGLE_THREADED_FLAG)  # not in the key: it changes no output.
   with iree_debugging.TempFileSaver.implicit() as saver:
     options = iree_core.CompilerOptions(target_backends=list(request.targets),
-                                        input_type=INPUT_TYPE, extra_args=list(request.flags),
+                                        input_type=INPUT_TYPE, extra_args=flags,
                                         crash_reproducer_path=crash_path)
     command = iree_core.build_compile_command_line("-", saver, options)
   if iree_binaries.logger.isEnabledFor(logging.INFO):  # the line compile_str logs, as before.

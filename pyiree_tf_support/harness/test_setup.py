@@ -258,7 +258,8 @@ def compile_backends(job: _CompileJob, plan: BackendPlan,
                      compile_jobs: Optional[int] = None) -> Tuple[BackendSetup, ...]:
   """The reference's setup first, then one per target, in the plan's order.
 
-  IREE backends compile in a thread pool while TensorFlow builds its modules on this thread.
+  IREE backends compile in a thread pool while TensorFlow builds its modules on this thread, as
+  one `compile_process.batch` (compiles that fill every CPU run single-threaded).
   An interrupt (Ctrl-C, SIGTERM) kills the running iree-compile processes at once instead of
   waiting for them (see compile_process); it is raised, never a backend's COMPILE ERROR.
   """
@@ -266,7 +267,8 @@ def compile_backends(job: _CompileJob, plan: BackendPlan,
   iree = [i for i, info in enumerate(infos) if info.is_iree]
   jobs = _pool_size(plan, compile_jobs)
   pool = concurrent.futures.ThreadPoolExecutor(jobs)
-  with compile_process.interruptible(lambda: pool.shutdown(wait=True, cancel_futures=True)):
+  with compile_process.interruptible(lambda: pool.shutdown(wait=True, cancel_futures=True)), \
+      compile_process.batch(min(jobs, len(iree))):
     pending = {i: pool.submit(job.run, infos[i]) for i in iree}
     done: Dict[int, BackendSetup] = {i: job.run(info)
                                      for i, info in enumerate(infos) if i not in pending}
