@@ -22,22 +22,28 @@ from 0.146-0.175 ms to 0.110 ms.
 ## What it does
 `traces.run_trace` wraps each call of a module whose calls run on this process's threads (the TF
 reference, an in-process IREE driver: `runs_in_process` on the compiled module; never a worker
-process's). Before a call of a method whose last call took at most `LONG_CALL_SECONDS`, every
-native thread of this process is allowed only the CPU the calling thread is on; before any other
-call, and when the trace ends (also by an exception), every thread gets back the CPUs it had.
-Excepted are the other Python threads (a compile pool, a probe, the user's own): their work and
-the processes they start keep every CPU. A thread a pinned thread starts is pinned too, and gets
-the caller's CPUs back with the rest. A method's first call is never pinned (it is how a method
-is judged, and may include one-time work such as TensorFlow's tracing), nor any call after a long
-one: a call that long may use a second CPU for longer than its wake-ups cost. Results do not
-depend on it: the runtimes keep their threads and their partitioning of the work; only where
-those threads run changes, for the length of short calls.
+process's). Before a call of a method judged short, every native thread of this process is
+allowed only the CPU the calling thread is on; before any other call, and when the trace ends
+(also by an exception), every thread gets back the CPUs it had. Excepted are the other Python
+threads (a compile pool, a probe, the user's own): their work and the processes they start keep
+every CPU. A thread a pinned thread starts is pinned too, and gets the caller's CPUs back with
+the rest. Results do not depend on it: the runtimes keep their threads and their partitioning of
+the work; only where those threads run changes, for the length of short calls.
+
+A method is judged by its own calls, per module object:
+- It is pinned once one of its calls on every CPU took at most `SHORT_CALL_SECONDS`; so never on
+  its first call, which judges it (and may include one-time work: TensorFlow's tracing).
+- Pinning a call whose computation would use several CPUs makes it slower. Three pinned calls in
+  a row each slower than the method's fastest unpinned call by more than `PIN_SLACK_SECONDS`
+  stop pinning the method. On this VM a 256x256 matmul chain (1.5-1.7 ms) and a small conv stack
+  (0.76-0.97 ms) of TF took as long pinned as not; a machine with more CPUs gains more from them.
 
 Nothing is done where CPU affinity cannot be set (not Linux, one allowed CPU, a refusing
 sandbox). `PYIREE_TF_SUPPORT_COLOCATE=never` turns it off (`auto`, the default, turns it on);
 another value is an error naming these two.
 """
 
+import dataclasses
 import os
 import threading
 import weakref
@@ -48,11 +54,32 @@ from pyiree_tf_support.core import faults
 COLOCATE_ENV = "PYIREE_TF_SUPPORT_COLOCATE"
 SETTINGS = ("auto", "never")
 
-LONG_CALL_SECONDS = 0.002
-"""A call this long is followed by one on every CPU: its computation may use a second CPU for
-longer than the ~0.1 ms of wake-ups a short call saves on one."""
+SHORT_CALL_SECONDS = 0.001
+"""A method is pinned once one of its calls on every CPU took at most this: a pin saves the
+~0.05-0.15 ms of wake-ups of a call, which matters for calls not much longer than that."""
 
-_last_short: "weakref.WeakKeyDictionary[Any, Dict[str, bool]]" = weakref.WeakKeyDictionary()
+PIN_SLACK_SECONDS = 0.0003
+"""A pinned call slower than its method's fastest call on every CPU by more than this lost
+more to the pin (its computation could have used another CPU) than a pin saves."""
+
+SLOW_PINNED_CALLS = 3
+"""That many slow pinned calls in a row stop pinning the method for the module's life; one
+alone may be a preemption or a garbage collection."""
+
+
+@dataclasses.dataclass
+class _Judgement:
+  """What the calls of one method of one module showed so far."""
+  fastest_unpinned: float = float("inf")
+  slow_pinned: int = 0  # consecutive pinned calls slower than fastest_unpinned + the slack.
+  never: bool = False
+
+  @property
+  def pin(self) -> bool:
+    return not self.never and self.fastest_unpinned <= SHORT_CALL_SECONDS
+
+
+_judged: "weakref.WeakKeyDictionary[Any, Dict[str, _Judgement]]" = weakref.WeakKeyDictionary()
 _lock = threading.Lock()  # one pin or release at a time.
 
 
@@ -89,9 +116,9 @@ def _pinnable_threads() -> FrozenSet[int]:
   return native - {t.native_id for t in threading.enumerate() if t.native_id != me}
 
 
-def _judgements(module: Any) -> Dict[str, bool]:
+def _judgements(module: Any) -> Dict[str, _Judgement]:
   try:
-    return _last_short.setdefault(module, {})
+    return _judged.setdefault(module, {})
   except TypeError:  # not weakly referable: judged anew in every trace.
     return {}
 
@@ -116,16 +143,24 @@ class Colocation:
     self.release()
 
   def before_call(self, method: str) -> None:
-    """Pins before a call of a method whose last call was short, releases before any other."""
-    if self._judged.get(method, False):
+    """Pins before a call of a method judged short, releases before any other."""
+    judgement = self._judged.get(method)
+    if judgement is not None and judgement.pin:
       if not self.pinned:
         self._pin()
     elif self.pinned:
       self.release()
 
   def after_call(self, method: str, seconds: float) -> None:
-    """Notes whether this call of `method` was short."""
-    self._judged[method] = seconds <= LONG_CALL_SECONDS
+    """Judges `method` by this call, which took `seconds` (pinned or not: `self.pinned`)."""
+    judgement = self._judged.setdefault(method, _Judgement())
+    if not self.pinned:
+      judgement.fastest_unpinned = min(judgement.fastest_unpinned, seconds)
+    elif seconds > judgement.fastest_unpinned + PIN_SLACK_SECONDS:
+      judgement.slow_pinned += 1
+      judgement.never = judgement.slow_pinned >= SLOW_PINNED_CALLS
+    else:
+      judgement.slow_pinned = 0
 
   def _pin(self) -> None:
     cpu = _current_cpu()

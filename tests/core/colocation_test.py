@@ -128,22 +128,35 @@ class ColocationTest(absltest.TestCase):
     traces.run_trace(self.modules["tf"], trace)
     self.assertEqual(during, [self.home] * 3)
 
-  def test_a_long_call_runs_on_every_cpu(self):
-    with mock.patch.object(colocation, "LONG_CALL_SECONDS", 0.0):
-      seen, _ = self._watch(self.modules["llvm-cpu"])
+  def test_a_method_never_short_runs_on_every_cpu(self):
+    with mock.patch.object(colocation, "SHORT_CALL_SECONDS", 0.0):
+      seen, _ = self._watch(self._fresh("llvm-cpu"))
     self.assertFalse(any(_pinned(a) for a in seen), seen)
 
-  def test_a_call_after_a_long_one_is_released_first(self):
+  def test_three_slow_pinned_calls_in_a_row_stop_pinning_the_method(self):
+    module = self._fresh("llvm-cpu")
+    with mock.patch.object(colocation, "PIN_SLACK_SECONDS", -1.0):  # every pinned call slow.
+      seen, _ = self._watch(module, ("double",) * 6)
+    # The first judges; three slow pinned calls; released before the fifth, for good.
+    self.assertEqual([_pinned(a) for a in seen], [False, True, True, True, False, False])
+    seen, _ = self._watch(module, ("double",) * 2)
+    self.assertFalse(any(_pinned(a) for a in seen), seen)
+
+  def test_two_slow_pinned_calls_in_a_row_do_not_stop_pinning(self):
+    module = self._fresh("llvm-cpu")
+    self._watch(module, ("double",) * 2)
+    with mock.patch.object(colocation, "PIN_SLACK_SECONDS", -1.0):
+      self._watch(module, ("double",) * 2)
+    seen, _ = self._watch(module, ("double",) * 3)
+    self.assertTrue(all(_pinned(a) for a in seen), seen)
+
+  def test_a_call_of_a_method_not_pinned_is_released_first(self):
     module = self._fresh("tf")
     self._watch(module, ("double", "negate") * 2)  # both judged short (after tracing).
-    real = colocation.Colocation.after_call
-
-    def negate_long(pin, method, seconds):
-      real(pin, method, 1.0 if method == "negate" else seconds)
-
-    with mock.patch.object(colocation.Colocation, "after_call", negate_long):
-      seen, _ = self._watch(module, ("double", "negate", "negate", "double"))
-    self.assertEqual([_pinned(a) for a in seen], [True, True, False, True])
+    with mock.patch.object(colocation, "PIN_SLACK_SECONDS", -1.0):
+      self._watch(module, ("negate",) * 3)  # negate: never pinned again.
+    seen, _ = self._watch(module, ("double", "negate", "double"))
+    self.assertEqual([_pinned(a) for a in seen], [True, False, True])
 
   def test_an_error_in_the_trace_gives_every_cpu_back(self):
     before = _affinities()
