@@ -98,7 +98,8 @@ class ColocationTest(absltest.TestCase):
         before = _affinities()
         seen, after = self._watch(self._fresh(name))
         # A method's first call judges it, on every CPU; the ones after a short call run on one
-        # (TF's first call traces the function, so its second call may run on every CPU too).
+        # (TF's first call traces the function, so its second call may run on every CPU too;
+        # a trace's first call is never pinned).
         self.assertFalse(_pinned(seen[0]), seen[0])
         for affinities in seen[2:]:
           self.assertTrue(_pinned(affinities), affinities)
@@ -145,18 +146,33 @@ class ColocationTest(absltest.TestCase):
   def test_two_slow_pinned_calls_in_a_row_do_not_stop_pinning(self):
     module = self._fresh("llvm-cpu")
     self._watch(module, ("double",) * 2)
-    with mock.patch.object(colocation, "PIN_SLACK_SECONDS", -1.0):
-      self._watch(module, ("double",) * 2)
-    seen, _ = self._watch(module, ("double",) * 3)
-    self.assertTrue(all(_pinned(a) for a in seen), seen)
+    seen = []
+
+    def trace(m):
+      for slack in (-1.0, -1.0, -1.0, colocation.PIN_SLACK_SECONDS, -1.0, -1.0):
+        with mock.patch.object(colocation, "PIN_SLACK_SECONDS", slack):
+          m.double(np.ones([4], np.float32))
+        seen.append(_pinned(_affinities()))
+
+    traces.run_trace(module, trace)
+    # The first call is not pinned; two slow pinned calls, a quick one, two slow ones.
+    self.assertEqual(seen, [False, True, True, True, True, True])
 
   def test_a_call_of_a_method_not_pinned_is_released_first(self):
     module = self._fresh("tf")
     self._watch(module, ("double", "negate") * 2)  # both judged short (after tracing).
     with mock.patch.object(colocation, "PIN_SLACK_SECONDS", -1.0):
-      self._watch(module, ("negate",) * 3)  # negate: never pinned again.
-    seen, _ = self._watch(module, ("double", "negate", "double"))
-    self.assertEqual([_pinned(a) for a in seen], [True, False, True])
+      self._watch(module, ("negate",) * 4)  # three slow pinned calls: never pinned again.
+    seen, _ = self._watch(module, ("double", "double", "negate", "double"))
+    self.assertEqual([_pinned(a) for a in seen], [False, True, False, True])
+
+  def test_a_trace_of_one_call_is_not_pinned(self):
+    module = self._fresh("llvm-cpu")
+    self._watch(module, ("double",) * 3)  # judged short.
+    before = _affinities()
+    seen, after = self._watch(module, ("double",))
+    self.assertEqual(seen, [before])
+    self.assertEqual(after, before)
 
   def test_an_error_in_the_trace_gives_every_cpu_back(self):
     before = _affinities()
