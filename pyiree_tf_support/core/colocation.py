@@ -160,7 +160,9 @@ class Colocation:
 
   def after_call(self, method: str, seconds: float) -> None:
     """Judges `method` by this call, which took `seconds` (pinned or not: `self.pinned`)."""
-    judgement = self._judged.setdefault(method, _Judgement())
+    judgement = self._judged.get(method)
+    if judgement is None:  # not setdefault: no record built on every call of a long trace.
+      judgement = self._judged[method] = _Judgement()
     if not self.pinned:
       judgement.fastest_unpinned = min(judgement.fastest_unpinned, seconds)
     elif seconds > judgement.fastest_unpinned + PIN_SLACK_SECONDS:
