@@ -87,8 +87,7 @@ _judged: "weakref.WeakKeyDictionary[Any, Dict[str, _Judgement]]" = weakref.WeakK
 _lock = threading.Lock()  # one pin or release at a time.
 
 
-class InvalidSettingError(faults.OwnFault, ValueError):
-  """A malformed PYIREE_TF_SUPPORT_COLOCATE."""
+InvalidSettingError = faults.InvalidSettingError  # a malformed COLOCATE_ENV.
 
 
 def setting() -> str:

@@ -36,6 +36,10 @@ class ArtifactWriteError(OwnFault, OSError):
     return self.message
 
 
+class InvalidSettingError(OwnFault, ValueError):
+  """A setting of the run (not a backend) is malformed, e.g. a PYIREE_TF_SUPPORT_* variable."""
+
+
 class NondeterministicTraceError(OwnFault):
   """A trace function gave different inputs when run again: comparing backends means nothing."""
 

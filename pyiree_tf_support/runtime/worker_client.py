@@ -51,8 +51,7 @@ _STDERR_TAIL_CHARS = 3000
 IDLE_RELEASE_ENV = "PYIREE_TF_SUPPORT_IDLE_RELEASE_SECONDS"
 
 
-class InvalidSettingError(faults.OwnFault, ValueError):
-  """A setting of the run (not a backend) is malformed."""
+InvalidSettingError = faults.InvalidSettingError  # a malformed IDLE_RELEASE_ENV.
 
 
 def idle_release_setting(value: Optional[str] = None) -> Optional[float]:
