@@ -86,7 +86,8 @@ class InterruptTest(parameterized.TestCase):
          "--target_backends=iree_vmla,iree_llvmjit", f"--artifacts_dir={artifacts_dir}",
          "--nocompile_cache"],
         cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        start_new_session=True)  # its own process group, as a terminal gives a command.
+        start_new_session=True,  # its own process group, as a terminal gives a command,
+        preexec_fn=child_processes.interruptible)
     compiles = []
     try:
       compile_pid = child_processes.wait_for(process.pid, child_processes.is_module_compile,
@@ -161,6 +162,10 @@ class InProcessInterruptTest(absltest.TestCase):
   """KeyboardInterrupt in this process while iree-compile runs, on this thread or on the
   compile threads of a test class's set-up (the first guards compile_process's own kill: main's
   `subprocess.run` killed the compile too)."""
+
+  def setUp(self):
+    super().setUp()
+    child_processes.catch_ctrl_c_here(self)
 
   def test_ctrl_c_during_a_compile_on_this_thread_kills_it_and_writes_nothing(self):
     reproducer = os.path.join(tempfile.mkdtemp(), "reproducer__iree_vmla.mlir")

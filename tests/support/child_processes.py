@@ -116,3 +116,20 @@ class Stopper:
     self._thread.join()
     if self.pid is not None and alive(self.pid):
       os.kill(self.pid, signal.SIGKILL)
+
+
+def interruptible() -> None:
+  """A `preexec_fn` giving the child SIGINT's default disposition, as a terminal gives a command.
+
+  A test run started with SIGINT ignored (a background job of a non-interactive shell, `nohup`
+  under some shells) passes the ignored disposition to every child, and Python leaves an ignored
+  SIGINT ignored: a Ctrl-C the test sends would then do nothing.
+  """
+  signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def catch_ctrl_c_here(test) -> None:
+  """Makes SIGINT raise KeyboardInterrupt in this process for the rest of `test` (a TestCase),
+  whatever disposition the test run started with (see `interruptible`)."""
+  previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+  test.addCleanup(signal.signal, signal.SIGINT, previous)

@@ -21,6 +21,7 @@ from typing import List
 from absl.testing import absltest
 
 from pyiree_tf_support import cli_flags
+from tests.support import child_processes
 from tests.support import test_files
 
 UNDER_BAZEL = "TEST_SRCDIR" in os.environ
@@ -196,7 +197,8 @@ class CoverageToolTest(absltest.TestCase):
     process = subprocess.Popen([sys.executable, *TOOL, "--run", "--dirs=my_tests",
                                 f"--output_dir={self.tempdir()}"], cwd=self.root,
                                env=self.env(), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=child_processes.interruptible)
     self.addCleanup(lambda: process.poll() is not None or process.kill())
     deadline = time.monotonic() + 300
     while not bazel_servers(self.root) and time.monotonic() < deadline:
