@@ -111,7 +111,8 @@ def main(argv: Sequence[str]) -> int:
         loaded, suspect, trusted, _CALL.value, policy=cli_flags.tolerance_policy(),
         extra_flags=compile_flags.parse(cli_flags.value("iree_compile_flags")),
         limits=cli_flags.timeouts_from_flags(), cache=cli_flags.compile_cache_from_flags())
-  except (ValueError, KeyError, LocalizeError) as e:  # ReplayError is a ValueError.
+  except (ValueError, KeyError, LocalizeError, artifacts.ArtifactsDirError) as e:
+    # ReplayError is a ValueError; ArtifactsDirError: a module dir that is not safely ours.
     message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
     print("localize: " + str(message).replace("\n", " "), file=sys.stderr)
     return 2

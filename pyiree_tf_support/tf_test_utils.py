@@ -576,8 +576,12 @@ class TracedModuleTestCase(tf.test.TestCase):
     signature = self._example_signature(method, input_signature)
     name = self._trace_names.claim(f"{method}.examples", self._testMethodName)
     directory = artifacts.examples_dir(self._artifacts_dir, name)
+    storage = os.path.join(directory, "hypothesis")
     with faults.writing(directory):
-      artifacts.make_dirs(os.path.join(directory, "hypothesis"))
+      # hypothesis writes its caches there with plain opens: a directory made afresh holds no
+      # link an earlier hand-over planted.
+      artifacts.remove_tree(storage)
+      artifacts.make_dirs(storage)
     state = getattr(getattr(self._ref_module, "_instance", None), "variables", None)
     targets = tuple(
         examples_engine.ExampleTarget(s.info.name, m)
@@ -588,7 +592,7 @@ class TracedModuleTestCase(tf.test.TestCase):
                                              stateful=state is None or bool(state))
     settings = examples_engine.ExampleSettings(
         examples, self._settings.examples_seed, self._settings.examples_seconds,
-        os.path.join(directory, "hypothesis"), cli_flags.tolerance_policy())
+        storage, cli_flags.tolerance_policy())
     result = examples_engine.run_examples(modules, method, signature, settings)
     where = f"{self._module_name}.{method}()"
     summary = examples_summary.format_summary(

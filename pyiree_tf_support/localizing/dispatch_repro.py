@@ -12,6 +12,7 @@ operands and no result tied to an operand, is cut out this way; otherwise the re
 import dataclasses
 import os
 import re
+import shlex
 import sys
 from typing import List, Optional, Sequence, Tuple
 
@@ -71,7 +72,10 @@ class Repro:
 
   @property
   def command(self) -> str:
-    return f"{sys.executable} {os.path.join(self.directory, 'repro.py')}" if self.directory else ""
+    """The shell command that runs it, every path quoted (a space or `$(...)` in one is data)."""
+    if not self.directory:
+      return ""
+    return shlex.join([sys.executable, os.path.join(self.directory, "repro.py")])
 
 
 def _walk(operation, found: List) -> List:
@@ -137,7 +141,8 @@ def write(directory: str, flow_path: str, key: str, inputs: Sequence[np.ndarray]
   names = []
   for index, array in enumerate(inputs):
     names.append(f"input_{index}.npy")
-    np.save(os.path.join(directory, names[-1]), array)
+    artifacts.write_with(os.path.join(directory, names[-1]),
+                         lambda f, a=array: np.save(f, a, allow_pickle=False))
   table = {}
   for name in tolerances.DEFAULT_TOLERANCES:
     tolerance = policy.for_dtype(np.dtype("float32") if name == "bfloat16" else np.dtype(name),
@@ -150,7 +155,9 @@ def write(directory: str, flow_path: str, key: str, inputs: Sequence[np.ndarray]
       sides=[(spec.name, spec.driver,
               [f"--iree-hal-target-backends={t}" for t in spec.compiler_targets] + list(flags))
              for spec, flags in sides])
-  path = os.path.join(directory, "repro.py")
-  artifacts.write_text(path, script)
-  os.chmod(path, 0o755)
+  def executable(f) -> None:
+    f.write(script.encode("utf-8"))
+    os.fchmod(f.fileno(), 0o755)  # the file, never what a name might link to.
+
+  artifacts.write_with(os.path.join(directory, "repro.py"), executable)
   return Repro(directory)

@@ -17,7 +17,6 @@ Every backend runs in a child process that never imports TensorFlow (traced_run)
 import dataclasses
 import json
 import os
-import shutil
 import subprocess
 import sys
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -117,10 +116,9 @@ def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
   `judged_against`: the trusted run's dir, tolerances and backend names, to stop the run once
   the divergence is found."""
   artifacts.make_dirs(run_dir)
-  np.savez(os.path.join(run_dir, traced_run.INPUTS), **inputs)
-  with open(os.path.join(run_dir, traced_run.REQUEST), "w") as f:
-    json.dump({"vmfb": vmfb_path, "driver": driver, "calls": calls, **(judged_against or {})},
-              f)
+  artifacts.write_with(os.path.join(run_dir, traced_run.INPUTS), lambda f: np.savez(f, **inputs))
+  artifacts.write_text(os.path.join(run_dir, traced_run.REQUEST), json.dumps(
+      {"vmfb": vmfb_path, "driver": driver, "calls": calls, **(judged_against or {})}))
   size = os.path.getsize(vmfb_path)
   load, call = limits.load.seconds(size), limits.call.seconds(size)
   limit = None if load is None or call is None else load + call * max(1, len(calls))
@@ -170,14 +168,49 @@ def _untraced_vmfb(loaded: ReplayInput, spec: backends.BackendSpec,
                         f"localize: {e.reason}") from None
 
 
+def default_work_dir(trace_dir: str, suspect: str) -> str:
+  """<module dir>/localize/<trace>__<suspect's canonical name>."""
+  module_dir = os.path.dirname(os.path.dirname(os.path.abspath(trace_dir)))
+  return os.path.join(module_dir, LOCALIZE_DIR,
+                      f"{os.path.basename(trace_dir)}__{backends.lookup(suspect).name}")
+
+
 def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
-             call: Optional[int] = None,
-             policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
-             extra_flags: compile_flags.Entries = (),
-             limits: timeouts.Timeouts = timeouts.DEFAULT,
-             work_dir: Optional[str] = None,
-             cache: Optional[CompileCache] = None,
-             tensor_budget: int = traced_run.MAX_TOTAL_BYTES) -> Localization:
+             call: Optional[int] = None, work_dir: Optional[str] = None,
+             **options) -> Localization:
+  """Localizes call `call` of `loaded`'s reference trace on `suspect` (see `_localize`) in
+  `work_dir` (default: `default_work_dir`), which is emptied first.
+
+  Why the work dir is claimed this way: the localizer empties and refills it, so a symlink at
+  it or above it below the module dir would have it empty and fill the link's target instead
+  (another user's planted link, or one inside a directory someone handed over). The module
+  dir (or the work dir's parent when one is given) is treated as an artifacts root: it must
+  be this user's and not writable by every user, and every write and removal below it walks
+  there without following links (core/artifacts). Two localizers of one trace and suspect
+  (two pytest runs with --localize_mismatches) would empty each other's files mid-run: the
+  second waits on `<work dir>.lock`'s lock until the first is done, then starts afresh.
+  """
+  if not backends.lookup(suspect).is_iree:  # said before anything is written.
+    return _localize(loaded, suspect, trusted, call, work_dir=work_dir, **options)
+  work_dir = os.path.abspath(work_dir or default_work_dir(loaded.trace_dir, suspect))
+  parent = os.path.dirname(work_dir)
+  root = (os.path.dirname(parent) if os.path.basename(parent) == LOCALIZE_DIR else parent)
+  artifacts.open_root(root, "The module's artifacts dir")
+  lock = os.path.join(parent, f".{os.path.basename(work_dir)}.lock")
+  with artifacts.locked(lock):
+    artifacts.remove_tree(work_dir)
+    artifacts.make_dirs(work_dir)
+    return _localize(loaded, suspect, trusted, call, work_dir=work_dir, **options)
+
+
+def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
+              call: Optional[int] = None,
+              policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
+              extra_flags: compile_flags.Entries = (),
+              limits: timeouts.Timeouts = timeouts.DEFAULT,
+              work_dir: Optional[str] = None,
+              cache: Optional[CompileCache] = None,
+              tensor_budget: int = traced_run.MAX_TOTAL_BYTES) -> Localization:
   """Localizes call `call` (default: the suspect's first wrong call) of the reference trace in
   `loaded` on backend `suspect` against `trusted` (default: TRUSTED_ORDER's first, then the
   others while the trusted one is wrong too). Files go to `work_dir` (default:
@@ -207,9 +240,6 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   if work_dir is None:
     work_dir = os.path.join(module_dir, LOCALIZE_DIR,
                             f"{os.path.basename(loaded.trace_dir)}__{suspect_spec.name}")
-  if os.path.isdir(work_dir) and not os.path.islink(work_dir):
-    shutil.rmtree(work_dir)
-  artifacts.make_dirs(work_dir)
   names = (suspect, suspect_spec.name) + suspect_spec.aliases
   suspect_flags = _flags(suspect_spec, extra_flags)
 

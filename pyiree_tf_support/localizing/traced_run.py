@@ -32,6 +32,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.localizing import events as events_lib
 
 REQUEST = "request.json"
@@ -68,7 +69,8 @@ def digest(array: np.ndarray) -> str:
 
 
 def _save(run_dir: str, name: str, array: np.ndarray) -> None:
-  np.save(os.path.join(run_dir, TENSORS, name + ".npy"), array, allow_pickle=False)
+  artifacts.write_with(os.path.join(run_dir, TENSORS, name + ".npy"),
+                       lambda f: np.save(f, array, allow_pickle=False))
 
 
 def _load(run_dir: str, name: str) -> np.ndarray:
@@ -175,7 +177,9 @@ def run(run_dir: str) -> Dict[str, Any]:
         ((backend, dtype), tolerances.Tolerance(rtol, atol))
         for backend, dtype, rtol, atol in request.get("tolerances", ())))
     judge = events_lib.Judge(policy, request.get("backend_names", ()))
-  os.makedirs(os.path.join(run_dir, TENSORS), exist_ok=True)
+  # Written below the run dir without following links (the parent made it afresh).
+  artifacts.open_root(run_dir, "The localizer's run dir")
+  artifacts.make_dirs(os.path.join(run_dir, TENSORS))
   recorder = _Recorder(run_dir, int(request.get("max_bytes", MAX_BYTES)),
                        int(request.get("max_total_bytes", MAX_TOTAL_BYTES)), trusted, judge,
                        bool(request.get("stop_at_divergence")))
@@ -208,8 +212,7 @@ def run(run_dir: str) -> Dict[str, Any]:
       error = f"call {recorder.call}: {type(e).__name__}: {e}"
   document = {"events": recorder.events, "outputs": outputs, "error": error,
               "stopped": recorder.stopped}
-  with open(os.path.join(run_dir, RESULT), "w") as f:
-    json.dump(document, f)
+  artifacts.write_text(os.path.join(run_dir, RESULT), json.dumps(document))
   return document
 
 
