@@ -26,3 +26,19 @@ by `reporting.run_results`: the tools import them, as the library does.
 
 Import rule: the top layer; nothing in the package imports it.
 """
+
+import sys
+from typing import Sequence
+
+# The modules run as commands; the others are shared by them (`not_a_command`).
+COMMANDS = ("check_suite_verdicts", "generate_backends_bzl", "make_repros", "test_summary",
+            "update_e2e_coverage", "update_lists")
+
+
+def not_a_command(module: str, argv: Sequence[str]) -> int:
+  """What a shared module run with `python -m` does: one line naming the commands; exit status 0
+  for --help, else 2."""
+  print(f"{module} is not a command (the tools' commands share it); the commands: "
+        + ", ".join(f"python -m {__name__}.{c}" for c in COMMANDS) + " (each answers --help).",
+        file=sys.stderr)
+  return 0 if any(a in ("-h", "--help", "--helpfull") for a in argv[1:]) else 2

@@ -90,3 +90,9 @@ def _shut_down(bazel: Bazel, settle_seconds: float = 10) -> None:
             f"(pid {server_pid(bazel.output_base)}): {done.stderr.strip()[-300:]}",
             file=sys.stderr)
       return
+
+
+if __name__ == "__main__":
+  import sys as _sys  # pylint: disable=ungrouped-imports
+  from pyiree_tf_support import tools as _tools
+  _sys.exit(_tools.not_a_command(__spec__.name, _sys.argv))

@@ -33,3 +33,8 @@ def test_name(suite: str, src: str, backend: str, reference: str = REFERENCE_BAC
   """The Bazel test `iree_e2e_test_suite` makes for one file and backend (the 2020 naming)."""
   return f"{suite}_{os.path.basename(src)[:-len('.py')]}__{reference}__{backend}"
 
+
+if __name__ == "__main__":
+  import sys as _sys  # pylint: disable=ungrouped-imports
+  from pyiree_tf_support import tools as _tools
+  _sys.exit(_tools.not_a_command(__spec__.name, _sys.argv))

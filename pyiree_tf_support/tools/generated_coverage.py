@@ -100,3 +100,9 @@ def write(page_path: str, run: run_results.Run, source: str) -> Dict[str, Row]:
   with open(page_path, "w", encoding="utf-8") as f:
     f.write(splice(page, section(table, source)))
   return table
+
+
+if __name__ == "__main__":
+  import sys as _sys  # pylint: disable=ungrouped-imports
+  from pyiree_tf_support import tools as _tools
+  _sys.exit(_tools.not_a_command(__spec__.name, _sys.argv))

@@ -138,3 +138,9 @@ def not_in_run(lists: expected_failures.Lists, cells: Cells, scoped: Optional[Ce
   held = set(cells) | set(scoped or {})
   return sorted((key, backend) for backend, keys in lists.items() for key in keys
                 if (key, backend) not in held)
+
+
+if __name__ == "__main__":
+  import sys as _sys  # pylint: disable=ungrouped-imports
+  from pyiree_tf_support import tools as _tools
+  _sys.exit(_tools.not_a_command(__spec__.name, _sys.argv))

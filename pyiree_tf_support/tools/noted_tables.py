@@ -35,3 +35,9 @@ def rows_with_notes(table: Mapping[str, Mapping[str, Cell]], columns: Sequence[s
         cells.append(status)
     lines.append(f"| `{key}` | " + " | ".join(cells) + " |")
   return lines, notes
+
+
+if __name__ == "__main__":
+  import sys as _sys  # pylint: disable=ungrouped-imports
+  from pyiree_tf_support import tools as _tools
+  _sys.exit(_tools.not_a_command(__spec__.name, _sys.argv))

@@ -142,3 +142,9 @@ def stale_indexes(entries: Sequence[Listed], repros_dir: str = REPROS_DIR) -> Li
     if current != backend_index(backend, entries):
       problems.append(f"{path}: {'missing' if current is None else 'stale'}; rerun make_repros")
   return problems
+
+
+if __name__ == "__main__":
+  import sys as _sys  # pylint: disable=ungrouped-imports
+  from pyiree_tf_support import tools as _tools
+  _sys.exit(_tools.not_a_command(__spec__.name, _sys.argv))

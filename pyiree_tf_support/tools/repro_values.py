@@ -150,3 +150,9 @@ def plan_run(module_dir: str, trace_record: Dict[str, Any], record: Dict[str, An
   named = re.search(r"^module @([\w.$-]+)", iree_input, re.MULTILINE)  # the VM module's name
   return RunPlan("repro", tuple(flags),
                  driver_module(named.group(1) if named else "module", methods, iree_input))
+
+
+if __name__ == "__main__":
+  import sys as _sys  # pylint: disable=ungrouped-imports
+  from pyiree_tf_support import tools as _tools
+  _sys.exit(_tools.not_a_command(__spec__.name, _sys.argv))

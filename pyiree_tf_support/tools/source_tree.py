@@ -18,3 +18,9 @@ def checkout_root(tool: str) -> str:
         f"{PACKAGE} is not in a checkout of it; run it from a checkout (pip install -e "
         "<checkout>, or PYTHONPATH=<checkout>).", file=sys.stderr)
   raise SystemExit(2)
+
+
+if __name__ == "__main__":
+  import sys as _sys  # pylint: disable=ungrouped-imports
+  from pyiree_tf_support import tools as _tools
+  _sys.exit(_tools.not_a_command(__spec__.name, _sys.argv))

@@ -71,6 +71,9 @@ def summary_lines(unit_log: str, unit_status: int, e2e_log: str) -> List[str]:
 
 
 def main(argv: Sequence[str]) -> int:
+  if list(argv) in (["-h"], ["--help"]):
+    print(__doc__.strip())
+    return 0
   if len(argv) != 3 or not argv[1].lstrip("-").isdigit():
     sys.stderr.write(__doc__.strip().splitlines()[-1] + "\n")
     return 2

@@ -365,8 +365,9 @@ def write_2020(bazel: bazel_session.Bazel, build_dir: str) -> str:
   return path
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-  parser = argparse.ArgumentParser(prog=TOOL, description=__doc__.splitlines()[0])
+def main(argv: Optional[Sequence[str]] = None, prog: str = TOOL) -> int:
+  """The command; `prog`: the name its usage shows (update_lists runs it too)."""
+  parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
   parser.add_argument("build_dir", nargs="?", metavar="BUILD_DIR",
                       help="2020 interface: write BUILD_DIR/doc/tf_e2e_coverage.md")
   parser.add_argument("--run", action="store_true", help="run the Bazel suites of --dirs first")
