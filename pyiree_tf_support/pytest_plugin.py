@@ -308,7 +308,7 @@ class _ClassRun:
     if result.skip_reason is not None:
       pytest.skip(result.skip_reason)
     mine = [(c, o) for c in result.compared for o in c.outcomes if o.backend == backend]
-    failed = [verdicts.format_report(c.function_name, c.reference, [o])
+    failed = [verdicts.format_report(c.function_name, c.reference, [o], c.report_path)
               for c, o in mine if o.status.failed]
     if failed:
       raise BackendFailed("\n".join(failed))

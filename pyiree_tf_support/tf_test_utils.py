@@ -193,6 +193,7 @@ class ComparedTrace:
   # Each outcome's own time: running, saving and comparing that backend's trace (what the
   # plugin gives the backend's item in --durations and JUnit XML).
   seconds: Tuple[float, ...] = ()
+  report_path: Optional[str] = None  # report.txt, where every failing call is in full.
 
 
 def _built(module_class):
@@ -443,7 +444,9 @@ class TracedModuleTestCase(tf.test.TestCase):
         outcome = Outcome(setup.info.name, Status.COMPILE_ERROR,
                           f"call {len(trace.calls)} ({trace.pending_method}): {not_compiled}", path)
       elif error:
-        outcome = verdicts.evaluate(ref_trace, trace, error, path)
+        step = "writing the repro files"
+        repros = self._call_repros(module, ref_trace, trace)
+        outcome = verdicts.evaluate(ref_trace, trace, error, path, repros or ())
       else:
         step = f"call {_first_different_call(ref_trace, trace)}: comparing with the reference"
         check_same_calls(ref_trace, trace)
@@ -691,15 +694,19 @@ class TracedModuleTestCase(tf.test.TestCase):
     shown = [o.expecting_failure(listing.label) if listing else o
              for listing, o in zip(listings, outcomes)]
 
-    verdict = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown)
+    full = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown)
+    # The message shows each backend's first failing call in full; report.txt every call.
+    report_path = artifacts.display_path(report_files.text_path(self._artifacts_dir))
+    verdict = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown,
+                                     report_path)
     notes = "".join("\n" + note for note in (
         self._setup.method_imports_note(), self._setup.method_compiles_note(),
         self._setup.skipped_note()) if note)
-    verdict += f"\n{summary}" if summary else ""  # how examples found this trace's input.
-    report = verdict + notes  # a failure message says it all.
+    examples = f"\n{summary}" if summary else ""  # how examples found this trace's input.
+    report = verdict + examples + notes  # a failure message says it all.
     # report.txt lists the class's notes (per-method import/compile lists) once, in its first
     # entry, not in every test's.
-    recorded = verdict + ("" if type(self)._notes_recorded else notes)
+    recorded = full + examples + ("" if type(self)._notes_recorded else notes)
     type(self)._notes_recorded = True
     records = [self._backend_record(setup, module, outcome, raw, trace_name, repros)
                for (setup, module), outcome, (raw, repros) in zip(targets, shown, results)]
@@ -713,7 +720,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     if self._report_per_backend:  # the pytest plugin reports each backend as its own item.
       self._compared.append(ComparedTrace(ref_trace.function_name, ref_trace.backend,
                                           tuple(outcomes), self._testMethodName,
-                                          tuple(seconds)))
+                                          tuple(seconds), report_path))
       return ref_trace
     failed = any(o.status.failed for o in shown)
     if failed:

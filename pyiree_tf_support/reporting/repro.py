@@ -166,7 +166,8 @@ class CallRepros(collections.abc.Sequence):
     self._args = (tar_trace, ref_trace, vmfb_path, driver, signatures, iree_input, policy)
     self._root = artifacts.repro_dir(module_dir, tar_trace.function_name, tar_trace.backend)
     self._replay = replay_command(module_dir, ref_trace, tar_trace, replay_arguments)
-    self._count = min(len(tar_trace.calls), len(ref_trace.calls))
+    # A target that raised in call k has calls 0..k-1: call k is reproduced from the reference's.
+    self._count = min(len(tar_trace.calls) + 1, len(ref_trace.calls))
     self._written: Dict[int, CallRepro] = {}
     artifacts.remove_tree(self._root)
 
@@ -190,7 +191,8 @@ class CallRepros(collections.abc.Sequence):
 def _write_call(root: str, replay: str, index: int, tar_trace: Trace, ref_trace: Trace,
                 vmfb_path: str, driver: str, signatures: Dict[str, FunctionSignature],
                 iree_input: Optional[str], policy: tolerances.TolerancePolicy) -> CallRepro:
-  tar_call, ref_call = tar_trace.calls[index], ref_trace.calls[index]
+  ref_call = ref_trace.calls[index]
+  tar_call = tar_trace.calls[index] if index < len(tar_trace.calls) else ref_call
   binary = iree_run_module_binary()
   reason = _unfaithful_reason(index, iree_input)
   signature = signatures.get(tar_call.method)

@@ -8,7 +8,7 @@ expected to fail is shown as XFAIL; how a listed backend is held to its list ove
 
 import dataclasses
 import enum
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Tuple
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.comparing import comparison
@@ -59,6 +59,8 @@ class Outcome:
   # The worst difference over every compared value as a fraction of its tolerance (0: all equal;
   # over 1: a mismatch); None when the trace was not compared.
   worst_fraction: Optional[float] = None
+  # Each failing call's text (the detail is them joined): a brief report shows the first whole.
+  call_details: Tuple[str, ...] = ()
 
   @property
   def phase(self) -> Optional[phases.Phase]:
@@ -97,17 +99,23 @@ def evaluate(ref_trace: traces.Trace, tar_trace: traces.Trace, error: Optional[s
   """The outcome of a target trace: its runtime error, or its mismatches against the reference
   under `tolerance_policy` (the --tolerances overrides)."""
   if error:
-    return Outcome(tar_trace.backend, Status.RUNTIME_ERROR, error, trace_path)
+    # The call that raised, when a module call did: its repro as a mismatch's.
+    index = len(tar_trace.calls) if tar_trace.pending_method else None
+    if index is None or index >= len(repro_commands):
+      return Outcome(tar_trace.backend, Status.RUNTIME_ERROR, error, trace_path)
+    return Outcome(tar_trace.backend, Status.RUNTIME_ERROR, error, trace_path,
+                   repro_commands[index], index, tar_trace.pending_method)
   compared = traces.compare_trace_calls(ref_trace, tar_trace, tolerance_policy)
   call_mismatches = compared.calls
   if not call_mismatches:
     return Outcome(tar_trace.backend, Status.PASS, "", trace_path,
                    worst_fraction=compared.worst_fraction)
-  detail = "\n".join(m.describe() for m in call_mismatches)
+  details = tuple(m.describe() for m in call_mismatches)
   first = call_mismatches[0]
   command = repro_commands[first.index] if first.index < len(repro_commands) else None
-  return Outcome(tar_trace.backend, Status.MISMATCH, detail, trace_path, command, first.index,
-                 first.method, tuple(first.mismatches), compared.worst_fraction)
+  return Outcome(tar_trace.backend, Status.MISMATCH, "\n".join(details), trace_path, command,
+                 first.index, first.method, tuple(first.mismatches), compared.worst_fraction,
+                 details)
 
 
 def _indent(text: str, prefix: str = "  ") -> str:
@@ -133,12 +141,40 @@ def closeness(outcome: Outcome) -> str:
   return f"{fraction:.2f} of tolerance"
 
 
-def format_outcome(outcome: Outcome) -> str:
+# A brief report lists this many later failing calls in a line each, then counts the rest.
+LATER_CALLS_SHOWN = 5
+
+
+def _one_line(call_detail: str, width: int = 150) -> str:
+  """'call 3 (f): outputs: ...' from a call's text (its header, then its first difference)."""
+  lines = call_detail.splitlines()
+  text = " ".join([lines[0]] + [line.strip() for line in lines[1:2]])
+  return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def brief_detail(outcome: Outcome, full_report: str = "report.txt") -> str:
+  """The detail with only its first failing call in full: each later one in a line, up to
+  LATER_CALLS_SHOWN, then their count (a 22-call trace on 3 backends printed 928 lines)."""
+  details, detail = outcome.call_details, outcome.detail
+  whole = "\n".join(details)
+  if len(details) < 2 or not detail.endswith(whole):
+    return detail
+  later = details[1:]
+  lines = [_one_line(d) for d in later[:LATER_CALLS_SHOWN]]
+  if len(later) > LATER_CALLS_SHOWN:
+    lines.append(f"... and {len(later) - LATER_CALLS_SHOWN} more failing calls; every call in "
+                 f"full: {full_report}")
+  return detail[:len(detail) - len(whole)] + details[0] + "\n" + _indent("\n".join(lines))
+
+
+def format_outcome(outcome: Outcome, full_report: Optional[str] = None) -> str:
+  """One backend's part of a report; with `full_report` (where the whole one is), brief."""
   line = f"{outcome.backend}: {outcome.status.value}"
   if closeness(outcome):
     line += f" ({closeness(outcome)})"
-  if outcome.detail:
-    line += "\n" + _indent(_with_hint(outcome.detail, outcome.first_error, outcome.hint))
+  detail = outcome.detail if full_report is None else brief_detail(outcome, full_report)
+  if detail:
+    line += "\n" + _indent(_with_hint(detail, outcome.first_error, outcome.hint))
   if outcome.trace_path and outcome.status in (Status.MISMATCH, Status.RUNTIME_ERROR, Status.XFAIL):
     line += "\n" + _indent(f"trace: {artifacts.display_path(outcome.trace_path)}")
   if outcome.repro_command:
@@ -156,8 +192,11 @@ def _with_hint(detail: str, first_error: Optional[str], hint: Optional[str]) -> 
   return "\n".join(lines[:at + 1] + [f"hint: {hint}"] + lines[at + 1:])
 
 
-def format_report(function_name: str, reference: str, outcomes: Sequence[Outcome]) -> str:
-  """The whole report of one compared trace; the headline names every failing backend."""
+def format_report(function_name: str, reference: str, outcomes: Sequence[Outcome],
+                  full_report: Optional[str] = None) -> str:
+  """The whole report of one compared trace; the headline names every failing backend. With
+  `full_report` (the path of the report in full), brief: each backend's first failing call in
+  full, later ones a line each (`brief_detail`)."""
   failed = [o for o in outcomes if o.status.failed]
   if failed:
     headline = (f"Trace '{function_name}' failed on {len(failed)} of {len(outcomes)} target "
@@ -169,10 +208,11 @@ def format_report(function_name: str, reference: str, outcomes: Sequence[Outcome
              for status, names in by_status.items() if names]
     headline = (f"Trace '{function_name}' compared with the reference '{reference}': "
                 + ", ".join(parts or ["no target backends"]) + ".")
-  return headline + "\n" + "\n".join(_format_outcomes(outcomes))
+  return headline + "\n" + "\n".join(_format_outcomes(outcomes, full_report))
 
 
-def _format_outcomes(outcomes: Sequence[Outcome]) -> Sequence[str]:
+def _format_outcomes(outcomes: Sequence[Outcome],
+                     full_report: Optional[str] = None) -> Sequence[str]:
   """Each outcome's text; an import error the backends share (the module is imported once for
   every IREE backend) is written out under the first of them only."""
   shown = {}
@@ -182,7 +222,7 @@ def _format_outcomes(outcomes: Sequence[Outcome]) -> Sequence[str]:
     if first is None:
       if o.status is Status.IMPORT_ERROR:
         shown[o.detail] = o.backend
-      texts.append(format_outcome(o))
+      texts.append(format_outcome(o, full_report))
     else:
       texts.append(f"{o.backend}: {o.status.value}\n  the same import as {first} (one import "
                    "for every IREE backend): see above")
