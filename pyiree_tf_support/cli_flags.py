@@ -21,11 +21,51 @@ ENV_VAR = "PYIREE_TF_SUPPORT_FLAGS"
 
 flags.DEFINE_string("reference_backend", "tf",
                     "The backend every target backend is compared against.")
-# A string flag, as in 2020 (FLAGS.target_backends is "a,b" or None); target_backend_names()
-# splits it.
-flags.DEFINE_string("target_backends", None,
-                    "Comma-separated backends to compare with the reference; repeats allowed. "
-                    "Default: every backend this machine can run.")
+
+
+class BackendNames(list):
+  """--target_backends' value: the later API's list and the seed's comma-separated string.
+
+  IREE's flag was a string until 2020-11-18 (files of that era call `.split(",")` on it), then a
+  DEFINE_list (later files take `len(FLAGS.target_backends)` and `FLAGS.target_backends[0]`).
+  One flag serves both: a list of the names that also splits, prints and compares equal as the
+  string it was given.
+  """
+
+  def split(self, sep: Optional[str] = ",", maxsplit: int = -1) -> List[str]:
+    return str(self).split(sep, maxsplit)
+
+  def __str__(self) -> str:
+    return ",".join(self)
+
+  def __eq__(self, other: object) -> bool:
+    return str(self) == other if isinstance(other, str) else list.__eq__(self, other)
+
+  def __ne__(self, other: object) -> bool:
+    return not self == other
+
+  __hash__ = None  # type: ignore[assignment]  # a list: mutable.
+
+  def __add__(self, other):  # "--target_backends=" + value, as with the seed's string.
+    return str(self) + other if isinstance(other, str) else BackendNames(list(self) + other)
+
+  def __radd__(self, other):
+    return other + str(self) if isinstance(other, str) else BackendNames(other + list(self))
+
+
+class _BackendNamesParser(flags.ListParser):
+
+  def parse(self, argument):
+    return None if argument is None else BackendNames(super().parse(argument))
+
+  def flag_type(self) -> str:
+    return "comma separated list of backends"
+
+
+flags.DEFINE(_BackendNamesParser(), "target_backends", None,
+             "Comma-separated backends to compare with the reference; repeats allowed. "
+             "Default: every backend this machine can run.",
+             serializer=flags.CsvListSerializer(","))
 flags.DEFINE_string("artifacts_dir", None,
                     "Where to save MLIR, .vmfb files, traces and reproducers. Default: "
                     "$TEST_UNDECLARED_OUTPUTS_DIR under Bazel, else a directory private to "

@@ -202,6 +202,21 @@ class FlagsTest(absltest.TestCase):
       self.assertEqual([info.name for info in tf_test_utils.get_target_backends()],
                        ["tf", "iree_vmla"])
 
+  def test_target_backends_is_also_the_later_api_list(self):
+    # IREE made it a DEFINE_list on 2020-11-18; files of both eras use one flag.
+    with flagsaver.flagsaver():
+      cli_flags.FLAGS["target_backends"].parse("tf,iree_vmla")
+      value = tf_utils.FLAGS.target_backends
+      self.assertEqual(value.split(","), ["tf", "iree_vmla"])  # seed era
+      self.assertEqual((len(value), value[0], list(value)), (2, "tf", ["tf", "iree_vmla"]))
+      self.assertEqual(value, ["tf", "iree_vmla"])
+      self.assertEqual(f"{value}", "tf,iree_vmla")
+      self.assertIn("iree_vmla", value)
+      cli_flags.FLAGS["target_backends"].parse("iree_llvmjit")
+      self.assertEqual(len(tf_utils.FLAGS.target_backends), 1)
+      self.assertEqual(tf_utils.FLAGS["target_backends"].serialize(),
+                       "--target_backends=iree_llvmjit")
+
   def test_an_empty_target_backends_is_rejected(self):
     with flagsaver.flagsaver(), self.assertRaisesRegex(flags.IllegalFlagValueError,
                                                        "names an empty backend"):

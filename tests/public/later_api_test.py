@@ -48,6 +48,42 @@ class AbsltestTest(absltest.TestCase):
     traces = os.listdir(os.path.join(artifacts, "MathModule", "traces"))
     self.assertIn("abs__2x3__c64__uniform__iree_vulkan.txt", traces)
 
+  def test_target_backends_as_the_later_api_and_the_seed_use_it(self):
+    work = make_tempdir(self)
+    path = os.path.join(work, "uses_the_flag_test.py")
+    with open(path, "w") as f:
+      f.write(textwrap.dedent("""\
+          from absl import app, flags
+          import numpy as np
+          from pyiree_tf_support import tf_test_utils
+          import tensorflow.compat.v2 as tf
+          FLAGS = flags.FLAGS
+
+          class M(tf.Module):
+            @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+            def double(self, x):
+              return 2 * x
+
+          @tf_test_utils.compile_module(M)
+          class T(tf_test_utils.TracedModuleTestCase):
+            def test_double(self):
+              self.compare_backends(lambda m: m.double(np.ones([2], np.float32)))
+
+          def main(argv):
+            if len(FLAGS.target_backends) != 1:  # the later API's generated suites
+              raise flags.IllegalFlagValueError(
+                  f"Expected len(target_backends) == 1, got {FLAGS.target_backends}.")
+            print("suffix", f"multiple_functions__{FLAGS.target_backends[0]}")
+            print("seed", FLAGS.target_backends.split(","))
+            tf.test.main()
+
+          if __name__ == "__main__":
+            app.run(main)
+          """))
+    done = run([path, "--target_backends=iree_llvmjit", f"--artifacts_dir={work}/a"])
+    self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+    self.assertIn("suffix multiple_functions__iree_llvmjit\nseed ['iree_llvmjit']\n", done.stdout)
+
   def test_dynamic_dims_compile_with_none_dims(self):
     artifacts = make_tempdir(self)
     done = run([LATER_FILE, "--target_backends=iree_vmla", "--functions=add",
