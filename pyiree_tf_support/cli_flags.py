@@ -80,7 +80,8 @@ flags.DEFINE_bool("require_backends", False,
                   "on this machine (e.g. no Vulkan device); for CI.")
 flags.DEFINE_bool("compile_cache", True, "Reuse compiled modules from the on-disk compile cache.")
 flags.DEFINE_string("compile_cache_dir", None,
-                    "Compile cache location. Default: $PYIREE_TF_SUPPORT_CACHE_DIR, else "
+                    "Compile cache location, a directory of yours no one else can write (its "
+                    "entries are code). Default: $PYIREE_TF_SUPPORT_CACHE_DIR, else "
                     "~/.cache/pyiree_tf_support/compile_cache.")
 flags.DEFINE_float("compile_timeout", timeouts.COMPILE_SECONDS,
                    "Seconds an iree-compile may run, plus "

@@ -34,8 +34,8 @@ from pyiree_tf_support import replay
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.harness import test_setup
 from pyiree_tf_support import tf_test_utils
+from tests.support.second_user import NOBODY, as_nobody, needs_second_user
 
-NOBODY = 65534
 REPRO = "repro/trace__iree_vmla"
 
 
@@ -87,27 +87,6 @@ def snapshot(directory: str) -> Dict[str, bytes]:
       with open(path, "rb") as f:
         files[os.path.relpath(path, directory)] = f.read()
   return files
-
-
-def as_nobody(*command: str) -> None:
-  """Runs `command` as the unprivileged user `nobody` (the attacker)."""
-  subprocess.run(command, check=True, user=NOBODY, group=NOBODY, extra_groups=[], timeout=60)
-
-
-def _why_no_second_user() -> str:
-  """Why this process cannot start one as `nobody` ("" when it can): not root, or a sandbox's
-  user namespace without that uid."""
-  if os.geteuid() != 0:
-    return "acting as a second user ('nobody') needs root"
-  try:
-    as_nobody("true")
-  except (OSError, subprocess.SubprocessError) as e:
-    return f"cannot start a process as 'nobody' here ({e})"
-  return ""
-
-
-_NO_SECOND_USER = _why_no_second_user()
-needs_second_user = unittest.skipIf(bool(_NO_SECOND_USER), _NO_SECOND_USER)
 
 
 class Victim:
@@ -382,6 +361,15 @@ class DamagedBundleTest(parameterized.TestCase):
   def test_a_malformed_manifest(self, change, expected):
     self.manifest(change)
     self.assert_refused(expected)
+
+  @needs_second_user
+  def test_a_compile_cache_of_another_user_is_refused_with_one_line(self):
+    shared = tempfile.mkdtemp()
+    os.chmod(shared, 0o1777)
+    cache_dir = os.path.join(shared, "cache")
+    as_nobody("mkdir", cache_dir)
+    with flagsaver.flagsaver(compile_cache_dir=cache_dir):
+      self.assert_refused(f"replay: The compile cache dir '{cache_dir}' belongs to user 'nobody'")
 
   @parameterized.named_parameters(("parent", "../{name}"), ("absolute", "{path}"))
   def test_a_vmfb_path_outside_the_bundle_is_refused(self, file):
