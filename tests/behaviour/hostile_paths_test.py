@@ -30,9 +30,11 @@ import tensorflow as tf
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support import bundle
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support import localize
 from pyiree_tf_support import replay
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.harness import test_setup
+from pyiree_tf_support.tools import make_repros
 from pyiree_tf_support import tf_test_utils
 from tests.support.second_user import NOBODY, as_nobody, needs_second_user
 
@@ -396,6 +398,135 @@ class DamagedBundleTest(parameterized.TestCase):
     self.assertEqual((code, stdout), (2, ""), stderr)
     self.assertLen(stderr.splitlines(), 1, stderr)
     self.assertIn("is a symlink; refusing to follow it", stderr)
+
+
+# What a hand-written iree_input.mlir can add to a module so that compiling it links, or runs,
+# code of its author's: each snippet goes before the module's first function.
+_TARGET = ('#hal.executable.target<"llvm-cpu", "embedded-elf-x86_64", {target_triple = '
+           '"x86_64-unknown-unknown-eabi-elf"}>')
+PLANTED = {
+    "executable_with_objects": f"""
+  hal.executable private @planted {{
+    hal.executable.variant public @x86_64 target({_TARGET}) objects([
+        #hal.executable.object<{{path = "planted.o"}}>]) {{
+      hal.executable.export public @entry ordinal(0) layout(
+          #hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer>]>)
+          count(%device: !hal.device) -> (index, index, index) {{
+        %c1 = arith.constant 1 : index
+        hal.return %c1, %c1, %c1 : index, index, index
+      }}
+    }}
+  }}""",
+    "objects_on_a_function": """
+  func.func private @planted(%arg0: tensor<2xf32>) -> tensor<2xf32> attributes {
+      hal.executable.objects = [#hal.executable.object<{path = "planted.o"}>]}""",
+    "flow_executable": """
+  flow.executable private @planted {
+    flow.executable.export public @entry
+    builtin.module {
+      func.func @entry() {
+        return
+      }
+    }
+  }""",
+    "generic_form": """
+  "hal.executable"() <{sym_name = "planted", sym_visibility = "private"}> ({
+  }) : () -> ()""",
+}
+
+
+class HandedModuleDirTest(parameterized.TestCase):
+  """Guarantee: an iree_input.mlir loaded from disk (replay, bundle, localize, make_repros) that
+  holds an op, attribute or type of IREE's executable dialects, which the import never writes,
+  is refused with one line before anything is compiled or written; an imported one is not."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.recorded = tempfile.mkdtemp()
+    result = run_case(make_case(passing), cls.recorded)
+    assert result.wasSuccessful(), messages(result)
+
+  def planted(self, kind: str, as_bytecode: bool = False) -> str:
+    """A copy of the recorded module dir with `kind` planted, its trace rehashed to match (the
+    dir's author controls every file of it); the copy's path."""
+    module = os.path.join(tempfile.mkdtemp(), "Hostile")
+    shutil.copytree(os.path.join(self.recorded, "Hostile"), module)
+    path = os.path.join(module, "iree_input.mlir")
+    with open(path) as f:
+      text = f.read()
+    start = text.index("  func.func")
+    text = text[:start] + PLANTED[kind].lstrip("\n") + "\n" + text[start:]
+    with open(path, "w") as f:
+      f.write(text)
+    if as_bytecode:
+      subprocess.run([os.path.join(os.path.dirname(sys.executable), "iree-opt"),
+                      "--emit-bytecode", path, "-o", path], check=True, timeout=120)
+      with open(path, "rb") as f:
+        self.assertTrue(artifacts.is_mlir_bytecode(f.read()))
+    with open(path, "rb") as f:
+      digest = hashlib.sha256(f.read()).hexdigest()
+    trace_json = os.path.join(module, "traces", "trace__tf_ref", "trace.json")
+    with open(trace_json) as f:
+      document = json.load(f)
+    document["iree_input_sha256"] = digest
+    with open(trace_json, "w") as f:
+      json.dump(document, f)
+    return module
+
+  def run_main(self, main, argv, **flag_values):
+    stderr, stdout = io.StringIO(), io.StringIO()
+    with flagsaver.flagsaver(target_backends=["iree_llvmjit"], **flag_values), \
+        contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stdout):
+      code = main(argv)
+    return code, stdout.getvalue(), stderr.getvalue()
+
+  def assert_refused(self, result, module: str, name: str) -> None:
+    code, stdout, stderr = result
+    self.assertEqual((code, stdout), (2, ""), stdout + stderr)
+    self.assertLen(stderr.splitlines(), 1, stderr)
+    self.assertIn(f"{module}/iree_input.mlir holds '{name}' (line ", stderr)
+    self.assertIn("which this library's import never writes", stderr)
+
+  @parameterized.named_parameters(
+      ("executable_with_objects", "executable_with_objects", "hal.executable"),
+      ("objects_on_a_function", "objects_on_a_function", "hal.executable.objects"),
+      ("flow_executable", "flow_executable", "flow.executable"),
+      ("generic_form", "generic_form", "hal.executable"))
+  def test_replay_refuses_it(self, kind, name):
+    module = self.planted(kind)
+    trace = os.path.join(module, "traces", "trace__tf_ref")
+    self.assert_refused(self.run_main(replay.main, ["replay", trace]), module, name)
+
+  def test_replay_refuses_it_in_mlir_bytecode(self):
+    module = self.planted("executable_with_objects", as_bytecode=True)
+    trace = os.path.join(module, "traces", "trace__tf_ref")
+    self.assert_refused(self.run_main(replay.main, ["replay", trace]), module,
+                        "hal.executable.target")  # the printer hoists the attribute first.
+
+  def test_bundle_refuses_it_and_writes_nothing(self):
+    module, out = self.planted("executable_with_objects"), tempfile.mkdtemp()
+    self.assert_refused(self.run_main(bundle.main, ["bundle", module, out]), module,
+                        "hal.executable")
+    self.assertEqual(os.listdir(out), [])
+
+  def test_localize_refuses_it_and_writes_nothing(self):
+    module = self.planted("executable_with_objects")
+    before = sorted(os.listdir(module))
+    self.assert_refused(self.run_main(localize.main, ["localize", module]), module,
+                        "hal.executable")
+    self.assertEqual(sorted(os.listdir(module)), before)
+
+  def test_make_repros_refuses_it(self):
+    module = self.planted("flow_executable")
+    with self.assertRaisesRegex(ValueError, r"iree_input.mlir holds 'flow.executable' \(line "):
+      make_repros._iree_input(module)  # pylint: disable=protected-access
+
+  def test_the_imported_module_replays(self):
+    trace = os.path.join(self.recorded, "Hostile", "traces", "trace__tf_ref")
+    code, stdout, stderr = self.run_main(replay.main, ["replay", trace])
+    self.assertEqual(code, 0, stderr)
+    self.assertIn("iree_llvmjit: PASS", stdout)
 
 
 class BazelCommandQuotingTest(absltest.TestCase):
