@@ -29,7 +29,6 @@ import contextlib
 import ctypes
 import dataclasses
 import errno
-import fcntl
 import hashlib
 import os
 import pwd
@@ -322,7 +321,8 @@ def locked(path: str) -> Iterator[None]:
     descriptor = _open_file(directory, os.path.basename(path), path, os.O_RDWR | os.O_CREAT,
                             replace_links=True)
   try:
-    fcntl.flock(descriptor, fcntl.LOCK_EX)
+    faults.lock(descriptor, path, "pass an --artifacts_dir on a local disk, or start the NFS "
+                "lock service (rpc.statd)")
     yield
   finally:
     os.close(descriptor)  # releases the lock.
