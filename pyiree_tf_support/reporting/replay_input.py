@@ -81,12 +81,14 @@ class ReplayInput:
 # IREE's dialects of executables, of objects to link into them and of the levels below (the VM,
 # LLVM, codegen): ops, attributes (`#hal.executable.object`) and types (`!hal.device`). The
 # import (TF -> StableHLO, ml_program, func, arith, tensor, shape, util) writes none of them.
-_EXECUTABLE_DIALECTS = r"(?:hal|flow|stream|vm|llvm|iree_[a-z_]+)\.[A-Za-z_][\w.]*"
+_DIALECT = r"(?:hal|flow|stream|vm|llvm|iree_[a-z_]+)"
+_EXECUTABLE_DIALECTS = _DIALECT + r"\.[A-Za-z_][\w.]*"
 _STRING = r'"(?:[^"\\]|\\.)*"'
 # Outside locations: a string (skipped whole, a generic op name checked), the start of a
-# location (skipped to its end: file names are no code), or a name of those dialects.
+# location (skipped to its end: file names are no code), a name of those dialects, or one of
+# their attributes or types spelled `#hal<executable.object<...>>` (MLIR's dialect form).
 _OUTSIDE_LOCATIONS = re.compile(_STRING + r"|(?<![\w$.@%#])loc\(|(?<![\w$.@%])#?"
-                                + _EXECUTABLE_DIALECTS)
+                                + _EXECUTABLE_DIALECTS + r"|[#!]" + _DIALECT + "<")
 _IN_LOCATION = re.compile(_STRING + r"|[()]")
 _EXECUTABLE_NAME = re.compile(_EXECUTABLE_DIALECTS)
 
@@ -122,7 +124,8 @@ def hand_written_code(text: str) -> Optional[Tuple[str, int]]:
         position = match.end()
         continue
       token = token[1:-1]
-    return token.lstrip("#"), text.count("\n", 0, match.start()) + 1
+    name = token if token.endswith("<") else token.lstrip("#")
+    return name, text.count("\n", 0, match.start()) + 1
 
 
 def refuse_hand_written_code(text: str, path: str) -> None:

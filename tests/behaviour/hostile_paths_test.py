@@ -429,6 +429,9 @@ PLANTED = {
       }
     }
   }""",
+    "opaque_attribute": """
+  func.func private @planted() attributes {
+      objects = [#hal<executable.object<{path = "planted.o"}>>]}""",
     "generic_form": """
   "hal.executable"() <{sym_name = "planted", sym_visibility = "private"}> ({
   }) : () -> ()""",
@@ -492,6 +495,7 @@ class HandedModuleDirTest(parameterized.TestCase):
       ("executable_with_objects", "executable_with_objects", "hal.executable"),
       ("objects_on_a_function", "objects_on_a_function", "hal.executable.objects"),
       ("flow_executable", "flow_executable", "flow.executable"),
+      ("opaque_attribute", "opaque_attribute", "#hal<"),
       ("generic_form", "generic_form", "hal.executable"))
   def test_replay_refuses_it(self, kind, name):
     module = self.planted(kind)
