@@ -32,6 +32,7 @@ from pyiree_tf_support import bundle
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import localize
 from pyiree_tf_support import replay
+from pyiree_tf_support.reporting import replay_input
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.harness import test_setup
 from pyiree_tf_support.tools import make_repros
@@ -525,6 +526,15 @@ class HandedModuleDirTest(parameterized.TestCase):
     module = self.planted("flow_executable")
     with self.assertRaisesRegex(ValueError, r"iree_input.mlir holds 'flow.executable' \(line "):
       make_repros._iree_input(module)  # pylint: disable=protected-access
+
+  def test_a_name_in_a_location_is_no_code_and_no_place_to_hide_one(self):
+    located = 'func.func @f() -> () loc("/home/hal.smith/flow.executable.py":3:5)\n'
+    self.assertIsNone(replay_input.hand_written_code(located))
+    hidden = ('%s = "loc(" : () -> ()\nhal.executable private @planted {\n}\n'
+              '%t = ")" : () -> ()\n')  # a "loc(" in a string opens no location.
+    self.assertEqual(replay_input.hand_written_code(hidden), ("hal.executable", 2))
+    nested = 'x loc(callsite("a(" at fused["b)", loc("c":1:2)])) hal.executable @p {}'
+    self.assertEqual(replay_input.hand_written_code(nested), ("hal.executable", 1))
 
   def test_the_imported_module_replays(self):
     trace = os.path.join(self.recorded, "Hostile", "traces", "trace__tf_ref")
