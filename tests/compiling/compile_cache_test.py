@@ -317,6 +317,21 @@ class PoisonedCacheTest(parameterized.TestCase):
     for verdict in ("MISMATCH", "COMPILE ERROR", "PASS"):
       self.assertNotIn(f"iree_vmla: {verdict}", process.stderr)
 
+  @needs_second_user
+  def test_under_pytest_another_users_cache_is_one_error_line(self):
+    cache_dir = os.path.join(self.shared_tmp, "team_cache")
+    as_nobody("mkdir", cache_dir)
+    process = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         os.path.join(ROOT, "e2e", "simple_arithmetic_test.py"), "--target_backends=iree_vmla",
+         f"--compile_cache_dir={cache_dir}", f"--artifacts_dir={tempfile.mkdtemp()}"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=600,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    self.assertEqual(process.returncode, 4, process.stdout[-3000:] + process.stderr[-3000:])
+    errors = [line for line in process.stderr.splitlines() if line.startswith("ERROR: ")]
+    self.assertEqual(len(errors), 1, process.stderr[-3000:])
+    self.assertIn(f"The compile cache dir '{cache_dir}' belongs to user 'nobody'", errors[0])
+
 
 HOST = ("--iree-llvmcpu-target-cpu=host",)
 
