@@ -29,6 +29,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import verbosity
+from pyiree_tf_support.reporting import replay_input
 from pyiree_tf_support import cli_flags
 
 __all__ = ["FORMAT", "MANIFEST", "BundleError", "compiled_vmfb", "main", "write"]
@@ -82,6 +83,10 @@ def write(module_dir: str, bundle_dir: str, target_backends: Sequence[str], cach
   except (UnicodeDecodeError, ValueError) as e:
     raise BundleError(f"{os.path.join(module_dir, 'iree_input.mlir')} is neither MLIR text nor "
                       f"MLIR bytecode ({e}).") from None
+  try:  # a module dir someone handed over may link native code into what is compiled here.
+    replay_input.refuse_hand_written_code(iree_input, os.path.join(module_dir, "iree_input.mlir"))
+  except replay_input.ReplayError as e:
+    raise BundleError(str(e)) from None
   module = os.path.basename(module_dir)
   root = artifacts.open_root(bundle_dir, "The bundle dir")
   compiled = {}

@@ -120,23 +120,39 @@ flags.DEFINE_bool("require_backends", False,
                   "on this machine (e.g. no Vulkan device); for CI.")
 flags.DEFINE_bool("compile_cache", True, "Reuse compiled modules from the on-disk compile cache.")
 flags.DEFINE_string("compile_cache_dir", None,
-                    "Compile cache location. Default: $PYIREE_TF_SUPPORT_CACHE_DIR, else "
+                    "Compile cache location, a directory of yours no one else can write (its "
+                    "entries are code). Default: $PYIREE_TF_SUPPORT_CACHE_DIR, else "
                     "~/.cache/pyiree_tf_support/compile_cache.")
-flags.DEFINE_float("compile_timeout", timeouts.COMPILE_SECONDS,
+class _DurationParser(flags.FloatParser):
+  """Seconds of a time limit: NaN (it compares false with every bound: a compile killed at once,
+  or never), infinity and negative numbers are refused as the flag's value (absl names the flag
+  and the value first), so no time limit reaches a compile or a call that is not one."""
+
+  def parse(self, argument):
+    seconds = super().parse(argument)
+    error = timeouts.duration_error(seconds)
+    if error:
+      raise ValueError(f"{error}.")
+    return seconds
+
+
+def _define_duration(name: str, default: float, help_text: str) -> None:
+  flags.DEFINE(_DurationParser(), name, default, help_text, serializer=flags.ArgumentSerializer())
+
+
+_define_duration("compile_timeout", timeouts.COMPILE_SECONDS,
                    "Seconds an iree-compile may run, plus "
                    f"{timeouts.COMPILE_SECONDS_PER_MIB:g} s per MiB of its input; past it the "
-                   "compiler is killed and that backend is a COMPILE ERROR. 0: no limit.",
-                   lower_bound=0)
-flags.DEFINE_float("load_timeout", timeouts.LOAD_SECONDS,
+                   "compiler is killed and that backend is a COMPILE ERROR. 0: no limit.")
+_define_duration("load_timeout", timeouts.LOAD_SECONDS,
                    "Seconds to start a worker process and load a module there, plus "
                    f"{timeouts.LOAD_SECONDS_PER_MIB:g} s per MiB of the module; past it the "
-                   "worker is killed and that backend is a RUNTIME ERROR. 0: no limit.",
-                   lower_bound=0)
-flags.DEFINE_float("call_timeout", timeouts.CALL_SECONDS,
+                   "worker is killed and that backend is a RUNTIME ERROR. 0: no limit.")
+_define_duration("call_timeout", timeouts.CALL_SECONDS,
                    "Seconds one call in a worker process (Vulkan, --run_in_worker) may take, plus "
                    f"{timeouts.CALL_SECONDS_PER_MIB:g} s per MiB of the module and the inputs; "
                    "past it the worker is killed (a fresh one serves the next test) and that "
-                   "backend is a RUNTIME ERROR. 0: no limit.", lower_bound=0)
+                   "backend is a RUNTIME ERROR. 0: no limit.")
 
 flags.DEFINE_integer("examples", 0,
                      "Also check every method a test's trace calls on N inputs drawn from its "
@@ -145,9 +161,9 @@ flags.DEFINE_integer("examples", 0,
                      "the same way and saved as a trace (docs/examples.md). 0: off.",
                      lower_bound=0)
 flags.DEFINE_integer("examples_seed", 0, "The seed --examples and check_examples draw from.")
-flags.DEFINE_float("examples_timeout", 60.0,
+_define_duration("examples_timeout", 60.0,
                    "Seconds one method's examples (and their shrinking) may take; the examples "
-                   "past it are not run, and the summary says so. 0: no limit.", lower_bound=0)
+                   "past it are not run, and the summary says so. 0: no limit.")
 
 __all__ = [
     "ENV_VAR", "FLAGS", "FlagsError", "compile_cache_from_flags", "ensure_parsed",

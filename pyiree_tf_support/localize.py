@@ -30,6 +30,7 @@ from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.localizing import report
 from pyiree_tf_support.localizing.engine import Localization, LocalizeError
 from pyiree_tf_support.compiling import mlir_files
+from pyiree_tf_support.compiling.compile_cache import CompileCacheError
 from pyiree_tf_support.reporting import replay_input
 
 __all__ = ["Localization", "LocalizeError", "localize", "main"]
@@ -111,7 +112,8 @@ def main(argv: Sequence[str]) -> int:
         loaded, suspect, trusted, _CALL.value, policy=cli_flags.tolerance_policy(),
         extra_flags=compile_flags.parse(cli_flags.value("iree_compile_flags")),
         limits=cli_flags.timeouts_from_flags(), cache=cli_flags.compile_cache_from_flags())
-  except (ValueError, KeyError, LocalizeError, artifacts.ArtifactsDirError) as e:
+  except (ValueError, KeyError, LocalizeError, CompileCacheError,
+          artifacts.ArtifactsDirError) as e:
     # ReplayError is a ValueError; ArtifactsDirError: a module dir that is not safely ours.
     message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
     print("localize: " + str(message).replace("\n", " "), file=sys.stderr)

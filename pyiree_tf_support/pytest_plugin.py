@@ -147,7 +147,11 @@ class TracedCaseCollector(pytest.Class):
 
   def collect(self):
     from pyiree_tf_support.harness import test_setup  # pylint: disable=import-outside-toplevel
-    settings = cli_flags.run_settings()
+    try:
+      settings = cli_flags.run_settings()
+    except faults.OwnFault as e:  # e.g. another user's compile cache: one line once collected.
+      self.config.stash[_STATE].setting_errors.append(str(e))
+      return
     main_files.run_main_once(self.module)  # a later-API file generates its tests in main.
     targets = test_setup.plan_backends(settings).targets
     failing = expected_failures.for_test_file(str(self.path))
@@ -366,6 +370,7 @@ class _Session:
     # the methods of each class's selected items, by (backend, listing), of listed backends.
     self._listed_items: Dict[type, Dict[Tuple[str, expected_failures.Listing], List[str]]] = {}
     self._items: Dict[str, Tuple[str, str]] = {}  # nodeid -> (test file, backend)
+    self.setting_errors: List[str] = []  # settings no class can run with, one line each.
     self.summary = pytest_summary.Summary()
     # The terminal's stderr as it was before any capture: progress lines of a long class set-up
     # are shown while it runs, not kept in the item's captured output.
@@ -392,6 +397,8 @@ class _Session:
     unknown = cli_flags.unknown_flags_error()
     if unknown:  # no collected file defined the flag: a typo must not run with the defaults.
       raise pytest.UsageError(unknown)
+    if self.setting_errors:  # the same for every class: said once, as a flag error is.
+      raise pytest.UsageError(self.setting_errors[0])
     for item in session.items:
       if isinstance(item, BackendItem):
         self._items[item.nodeid] = (item.nodeid.split("::")[0], item.backend)

@@ -33,7 +33,7 @@ from pyiree_tf_support.runtime import loading
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core import verbosity
-from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.compiling.compile_cache import CompileCache, CompileCacheError
 from pyiree_tf_support.reporting.replay_input import ReplayError, ReplayInput
 from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.comparing.traces import Trace, run_trace
@@ -221,7 +221,7 @@ def main(argv: Sequence[str]) -> int:
                              recompile=_RECOMPILE.value, limits=cli_flags.timeouts_from_flags(),
                              extra_flags=compile_flags.parse(
                                  cli_flags.value("iree_compile_flags")))
-  except (bundle.BundleError, ReplayError) as e:
+  except (bundle.BundleError, ReplayError, CompileCacheError) as e:
     print(f"replay: {e}", file=sys.stderr)
     return 2
   print(verdicts.format_report(loaded.reference.function_name, loaded.reference.backend,

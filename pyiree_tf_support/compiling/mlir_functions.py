@@ -11,6 +11,8 @@ import dataclasses
 import re
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from pyiree_tf_support.core import mlir_symbols
+
 _FUNC_RE = re.compile(r'^(\s*func\.func\s+)(?:(public|private|nested)\s+)?'
                       r'@("(?:[^"\\]|\\.)*"|[\w$.\-]+)\(')
 _SYMBOL_RE = re.compile(r'@("(?:[^"\\]|\\.)*"|[\w$.\-]+)')
@@ -29,7 +31,8 @@ class FunctionSpan:
 
 
 def _unquote(symbol: str) -> str:
-  return symbol[1:-1] if symbol.startswith('"') else symbol
+  """The function name `symbol` (as MLIR spells it: `f`, `"gr\\C3\\B6\\C3\\9Fe"`) stands for."""
+  return mlir_symbols.name_of(symbol)
 
 
 def _brace_delta(line: str) -> int:

@@ -29,7 +29,6 @@ import contextlib
 import ctypes
 import dataclasses
 import errno
-import fcntl
 import hashlib
 import os
 import pwd
@@ -83,18 +82,25 @@ def _user(uid: int) -> str:
     return f"uid {uid}"
 
 
-def _check_ours(path: str, status: os.stat_result, what: str) -> None:
-  """Refuses a directory another user owns or every user may write: either could plant links
-  or swap entries under our writes and removals."""
+def refuse_foreign(path: str, status: os.stat_result, what: str, error: Callable[[str], Exception],
+                   refusal: str, fix: str, writers: int = stat.S_IWOTH) -> None:
+  """Raises `error` (one line naming `path`, `refusal` and `fix`) when the file or directory
+  `path` (`status`) is another user's or writable by others (the `writers` mode bits): either
+  could plant links or swap entries under our writes, removals and reads."""
   uid = os.geteuid()
   if status.st_uid != uid:
-    raise ArtifactsDirError(
-        f"{what} '{path}' belongs to {_user(status.st_uid)}, not to you ({_user(uid)}); refusing "
-        "to write or delete there (remove it or choose another directory).")
-  if status.st_mode & stat.S_IWOTH:
-    raise ArtifactsDirError(
-        f"{what} '{path}' is writable by every user (mode {stat.S_IMODE(status.st_mode):04o}); "
-        "refusing to write or delete there (chmod o-w it or choose another directory).")
+    raise error(f"{what} '{path}' belongs to {_user(status.st_uid)}, not to you ({_user(uid)}); "
+                f"{refusal} (remove it or {fix}).")
+  if status.st_mode & writers:
+    who, bits = ("every user", "o") if writers == stat.S_IWOTH else ("other users", "go")
+    raise error(f"{what} '{path}' is writable by {who} (mode {stat.S_IMODE(status.st_mode):04o}); "
+                f"{refusal} (chmod {bits}-w it or {fix}).")
+
+
+def _check_ours(path: str, status: os.stat_result, what: str) -> None:
+  """Refuses a directory another user owns or every user may write."""
+  refuse_foreign(path, status, what, ArtifactsDirError, "refusing to write or delete there",
+                 "choose another directory")
 
 
 def open_root(root: str, what: str = "The artifacts dir") -> str:
@@ -235,31 +241,26 @@ def _open_file(directory: int, name: str, path: str, flags: int, replace_links: 
   raise _refuse_link(path)
 
 
-def _create_temp(directory: int, prefix: str) -> Tuple[int, str]:
+def _create_temp(directory: int, prefix: str, mode: int = 0o666) -> Tuple[int, str]:
   """A new file in `directory`, open for writing (and reading back): (fd, name).
 
-  Unlike tempfile.mkstemp (always 0600), the file gets 0666 less the umask, as any file the user
-  creates would, so the artifacts it becomes after a rename are readable by CI uploaders and
-  colleagues when the umask allows it.
+  Unlike tempfile.mkstemp (always 0600), the file gets `mode` less the umask, by default 0666
+  as any file the user creates would, so the artifacts it becomes after a rename are readable by
+  CI uploaders and colleagues when the umask allows it.
   """
   while True:
     name = f"{prefix}{secrets.token_hex(6)}"
     try:
-      return os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL | _FILE_FLAGS, 0o666,
+      return os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL | _FILE_FLAGS, mode,
                      dir_fd=directory), name
     except FileExistsError:
       continue
 
 
-def create_temp_file(directory: str, prefix: str) -> Tuple[int, str]:
-  """A new file in `directory` open for writing, (fd, path), with `_create_temp`'s mode: for
-  directories of our own outside the artifacts root (the compile cache)."""
-  descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
-  try:
-    fd, name = _create_temp(descriptor, prefix)
-  finally:
-    os.close(descriptor)
-  return fd, os.path.join(directory, name)
+def create_temp_at(directory: int, prefix: str, mode: int) -> Tuple[int, str]:
+  """A new file (fd, name) with `mode` less the umask in the open directory `directory`, never
+  through a link: for directories of our own outside the artifacts root (the compile cache)."""
+  return _create_temp(directory, prefix, mode)
 
 
 def _remove_entry(directory: int, name: str) -> None:
@@ -320,7 +321,8 @@ def locked(path: str) -> Iterator[None]:
     descriptor = _open_file(directory, os.path.basename(path), path, os.O_RDWR | os.O_CREAT,
                             replace_links=True)
   try:
-    fcntl.flock(descriptor, fcntl.LOCK_EX)
+    faults.lock(descriptor, path, "pass an --artifacts_dir on a local disk, or start the NFS "
+                "lock service (rpc.statd)")
     yield
   finally:
     os.close(descriptor)  # releases the lock.
@@ -423,23 +425,25 @@ def backends_to_str(names: Iterable[str]) -> str:
   return "__".join(re.sub(r"[^0-9a-zA-Z_]+", "_", name).strip("_") for name in names)
 
 
-def _private_dir(path: str) -> None:
-  """Creates `path` 0700, or checks the existing one is a real directory only this user can
-  enter: in a shared temp dir another user may have made it first, or planted a link."""
+def private_temp_dir(what: str, fix: str,
+                     error: Callable[[str], Exception] = ArtifactsDirError) -> str:
+  """`<tmp>/pyiree_tf_support-<uid>`, created 0700, or the existing one checked to be a real
+  directory only this user can enter: in a shared temp dir another user may have made it first,
+  or planted a link. `what` names it in an `error`, `fix` says what to do instead."""
+  path = os.path.join(tempfile.gettempdir(), f"pyiree_tf_support-{os.geteuid()}")
   try:
     os.mkdir(path, 0o700)
   except FileExistsError:
     pass
   status = os.lstat(path)
   if stat.S_ISLNK(status.st_mode) or not stat.S_ISDIR(status.st_mode):
-    raise ArtifactsDirError(f"The default artifacts dir's parent '{path}' is not a directory "
-                            "(a link or a file); refusing it (remove it or pass "
-                            "--artifacts_dir).")
-  _check_ours(path, status, "The default artifacts dir's parent")
+    raise error(f"{what} '{path}' is not a directory (a link or a file); refusing it (remove it "
+                f"or {fix}).")
+  refuse_foreign(path, status, what, error, "refusing to use it", fix)
   if status.st_mode & 0o077:
-    raise ArtifactsDirError(f"The default artifacts dir's parent '{path}' is open to other users "
-                            f"(mode {stat.S_IMODE(status.st_mode):04o}, expected 0700); refusing "
-                            "it (chmod 700 it or pass --artifacts_dir).")
+    raise error(f"{what} '{path}' is open to other users (mode {stat.S_IMODE(status.st_mode):04o}, "
+                f"expected 0700); refusing it (chmod 700 it or {fix}).")
+  return path
 
 
 def default_root() -> str:
@@ -460,8 +464,7 @@ def default_root() -> str:
   except OSError:  # a home that cannot be written (e.g. /nonexistent of a service user).
     parent = None
   if not parent:
-    parent = os.path.join(tempfile.gettempdir(), f"pyiree_tf_support-{os.geteuid()}")
-    _private_dir(parent)
+    parent = private_temp_dir("The default artifacts dir's parent", "pass --artifacts_dir")
   root = os.path.join(parent, "modules")
   try:
     os.mkdir(root, 0o700)

@@ -13,6 +13,7 @@ Dependency-free: the runtime worker imports it too.
 
 import contextlib
 import errno
+import fcntl
 from typing import Iterator
 
 
@@ -34,6 +35,39 @@ class ArtifactWriteError(OwnFault, OSError):
 
   def __str__(self) -> str:
     return self.message
+
+
+class LockError(OwnFault, OSError):
+  """A file could not be locked because its file system gives no locks; names the file, the
+  errno and what to do."""
+
+  def __init__(self, path: str, cause: OSError, fix: str):
+    super().__init__(cause.errno, cause.strerror or str(cause), path)
+    self.path = path
+    code = errno.errorcode.get(cause.errno, "?") if cause.errno is not None else "?"
+    self.message = (f"Cannot lock '{path}': {code} (errno {cause.errno}, "
+                    f"{cause.strerror or cause}); its file system gives no locks (NFS without "
+                    f"its lock daemon?), which runs sharing it need: {fix}.")
+
+  def __str__(self) -> str:
+    return self.message
+
+
+# What a file system without locks answers: NFS without its lock daemon (ENOLCK), some FUSE and
+# network file systems (EOPNOTSUPP, ENOSYS).
+_NO_LOCKS = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS)
+
+
+def lock(descriptor: int, path: str, fix: str, operation: int = fcntl.LOCK_EX) -> None:
+  """`fcntl.flock(descriptor, operation)` on the file `path`; where its file system gives no
+  locks, a LockError (one line naming `path`, the errno and `fix`) instead of a raw OSError on
+  every test. Other errors (EWOULDBLOCK of a held non-blocking lock) propagate unchanged."""
+  try:
+    fcntl.flock(descriptor, operation)
+  except OSError as e:
+    if e.errno not in _NO_LOCKS:
+      raise
+    raise LockError(path, e, fix) from None
 
 
 class InvalidSettingError(OwnFault, ValueError):

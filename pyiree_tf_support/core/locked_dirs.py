@@ -20,6 +20,8 @@ import tempfile
 import time
 from typing import Iterator
 
+from pyiree_tf_support.core import faults
+
 LOCK_NAME = "lock"
 # Age after which a directory that never got its lock is taken as abandoned (its owner locks it
 # microseconds after creating it).
@@ -36,7 +38,7 @@ def owned(root: str, prefix: str) -> Iterator[str]:
   staging = os.path.join(directory, ".lock-staging")
   fd = os.open(staging, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NO_FOLLOW, 0o600)
   try:
-    fcntl.flock(fd, fcntl.LOCK_EX)
+    faults.lock(fd, staging, "set TMPDIR to a directory on a local disk")
     os.rename(staging, os.path.join(directory, LOCK_NAME))
     yield directory
   finally:

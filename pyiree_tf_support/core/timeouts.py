@@ -9,9 +9,22 @@ gets more time without a flag. The records are passed down from where the flags 
 """
 
 import dataclasses
+import math
 from typing import Optional
 
+from pyiree_tf_support.core import faults
+
 _MIB = float(1 << 20)
+VALID = "a finite number of seconds >= 0 (0: no limit)"
+
+
+def duration_error(seconds: float) -> Optional[str]:
+  """What is wrong with `seconds` as a time limit (None: nothing). NaN compares false with every
+  bound (a compile killed at once, or never) and infinity is no number of seconds, so neither
+  is a limit; 0 is the one way to say none."""
+  if isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds >= 0:
+    return None
+  return f"not {VALID}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -21,6 +34,11 @@ class Limit:
   per_mib: float = 0.0
   flag: Optional[str] = None  # e.g. "--compile_timeout"; None when set from Python.
   measured: str = "input"
+
+  def __post_init__(self):
+    error = duration_error(self.base)
+    if error:
+      raise faults.InvalidSettingError(f"{self.flag or 'A time limit'}={self.base!r}: {error}.")
 
   def seconds(self, size_bytes: int = 0) -> Optional[float]:
     """The limit for work on `size_bytes` bytes; None when there is none."""

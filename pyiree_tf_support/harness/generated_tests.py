@@ -106,14 +106,34 @@ def _generators_by_name(input_generators: Union[Sequence[Callable], Mapping[str,
   if not isinstance(input_generators, Sequence):
     raise TypeError("input_generators must be a sequence of generators or a dict naming them, "
                     f"got {type(input_generators).__name__}.")
-  named = {}
+  named, indices = {}, {}
   for index, generator in enumerate(input_generators):
     name = getattr(generator, "__name__", "<lambda>")
     if name == "<lambda>":
       raise TypeError(f"input_generators[{index}] is a lambda, which has no name for the test: "
                       "pass a dict {name: generator} instead.")
-    named[name] = generator
+    if name in named and named[name] is not generator:  # one would silently replace the other.
+      raise ValueError(f"input_generators[{indices[name]}] and [{index}] are both named "
+                       f"'{name}', which names their tests: pass a dict {{name: generator}} "
+                       "instead.")
+    named[name], indices[name] = generator, index
   return named
+
+
+def _distinct_names(function: str, specs: Sequence[UnitTestSpec], parts: Sequence[str]
+                    ) -> List[UnitTestSpec]:
+  """`specs`, refused (ValueError naming both) when two get one test name: names keep only
+  [a-zA-Z0-9_], so `axis=-1` and `axis=1` are both 'axis_1', and the test made second would
+  replace the first without a word. `parts` says what each spec was made of."""
+  seen: Dict[str, str] = {}
+  for spec, made_of in zip(specs, parts):
+    if spec.unit_test_name in seen:
+      raise ValueError(f"{function}: the specs of {seen[spec.unit_test_name]} and of {made_of} "
+                       f"both get the test name '{spec.unit_test_name}' (names keep only "
+                       "[a-zA-Z0-9_]), so one test would replace the other: make them in two "
+                       "calls and give one another name with spec.with_name(...).")
+    seen[spec.unit_test_name] = made_of
+  return list(specs)
 
 
 def unit_test_specs_from_signatures(
@@ -139,13 +159,15 @@ def unit_test_specs_from_signatures(
   dtypes_by_name = {_dtype_name(dtype): dtype for dtype in signature_dtypes}
   generators = _generators_by_name(input_generators)
   parts = [shapes_by_name, dtypes_by_name, generators, _named_kwargs(kwargs_to_values)]
-  specs = []
+  specs, made_of = [], []
   for names in itertools.product(*(list(p) for p in parts)):
     shapes, dtype, generator, kwargs = (part[name] for part, name in zip(parts, names))
     specs.append(UnitTestSpec("__".join(n for n in names if n),
                               [tf.TensorSpec(shape, dtype) for shape in shapes],
                               input_generator=generator, kwargs=kwargs))
-  return specs
+    made_of.append(f"shapes {list(shapes)}, {dtype.name}, generator '{names[2]}', kwargs "
+                   f"{kwargs}")
+  return _distinct_names("unit_test_specs_from_signatures", specs, made_of)
 
 
 def _spec_of(value: Any) -> tf.TensorSpec:
@@ -157,13 +179,14 @@ def unit_test_specs_from_args(
     kwargs_to_values: Optional[Mapping[str, Sequence[Any]]] = None) -> List[UnitTestSpec]:
   """One spec per (named fixed arguments, keyword combination), its signature read from the
   arguments."""
-  specs = []
+  specs, made_of = [], []
   for (args_name, args), (kwargs_name, kwargs) in itertools.product(
       names_to_input_args.items(), _named_kwargs(kwargs_to_values).items()):
     specs.append(UnitTestSpec("__".join(n for n in (args_name, kwargs_name) if n),
                               tf_utils.apply_function(list(args), _spec_of),
                               input_args=args, kwargs=kwargs))
-  return specs
+    made_of.append(f"args {args_name!r}, kwargs {kwargs}")
+  return _distinct_names("unit_test_specs_from_args", specs, made_of)
 
 
 def tf_function_unit_test(input_generator: Optional[tf_utils.InputGenerator] = None,

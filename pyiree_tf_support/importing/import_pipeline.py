@@ -16,6 +16,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
+from pyiree_tf_support.core import mlir_symbols
 from pyiree_tf_support.importing.rewrites import dynamic_ops
 from pyiree_tf_support.importing.rewrites import dynamic_reshapes
 from pyiree_tf_support.importing.rewrites import dynamic_strided_slices
@@ -231,7 +232,10 @@ def _run_passes(text: str, passes: str) -> str:
 
 
 def _rename_symbol(text: str, old: str, new: str) -> str:
-  return re.sub("@" + re.escape(old) + r"(?=[(\s,\]}>])", "@" + new, text)
+  """`text` with the function `old` called `new` (names, not regex syntax or MLIR spellings)."""
+  symbol = "@" + mlir_symbols.spelling(new)
+  return re.sub(re.escape("@" + mlir_symbols.spelling(old)) + r"(?=[(\s,\]}>])",
+                lambda _: symbol, text)
 
 
 def _run_per_function(text: str, passes: str, exported_names: Sequence[str]) -> str:

@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from pyiree_tf_support.importing import import_pipeline
 from pyiree_tf_support.importing import method_imports
+from pyiree_tf_support.core import mlir_symbols
 from pyiree_tf_support.core import phases
 from pyiree_tf_support.importing import saved_models
 from pyiree_tf_support.core import structure
@@ -287,8 +288,9 @@ _TF_OP_RE = re.compile(r'"(tf(?:_executor|_device)?\.\w+)"\(')
 def rename_exported_functions(tf_input: str) -> str:
   """Gives each exported function the name users call it by (`__inference_f_12` -> `f`)."""
   renames = dict(_FUNC_RE.findall(tf_input))
-  for old, new in renames.items():
-    tf_input = re.sub("@" + re.escape(old) + r"(?=[(\s,\]}>])", "@" + new, tf_input)
+  for old, new in renames.items():  # `new` is the content of an MLIR string: escaped as symbols.
+    symbol = "@" + mlir_symbols.spelling(mlir_symbols.name_of(f'"{new}"'))
+    tf_input = re.sub(re.escape("@" + old) + r"(?=[(\s,\]}>])", lambda _: symbol, tf_input)
   return tf_input
 
 
@@ -462,7 +464,8 @@ def _import_names(saved_model_dir: str, names: Sequence[str]) -> Tuple[str, str]
 def _problem(subject: str, names: Sequence[str], iree_input: str,
              with_file_hints: bool = False) -> Optional[str]:
   """Why `iree_input` cannot be compiled (None: it can)."""
-  missing = [name for name in names if f"func.func @{name}(" not in iree_input]
+  missing = [name for name in names
+             if f"func.func @{mlir_symbols.spelling(name)}(" not in iree_input]
   if missing:
     return (f"{subject} imported without the functions {', '.join(missing)}: "
             "the SavedModel importer produced no code for them"

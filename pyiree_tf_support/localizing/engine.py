@@ -236,6 +236,10 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   available, reason = drivers.driver_available(suspect_spec.driver)
   if not available:
     raise LocalizeError(f"{suspect_spec.name} cannot run here: {reason}")
+  # The module's text first: a hand-written one (native code to link) is refused as replay
+  # refuses it (ReplayError), before any file is made.
+  if not loaded.iree_input.strip():
+    raise LocalizeError(f"The iree_input.mlir of {loaded.trace_dir} is empty.")
   module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
   if work_dir is None:
     work_dir = os.path.join(module_dir, LOCALIZE_DIR,

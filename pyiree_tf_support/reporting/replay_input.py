@@ -7,6 +7,13 @@ programs (a false mismatch). Both are refused, as is any file that is unreadable
 incomplete or of another format version, each with one line naming the file and what is wrong.
 Arrays are read with allow_pickle=False: a saved trace never runs code. Nothing below the module
 directory is read through a symlink (a bundle's files are its own).
+
+A module directory someone handed you is not trusted to hold only what the import writes: an
+iree_input.mlir can name object files to link into a dispatch (`hal.executable` variants with
+`objects([...])`, `#hal.executable.object` attributes) or bring executables of its own
+(`flow.executable`), which compiling and running it would run as native code in this process.
+The import writes none of IREE's executable dialects, so `refuse_hand_written_code` refuses
+every loaded iree_input.mlir (text, or the text of its bytecode) that holds one.
 """
 
 import dataclasses
@@ -15,8 +22,9 @@ import glob
 import io
 import json
 import os
+import re
 import zipfile
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -46,7 +54,13 @@ class ReplayInput:
 
   @functools.cached_property
   def iree_input(self) -> str:
+    """The module's text, refused (ReplayError) when it holds code the import never writes."""
     path = os.path.join(os.path.dirname(os.path.dirname(self.trace_dir)), "iree_input.mlir")
+    text = self._text(path)
+    refuse_hand_written_code(text, path)
+    return text
+
+  def _text(self, path: str) -> str:
     if not artifacts.is_mlir_bytecode(self.saved_iree_input):
       try:
         return self.saved_iree_input.decode("utf-8")
@@ -62,6 +76,70 @@ class ReplayInput:
           from None
     except ValueError as e:
       raise ReplayError(f"{path} is not valid MLIR bytecode ({e}).") from None
+
+
+# IREE's dialects of executables, of objects to link into them and of the levels below (the VM,
+# LLVM, codegen): ops, attributes (`#hal.executable.object`) and types (`!hal.device`). The
+# import (TF -> StableHLO, ml_program, func, arith, tensor, shape, util) writes none of them.
+_DIALECT = r"(?:hal|flow|stream|vm|llvm|iree_[a-z_]+)"
+_EXECUTABLE_DIALECTS = _DIALECT + r"\.[A-Za-z_][\w.]*"
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'  # unrolled: a 100 MB constant is read at regex speed.
+# Outside locations: a string (skipped whole, a generic op name checked), the start of a
+# location (skipped to its end: file names are no code), a name of those dialects, or one of
+# their attributes or types spelled `#hal<executable.object<...>>` (MLIR's dialect form).
+_OUTSIDE_LOCATIONS = re.compile(_STRING + r"|(?<![\w$.@%#])loc\(|(?<![\w$.@%])#?"
+                                + _EXECUTABLE_DIALECTS + r"|[#!]" + _DIALECT + "<")
+_IN_LOCATION = re.compile(_STRING + r"|[()]")
+_EXECUTABLE_NAME = re.compile(_EXECUTABLE_DIALECTS)
+
+
+def _after_location(text: str, start: int) -> int:
+  """Where the location whose `loc(` ends at `start` ends (strings inside skipped whole)."""
+  depth = 1
+  for match in _IN_LOCATION.finditer(text, start):
+    token = match.group()
+    depth += 1 if token == "(" else -1 if token == ")" else 0
+    if not depth:
+      return match.end()
+  return len(text)
+
+
+def hand_written_code(text: str) -> Optional[Tuple[str, int]]:
+  """The first name of an executable dialect in the MLIR `text` and its line (None: none).
+
+  One pass that tells strings and locations apart as MLIR's lexer does, so that neither a name
+  inside a location (a file named hal.py) is taken for code nor a location or string is a place
+  to hide an op; a string that is a whole such name is one (generic form: "hal.executable"())."""
+  position = 0
+  while True:
+    match = _OUTSIDE_LOCATIONS.search(text, position)
+    if match is None:
+      return None
+    token = match.group()
+    if token == "loc(":
+      position = _after_location(text, match.end())
+      continue
+    if token.startswith('"'):
+      if not _EXECUTABLE_NAME.fullmatch(token[1:-1]):
+        position = match.end()
+        continue
+      token = token[1:-1]
+    name = token if token.endswith("<") else token.lstrip("#")
+    return name, text.count("\n", 0, match.start()) + 1
+
+
+def refuse_hand_written_code(text: str, path: str) -> None:
+  """ReplayError (one line) when the loaded iree_input.mlir `text` (read from `path`) holds an
+  op, attribute or type of an executable dialect, which only a hand-written file has."""
+  found = hand_written_code(text)
+  if found is not None:
+    name, line = found
+    raise ReplayError(
+        f"{path} holds '{name}' (line {line} of its text), which this library's import never "
+        "writes: a hand-written iree_input.mlir can link object files or executables into the "
+        "module, which compiling and running it would run as native code here; refusing to "
+        "compile it (re-run the test to make the module dir yourself, or compile the file with "
+        "iree-compile only if you trust its author).")
 
 
 def _read_bytes(path: str, what: str, module_dir: str) -> bytes:

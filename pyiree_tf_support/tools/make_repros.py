@@ -38,6 +38,7 @@ from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import mlir_files
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.reporting import replay_input
 from pyiree_tf_support.tools import repro_layout
 from pyiree_tf_support.tools import repro_templates
 from pyiree_tf_support.tools import repro_values
@@ -143,9 +144,13 @@ _METHOD_NOT_COMPILED = re.compile(r"method '([^']+)' did not compile for ")
 
 def _iree_input(module_dir: str) -> str:
   """The module's iree_input.mlir as text (a big module's is saved as MLIR bytecode): repros
-  hold text, which a person reads and edits."""
-  with open(os.path.join(module_dir, "iree_input.mlir"), "rb") as f:
-    return mlir_files.text(f.read())
+  hold text, which a person reads and edits, and `--check` compiles and runs. ReplayError when
+  it holds code the import never writes (an artifacts dir someone else made)."""
+  path = os.path.join(module_dir, "iree_input.mlir")
+  with open(path, "rb") as f:
+    text = mlir_files.text(f.read())
+  replay_input.refuse_hand_written_code(text, path)
+  return text
 
 
 def write_compile(entry: Listed, found: Found, out: str) -> None:

@@ -30,12 +30,15 @@ import tensorflow as tf
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support import bundle
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support import localize
 from pyiree_tf_support import replay
+from pyiree_tf_support.reporting import replay_input
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.harness import test_setup
+from pyiree_tf_support.tools import make_repros
 from pyiree_tf_support import tf_test_utils
+from tests.support.second_user import NOBODY, as_nobody, needs_second_user
 
-NOBODY = 65534
 REPRO = "repro/trace__iree_vmla"
 
 
@@ -87,27 +90,6 @@ def snapshot(directory: str) -> Dict[str, bytes]:
       with open(path, "rb") as f:
         files[os.path.relpath(path, directory)] = f.read()
   return files
-
-
-def as_nobody(*command: str) -> None:
-  """Runs `command` as the unprivileged user `nobody` (the attacker)."""
-  subprocess.run(command, check=True, user=NOBODY, group=NOBODY, extra_groups=[], timeout=60)
-
-
-def _why_no_second_user() -> str:
-  """Why this process cannot start one as `nobody` ("" when it can): not root, or a sandbox's
-  user namespace without that uid."""
-  if os.geteuid() != 0:
-    return "acting as a second user ('nobody') needs root"
-  try:
-    as_nobody("true")
-  except (OSError, subprocess.SubprocessError) as e:
-    return f"cannot start a process as 'nobody' here ({e})"
-  return ""
-
-
-_NO_SECOND_USER = _why_no_second_user()
-needs_second_user = unittest.skipIf(bool(_NO_SECOND_USER), _NO_SECOND_USER)
 
 
 class Victim:
@@ -383,6 +365,15 @@ class DamagedBundleTest(parameterized.TestCase):
     self.manifest(change)
     self.assert_refused(expected)
 
+  @needs_second_user
+  def test_a_compile_cache_of_another_user_is_refused_with_one_line(self):
+    shared = tempfile.mkdtemp()
+    os.chmod(shared, 0o1777)
+    cache_dir = os.path.join(shared, "cache")
+    as_nobody("mkdir", cache_dir)
+    with flagsaver.flagsaver(compile_cache_dir=cache_dir):
+      self.assert_refused(f"replay: The compile cache dir '{cache_dir}' belongs to user 'nobody'")
+
   @parameterized.named_parameters(("parent", "../{name}"), ("absolute", "{path}"))
   def test_a_vmfb_path_outside_the_bundle_is_refused(self, file):
     # The vmfb elsewhere is sound and its hash recorded: followed, it would replay and pass.
@@ -408,6 +399,148 @@ class DamagedBundleTest(parameterized.TestCase):
     self.assertEqual((code, stdout), (2, ""), stderr)
     self.assertLen(stderr.splitlines(), 1, stderr)
     self.assertIn("is a symlink; refusing to follow it", stderr)
+
+
+# What a hand-written iree_input.mlir can add to a module so that compiling it links, or runs,
+# code of its author's: each snippet goes before the module's first function.
+_TARGET = ('#hal.executable.target<"llvm-cpu", "embedded-elf-x86_64", {target_triple = '
+           '"x86_64-unknown-unknown-eabi-elf"}>')
+PLANTED = {
+    "executable_with_objects": f"""
+  hal.executable private @planted {{
+    hal.executable.variant public @x86_64 target({_TARGET}) objects([
+        #hal.executable.object<{{path = "planted.o"}}>]) {{
+      hal.executable.export public @entry ordinal(0) layout(
+          #hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer>]>)
+          count(%device: !hal.device) -> (index, index, index) {{
+        %c1 = arith.constant 1 : index
+        hal.return %c1, %c1, %c1 : index, index, index
+      }}
+    }}
+  }}""",
+    "objects_on_a_function": """
+  func.func private @planted(%arg0: tensor<2xf32>) -> tensor<2xf32> attributes {
+      hal.executable.objects = [#hal.executable.object<{path = "planted.o"}>]}""",
+    "flow_executable": """
+  flow.executable private @planted {
+    flow.executable.export public @entry
+    builtin.module {
+      func.func @entry() {
+        return
+      }
+    }
+  }""",
+    "opaque_attribute": """
+  func.func private @planted() attributes {
+      objects = [#hal<executable.object<{path = "planted.o"}>>]}""",
+    "generic_form": """
+  "hal.executable"() <{sym_name = "planted", sym_visibility = "private"}> ({
+  }) : () -> ()""",
+}
+
+
+class HandedModuleDirTest(parameterized.TestCase):
+  """Guarantee: an iree_input.mlir loaded from disk (replay, bundle, localize, make_repros) that
+  holds an op, attribute or type of IREE's executable dialects, which the import never writes,
+  is refused with one line before anything is compiled or written; an imported one is not."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.recorded = tempfile.mkdtemp()
+    result = run_case(make_case(passing), cls.recorded)
+    assert result.wasSuccessful(), messages(result)
+
+  def planted(self, kind: str, as_bytecode: bool = False) -> str:
+    """A copy of the recorded module dir with `kind` planted, its trace rehashed to match (the
+    dir's author controls every file of it); the copy's path."""
+    module = os.path.join(tempfile.mkdtemp(), "Hostile")
+    shutil.copytree(os.path.join(self.recorded, "Hostile"), module)
+    path = os.path.join(module, "iree_input.mlir")
+    with open(path) as f:
+      text = f.read()
+    start = text.index("  func.func")
+    text = text[:start] + PLANTED[kind].lstrip("\n") + "\n" + text[start:]
+    with open(path, "w") as f:
+      f.write(text)
+    if as_bytecode:
+      subprocess.run([os.path.join(os.path.dirname(sys.executable), "iree-opt"),
+                      "--emit-bytecode", path, "-o", path], check=True, timeout=120)
+      with open(path, "rb") as f:
+        self.assertTrue(artifacts.is_mlir_bytecode(f.read()))
+    with open(path, "rb") as f:
+      digest = hashlib.sha256(f.read()).hexdigest()
+    trace_json = os.path.join(module, "traces", "trace__tf_ref", "trace.json")
+    with open(trace_json) as f:
+      document = json.load(f)
+    document["iree_input_sha256"] = digest
+    with open(trace_json, "w") as f:
+      json.dump(document, f)
+    return module
+
+  def run_main(self, main, argv, **flag_values):
+    stderr, stdout = io.StringIO(), io.StringIO()
+    with flagsaver.flagsaver(target_backends=["iree_llvmjit"], **flag_values), \
+        contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stdout):
+      code = main(argv)
+    return code, stdout.getvalue(), stderr.getvalue()
+
+  def assert_refused(self, result, module: str, name: str) -> None:
+    code, stdout, stderr = result
+    self.assertEqual((code, stdout), (2, ""), stdout + stderr)
+    self.assertLen(stderr.splitlines(), 1, stderr)
+    self.assertIn(f"{module}/iree_input.mlir holds '{name}' (line ", stderr)
+    self.assertIn("which this library's import never writes", stderr)
+
+  @parameterized.named_parameters(
+      ("executable_with_objects", "executable_with_objects", "hal.executable"),
+      ("objects_on_a_function", "objects_on_a_function", "hal.executable.objects"),
+      ("flow_executable", "flow_executable", "flow.executable"),
+      ("opaque_attribute", "opaque_attribute", "#hal<"),
+      ("generic_form", "generic_form", "hal.executable"))
+  def test_replay_refuses_it(self, kind, name):
+    module = self.planted(kind)
+    trace = os.path.join(module, "traces", "trace__tf_ref")
+    self.assert_refused(self.run_main(replay.main, ["replay", trace]), module, name)
+
+  def test_replay_refuses_it_in_mlir_bytecode(self):
+    module = self.planted("executable_with_objects", as_bytecode=True)
+    trace = os.path.join(module, "traces", "trace__tf_ref")
+    self.assert_refused(self.run_main(replay.main, ["replay", trace]), module,
+                        "hal.executable.target")  # the printer hoists the attribute first.
+
+  def test_bundle_refuses_it_and_writes_nothing(self):
+    module, out = self.planted("executable_with_objects"), tempfile.mkdtemp()
+    self.assert_refused(self.run_main(bundle.main, ["bundle", module, out]), module,
+                        "hal.executable")
+    self.assertEqual(os.listdir(out), [])
+
+  def test_localize_refuses_it_and_writes_nothing(self):
+    module = self.planted("executable_with_objects")
+    before = sorted(os.listdir(module))
+    self.assert_refused(self.run_main(localize.main, ["localize", module]), module,
+                        "hal.executable")
+    self.assertEqual(sorted(os.listdir(module)), before)
+
+  def test_make_repros_refuses_it(self):
+    module = self.planted("flow_executable")
+    with self.assertRaisesRegex(ValueError, r"iree_input.mlir holds 'flow.executable' \(line "):
+      make_repros._iree_input(module)  # pylint: disable=protected-access
+
+  def test_a_name_in_a_location_is_no_code_and_no_place_to_hide_one(self):
+    located = 'func.func @f() -> () loc("/home/hal.smith/flow.executable.py":3:5)\n'
+    self.assertIsNone(replay_input.hand_written_code(located))
+    hidden = ('%s = "loc(" : () -> ()\nhal.executable private @planted {\n}\n'
+              '%t = ")" : () -> ()\n')  # a "loc(" in a string opens no location.
+    self.assertEqual(replay_input.hand_written_code(hidden), ("hal.executable", 2))
+    nested = 'x loc(callsite("a(" at fused["b)", loc("c":1:2)])) hal.executable @p {}'
+    self.assertEqual(replay_input.hand_written_code(nested), ("hal.executable", 1))
+
+  def test_the_imported_module_replays(self):
+    trace = os.path.join(self.recorded, "Hostile", "traces", "trace__tf_ref")
+    code, stdout, stderr = self.run_main(replay.main, ["replay", trace])
+    self.assertEqual(code, 0, stderr)
+    self.assertIn("iree_llvmjit: PASS", stdout)
 
 
 class BazelCommandQuotingTest(absltest.TestCase):

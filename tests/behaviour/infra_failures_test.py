@@ -12,6 +12,7 @@ process that gave up root.
 """
 
 import errno
+import fcntl
 import io
 import os
 import re
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import textwrap
 import unittest
+import unittest.mock
 
 from absl.testing import absltest
 from absl.testing import flagsaver
@@ -256,6 +258,58 @@ BIG_CONSTANT_TEST = textwrap.dedent('''
       def test_lookup(self):
         self.compare_backends(lambda module: module.lookup(np.ones([128], np.float32)))
     ''')
+
+
+def failing_flock(suffix: str):
+  """fcntl.flock failing with ENOLCK (NFS without its lock daemon) on files whose path ends with
+  `suffix`, as it does on such a mount; real everywhere else."""
+  real = fcntl.flock
+
+  def flock(descriptor, operation):
+    if os.readlink(f"/proc/self/fd/{descriptor}").endswith(suffix):
+      raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+    return real(descriptor, operation)
+
+  return unittest.mock.patch.object(fcntl, "flock", flock)
+
+
+class NoLocksTest(absltest.TestCase):
+  """Guarantee: a file system without locks (ENOLCK) is one error of ours naming the lock file
+  and what to do, never a raw OSError traceback on every test nor a backend's verdict."""
+
+  def assert_lock_error(self, result: unittest.TestResult, path: str, fix: str) -> None:
+    self.assertEqual(result.failures, [])
+    self.assertLen(result.errors, 1)
+    text = result.errors[0][1]
+    line = [l for l in text.splitlines() if l.startswith("pyiree_tf_support.core.faults.LockError")]
+    self.assertLen(line, 1, text)
+    self.assertRegex(line[0], rf"LockError: Cannot lock '{re.escape(path)}': ENOLCK \(errno "
+                     rf"{errno.ENOLCK}, [^)]*\); its file system gives no locks \(NFS without "
+                     "its lock daemon\?\)")
+    self.assertIn(fix, line[0])
+    for verdict in ("IMPORT ERROR", "COMPILE ERROR", "RUNTIME ERROR", "MISMATCH"):
+      self.assertNotIn(verdict, text)
+
+  def test_the_report_lock_in_the_artifacts_dir(self):
+    root = tempfile.mkdtemp()
+    with failing_flock(".report.lock"):
+      result = run_case(SmallModule, nth_run(0, lambda: None), root)
+    self.assert_lock_error(result, f"{root}/SmallModule/.report.lock",
+                           "pass an --artifacts_dir on a local disk")
+    self.assertTrue(os.path.exists(os.path.join(root, "SmallModule", "traces",
+                                                "trace__iree_vmla.txt")))  # kept.
+    InfraFailureTest.assert_nothing_listed(self, root)
+
+  def test_the_lock_of_the_import_s_temporary_saved_model(self):
+    root = tempfile.mkdtemp()
+    fresh = type("FreshModule", (SmallModule,), {})  # imported by no earlier test.
+    with failing_flock("/.lock-staging"):
+      result = run_case(fresh, nth_run(0, lambda: None), root)
+    self.assertLen(result.errors, 1, result.failures)
+    path = result.errors[0][1].split("Cannot lock '", 1)[-1].split("'", 1)[0]
+    self.assertTrue(path.startswith(tempfile.gettempdir()), path)
+    self.assert_lock_error(result, path, "set TMPDIR to a directory on a local disk")
+    self.assertIn("setUpClass", str(result.errors[0][0]))
 
 
 class PytestPluginTest(absltest.TestCase):

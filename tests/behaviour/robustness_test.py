@@ -4,6 +4,7 @@ Every test here runs the real TensorFlow and IREE; each names the guarantee of d
 "Guarantees" it backs.
 """
 
+import contextlib
 import importlib.util
 import io
 import os
@@ -22,6 +23,7 @@ import tensorflow as tf
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support import replay
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.harness import test_setup
@@ -63,6 +65,18 @@ class Bfloat16Module(tf.Module):
   @tf.function(input_signature=[tf.TensorSpec([4], tf.bfloat16)])
   def double(self, x):
     return x + x
+
+
+class NonAsciiNamesModule(tf.Module):
+  """Method names are data: MLIR spells `größe` as the quoted symbol @"gr\\C3\\B6\\C3\\9Fe"."""
+
+  @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+  def größe(self, x):
+    return x * 2.0
+
+  @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+  def plain(self, x):
+    return self.größe(x) + 1.0
 
 
 class IntKeysModule(tf.Module):
@@ -408,6 +422,27 @@ class LongNamesTest(CaseTest):
     a, b = "x" * 200 + "a", "x" * 200 + "b"
     self.assertEqual(artifacts.safe_name(a), artifacts.safe_name(a))
     self.assertNotEqual(artifacts.safe_name(a), artifacts.safe_name(b))
+
+
+class NonAsciiNamesTest(CaseTest):
+  """Guarantee: a method's name is data, never regex syntax: a non-ASCII name imports, compiles,
+  runs and replays on an IREE backend."""
+
+  def test_a_method_named_groesse_compares_and_replays_on_llvm_cpu(self):
+
+    def trace(module):
+      module.größe(np.array([1.5, -2.0], np.float32))
+      module.plain(np.array([3.0, 4.0], np.float32))
+
+    result = self.run_on({"test_names": trace}, backends=["iree_llvmjit"],
+                         module_class=NonAsciiNamesModule)
+    self.assertTrue(result.wasSuccessful(), messages(result))
+    trace_dir = os.path.join(self.root, "NonAsciiNamesModule", "traces", "trace__tf_ref")
+    stdout = io.StringIO()
+    with flagsaver.flagsaver(target_backends=["iree_llvmjit"]), \
+        contextlib.redirect_stdout(stdout):
+      self.assertEqual(replay.main(["replay", trace_dir]), 0)
+    self.assertIn("iree_llvmjit: PASS", stdout.getvalue())
 
 
 class StaleSavedModelTest(absltest.TestCase):

@@ -1,6 +1,7 @@
 """The compile cache: content-addressed, verified on read, bounded, shared safely; and a process
 compiles each distinct request once."""
 
+import hashlib
 import os
 import re
 import shutil
@@ -18,6 +19,7 @@ from absl.testing import parameterized
 from pyiree_tf_support.compiling import compile_cache
 from pyiree_tf_support.compiling import compile_key
 from pyiree_tf_support.compiling import compiler
+from tests.support.second_user import as_nobody, needs_second_user
 
 MLIR = """
 func.func @double(%arg0: tensor<4xf32>) -> tensor<4xf32> {
@@ -118,9 +120,10 @@ class CompileCacheTest(absltest.TestCase):
     with absltest.mock.patch.dict(os.environ, dict(environment, PYIREE_TF_SUPPORT_CACHE_DIR="/c"),
                                   clear=True):
       self.assertEqual(compile_cache.default_cache_dir(), "/c")
-    with absltest.mock.patch.dict(os.environ, {"HOME": "/home/u"}, clear=True):
+    home = tempfile.mkdtemp()
+    with absltest.mock.patch.dict(os.environ, {"HOME": home}, clear=True):
       self.assertEqual(compile_cache.default_cache_dir(),
-                       "/home/u/.cache/pyiree_tf_support/compile_cache")
+                       f"{home}/.cache/pyiree_tf_support/compile_cache")
 
 
 # Compiles for real, then writes the entry with at most 4 KiB per file allowed (RLIMIT_FSIZE:
@@ -148,9 +151,10 @@ class SharedStorageTest(parameterized.TestCase):
   def entry_path(self):
     return self.cache._path(self.request.key())  # pylint: disable=protected-access
 
-  @parameterized.parameters((0o022, 0o644, 0o755), (0o002, 0o664, 0o775), (0o077, 0o600, 0o700))
-  def test_entries_and_dirs_follow_the_umask_like_other_artifacts(self, umask, file_mode,
-                                                                  dir_mode):
+  @parameterized.parameters((0o022, 0o644, 0o755), (0o002, 0o644, 0o755), (0o077, 0o600, 0o700))
+  def test_entries_and_dirs_are_readable_as_the_umask_allows_and_writable_only_by_their_user(
+      self, umask, file_mode, dir_mode):
+    # Never 0666/0777 less the umask: with the usual umask 002 others could then plant entries.
     old = os.umask(umask)
     try:
       compiler.compile_request(self.request, "double", cache=self.cache)
@@ -159,7 +163,6 @@ class SharedStorageTest(parameterized.TestCase):
     mode = lambda path: oct(stat.S_IMODE(os.stat(path).st_mode))
     self.assertEqual(mode(self.entry_path()), oct(file_mode))
     self.assertEqual(mode(os.path.dirname(self.entry_path())), oct(dir_mode))
-    self.assertEqual(mode(self.cache.directory), oct(dir_mode))
 
   def test_a_failed_write_removes_its_temporary_file(self):
     process = subprocess.run([sys.executable, "-c", _FAILED_WRITE, self.cache.directory, MLIR],
@@ -183,6 +186,151 @@ class SharedStorageTest(parameterized.TestCase):
     self.assertFalse(os.path.exists(stale))
     self.assertTrue(os.path.exists(fresh))  # may be another process's write in progress.
     self.assertTrue(os.path.exists(self.entry_path()))
+
+
+# Another module (multiply, not add): what a planted entry serves instead of the real compile.
+PLANTED_MLIR = MLIR.replace("stablehlo.add", "stablehlo.multiply")
+
+
+def entry_bytes(payload: bytes) -> bytes:
+  """An entry as the cache writes it, checksum and all: the checksum cannot stop its writer."""
+  return b"PYIREE-TF-CACHE-1\n" + hashlib.sha256(payload).digest() + payload
+
+
+def without_home():
+  """The environment of a service or cron job: no HOME, no XDG_CACHE_HOME, no cache variable."""
+  kept = {k: v for k, v in os.environ.items()
+          if k not in ("HOME", "XDG_CACHE_HOME", "PYIREE_TF_SUPPORT_CACHE_DIR", "TEST_TMPDIR")}
+  return absltest.mock.patch.dict(os.environ, kept, clear=True)
+
+
+class PoisonedCacheTest(parameterized.TestCase):
+  """Guarantee: no entry another user could write is ever loaded. The default cache without a
+  home is private to the user; a cache dir, a dir in it or an entry that is another user's or
+  that other users may write is refused with one line naming it and how to fix it."""
+
+  def setUp(self):
+    super().setUp()
+    self.request = compiler.CompileRequest(MLIR, ("vmvx",))
+    self.key = self.request.key()
+    self.shared_tmp = tempfile.mkdtemp()
+    os.chmod(self.shared_tmp, 0o1777)
+
+  def plant(self, cache_dir: str) -> bytes:
+    """`nobody` writes a valid entry for self.request holding another module; its payload."""
+    payload = compiler.compile_request(compiler.CompileRequest(PLANTED_MLIR, ("vmvx",)), "x")
+    source = os.path.join(self.shared_tmp, "entry")
+    with open(source, "wb") as f:
+      f.write(entry_bytes(payload))
+    os.chmod(source, 0o644)
+    shard = os.path.join(cache_dir, self.key[:2])
+    as_nobody("mkdir", "-p", shard)
+    as_nobody("cp", source, os.path.join(shard, self.key + ".vmfb"))
+    return payload
+
+  def assert_one_line_refusal(self, expected: str, use) -> None:
+    with self.assertRaises(compile_cache.CompileCacheError) as raised:
+      use()
+    self.assertLen(str(raised.exception).splitlines(), 1, str(raised.exception))
+    self.assertIn(expected, str(raised.exception))
+
+  def assert_read_refused(self, cache_dir: str, expected: str) -> None:
+    self.assert_one_line_refusal(expected,
+                                 lambda: compile_cache.CompileCache(cache_dir).get(self.key))
+
+  @needs_second_user
+  def test_the_reported_attack_a_planted_default_cache_is_not_used(self):
+    planted_dir = os.path.join(self.shared_tmp, "pyiree_tf_support", "compile_cache")
+    planted = self.plant(planted_dir)
+    honest = compiler.compile_request(self.request, "double")
+    with without_home(), absltest.mock.patch.object(tempfile, "tempdir", self.shared_tmp):
+      directory = compile_cache.default_cache_dir()
+      served = compiler.compile_request(self.request, "double",
+                                        cache=compile_cache.CompileCache(directory))
+    digest = lambda vmfb: hashlib.sha256(vmfb).hexdigest()
+    self.assertNotEqual(digest(served), digest(planted), "the planted module was served")
+    self.assertEqual(digest(served), digest(honest))
+    private = os.path.join(self.shared_tmp, f"pyiree_tf_support-{os.geteuid()}")
+    self.assertEqual(directory, os.path.join(private, "compile_cache"))
+    self.assertEqual(stat.S_IMODE(os.stat(private).st_mode), 0o700)
+
+  @needs_second_user
+  def test_a_private_default_dir_another_user_made_first_is_refused(self):
+    private = os.path.join(self.shared_tmp, f"pyiree_tf_support-{os.geteuid()}")
+    as_nobody("mkdir", "-m", "0700", private)
+    with without_home(), absltest.mock.patch.object(tempfile, "tempdir", self.shared_tmp):
+      self.assert_one_line_refusal(f"'{private}' belongs to user 'nobody'",
+                                   compile_cache.default_cache_dir)
+
+  @needs_second_user
+  def test_a_cache_dir_of_another_user_is_refused(self):
+    cache_dir = os.path.join(self.shared_tmp, "team_cache")
+    self.plant(cache_dir)
+    self.assert_read_refused(cache_dir,
+                             f"The compile cache dir '{cache_dir}' belongs to user 'nobody'")
+
+  @needs_second_user
+  def test_a_dir_in_the_cache_of_another_user_is_refused(self):
+    cache_dir = tempfile.mkdtemp()
+    os.chmod(cache_dir, 0o777)  # e.g. made by an older version for sharing.
+    self.plant(cache_dir)
+    os.chmod(cache_dir, 0o755)
+    self.assert_read_refused(
+        cache_dir, f"'{os.path.join(cache_dir, self.key[:2])}' belongs to user 'nobody'")
+
+  @needs_second_user
+  def test_an_entry_of_another_user_is_refused(self):
+    cache_dir = tempfile.mkdtemp()
+    os.chmod(cache_dir, 0o755)
+    shard = os.path.join(cache_dir, self.key[:2])
+    os.mkdir(shard)
+    os.chmod(shard, 0o777)
+    self.plant(cache_dir)
+    os.chmod(shard, 0o755)
+    entry = os.path.join(shard, self.key + ".vmfb")
+    self.assert_read_refused(cache_dir,
+                             f"The compile cache entry '{entry}' belongs to user 'nobody'")
+
+  @parameterized.named_parameters(("cache_dir", ""), ("shard_dir", "shard"),
+                                  ("entry", "entry"))
+  def test_what_other_users_may_write_is_refused(self, which):
+    cache = compile_cache.CompileCache(tempfile.mkdtemp())
+    compiler.compile_request(self.request, "double", cache=cache)
+    entry = cache._path(self.key)  # pylint: disable=protected-access
+    path = {"": cache.directory, "shard": os.path.dirname(entry), "entry": entry}[which]
+    os.chmod(path, os.stat(path).st_mode | stat.S_IWGRP)
+    self.assert_read_refused(cache.directory, f"'{path}' is writable by other users")
+
+  @needs_second_user
+  def test_a_run_with_another_users_cache_errors_with_no_verdict(self):
+    cache_dir = os.path.join(self.shared_tmp, "team_cache")
+    self.plant(cache_dir)
+    process = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "e2e", "simple_arithmetic_test.py"),
+         f"--artifacts_dir={tempfile.mkdtemp()}", "--target_backends=iree_vmla",
+         f"--compile_cache_dir={cache_dir}"],
+        capture_output=True, text=True, check=False, timeout=600,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    self.assertNotEqual(process.returncode, 0, process.stderr[-3000:])
+    self.assertIn(f"CompileCacheError: The compile cache dir '{cache_dir}' belongs to user "
+                  "'nobody'", process.stderr)
+    for verdict in ("MISMATCH", "COMPILE ERROR", "PASS"):
+      self.assertNotIn(f"iree_vmla: {verdict}", process.stderr)
+
+  @needs_second_user
+  def test_under_pytest_another_users_cache_is_one_error_line(self):
+    cache_dir = os.path.join(self.shared_tmp, "team_cache")
+    as_nobody("mkdir", cache_dir)
+    process = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         os.path.join(ROOT, "e2e", "simple_arithmetic_test.py"), "--target_backends=iree_vmla",
+         f"--compile_cache_dir={cache_dir}", f"--artifacts_dir={tempfile.mkdtemp()}"],
+        cwd=ROOT, capture_output=True, text=True, check=False, timeout=600,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    self.assertEqual(process.returncode, 4, process.stdout[-3000:] + process.stderr[-3000:])
+    errors = [line for line in process.stderr.splitlines() if line.startswith("ERROR: ")]
+    self.assertEqual(len(errors), 1, process.stderr[-3000:])
+    self.assertIn(f"The compile cache dir '{cache_dir}' belongs to user 'nobody'", errors[0])
 
 
 HOST = ("--iree-llvmcpu-target-cpu=host",)

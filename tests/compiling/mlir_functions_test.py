@@ -5,6 +5,7 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from pyiree_tf_support.compiling import mlir_functions
+from pyiree_tf_support.core import mlir_symbols
 
 # Line numbers matter: the tests name lines of this text.
 MODULE = """module {
@@ -98,6 +99,32 @@ class OnlyExportingTest(absltest.TestCase):
     with self.assertRaisesRegex(ValueError, "No exported function named inner"):
       mlir_functions.only_exporting(MODULE, ["inner"])
 
+
+
+QUOTED = """module {
+  func.func @"gr\\C3\\B6\\C3\\9Fe"(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+    return %arg0 : tensor<2xf32>
+  }
+  func.func @plain(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = call @"gr\\C3\\B6\\C3\\9Fe"(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}"""
+
+
+class NonAsciiNamesTest(parameterized.TestCase):
+  """Names are data: MLIR's quoted spelling of a symbol is the name it stands for."""
+
+  @parameterized.parameters(("größe", '"gr\\C3\\B6\\C3\\9Fe"'), ("plain", "plain"),
+                            ("a b", '"a b"'), ('q"\\', '"q\\22\\5C"'), ("v.x$1", "v.x$1"))
+  def test_spelling_and_back(self, name, spelled):
+    self.assertEqual(mlir_symbols.spelling(name), spelled)
+    self.assertEqual(mlir_symbols.name_of(spelled), name)
+
+  def test_functions_are_named_as_in_python(self):
+    self.assertEqual(mlir_functions.exported_functions(QUOTED), ("größe", "plain"))
+    hidden = mlir_functions.only_exporting(QUOTED, ["plain"])
+    self.assertIn('func.func private @"gr\\C3\\B6\\C3\\9Fe"(', hidden)
 
 if __name__ == "__main__":
   absltest.main()

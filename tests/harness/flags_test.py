@@ -5,7 +5,14 @@ import subprocess
 import sys
 import tempfile
 
+from absl import flags
 from absl.testing import absltest
+from absl.testing import flagsaver
+from absl.testing import parameterized
+
+from pyiree_tf_support import cli_flags
+from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import timeouts
 
 E2E_FILE = os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "e2e",
@@ -62,6 +69,66 @@ class BadFlagsTest(absltest.TestCase):
     self.assertTrue(
         os.path.exists(os.path.join(artifacts_dir, "Stateful", "compiled__iree_vmla.vmfb")))
 
+
+
+DURATION_FLAGS = ("compile_timeout", "load_timeout", "call_timeout", "examples_timeout")
+
+
+class DurationFlagsTest(parameterized.TestCase):
+  """Guarantee: every duration flag is a finite number of seconds >= 0 (0: no limit); NaN,
+  infinity or a negative number is one flag error naming the flag and what is valid, never a
+  COMPILE / RUNTIME ERROR with a bogus reproducer nor a silent "no limit"."""
+
+  @parameterized.product(name=DURATION_FLAGS, value=("nan", "inf", "-inf", "-1"))
+  def test_a_value_that_is_no_duration_is_a_flag_error(self, name, value):
+    with flagsaver.flagsaver(), self.assertRaises(flags.IllegalFlagValueError) as raised:
+      cli_flags.FLAGS(["prog", f"--{name}={value}"])
+    message = str(raised.exception)
+    self.assertLen(message.splitlines(), 1, message)
+    self.assertRegex(message, f"^flag --{name}=[^:]*: not a finite number of seconds >= 0 "
+                     r"\(0: no limit\)\.$")
+
+  @parameterized.product(name=DURATION_FLAGS, value=("0", "0.5", "600"))
+  def test_finite_values_and_0_are_accepted(self, name, value):
+    with flagsaver.flagsaver():
+      cli_flags.FLAGS(["prog", f"--{name}={value}"])
+      self.assertEqual(cli_flags.FLAGS[name].value, float(value))
+
+  @parameterized.parameters(float("nan"), float("inf"), -1.0)
+  def test_a_limit_set_from_python_is_checked_too(self, seconds):
+    with self.assertRaisesRegex(faults.InvalidSettingError, "finite number of seconds >= 0"):
+      timeouts.fixed(seconds)
+    with self.assertRaisesRegex(faults.InvalidSettingError, "--call_timeout="):
+      timeouts.from_flags(call_seconds=seconds)
+
+  def test_from_the_environment_under_pytest_it_is_one_line(self):
+    process = subprocess.run(
+        [sys.executable, "-c",
+         "from pyiree_tf_support import cli_flags; cli_flags.ensure_parsed()"],
+        capture_output=True, text=True, timeout=120, check=False,
+        env=dict(os.environ, **{cli_flags.ENV_VAR: "--examples_timeout=nan"}))
+    self.assertNotEqual(process.returncode, 0)
+    self.assertIn("FlagsError: $PYIREE_TF_SUPPORT_FLAGS: flag --examples_timeout=nan: ",
+                  process.stderr)
+
+  def test_a_test_file_run_by_hand_exits_with_one_line(self):
+    process = run_e2e("--target_backends=iree_vmla", "--compile_timeout=nan",
+                      f"--artifacts_dir={tempfile.mkdtemp()}")
+    self.assertNotEqual(process.returncode, 0)
+    errors = [line for line in process.stderr.splitlines() if "Flags parsing error" in line]
+    self.assertLen(errors, 1, process.stderr[-2000:])
+    self.assertIn("--compile_timeout=nan", errors[0])
+    self.assertNotIn("COMPILE ERROR", process.stderr)
+
+  @parameterized.parameters("replay", "localize", "bundle")
+  def test_the_replay_localize_and_bundle_commands_exit_with_one_line(self, command):
+    process = subprocess.run(
+        [sys.executable, "-m", f"pyiree_tf_support.{command}", tempfile.mkdtemp(),
+         "--call_timeout=inf"], capture_output=True, text=True, timeout=120, check=False)
+    self.assertNotEqual(process.returncode, 0)
+    errors = [line for line in process.stderr.splitlines() if "--call_timeout=inf" in line]
+    self.assertLen(errors, 1, process.stderr[-2000:])
+    self.assertIn("a finite number of seconds >= 0", errors[0])
 
 if __name__ == "__main__":
   absltest.main()

@@ -48,6 +48,27 @@ class SpecNamesTest(absltest.TestCase):
     with self.assertRaisesRegex(TypeError, r"kwargs_to_values\['axis'\] must be a sequence"):
       tf_test_utils.unit_test_specs_from_signatures([[[3]]], kwargs_to_values={"axis": 1})
 
+  def test_specs_whose_names_collide_are_an_error_naming_both(self):
+    # axis=-1 and axis=1 both become '..axis_1': one test would silently replace the other.
+    with self.assertRaises(ValueError) as raised:
+      tf_test_utils.unit_test_specs_from_signatures([[[4]]], kwargs_to_values={"axis": [-1, 1]})
+    message = str(raised.exception)
+    self.assertLen(message.splitlines(), 1, message)
+    self.assertIn("'4__f32__uniform__axis_1'", message)
+    self.assertIn("{'axis': -1}", message)
+    self.assertIn("{'axis': 1}", message)
+    with self.assertRaisesRegex(ValueError, r"args 'a-b'.*args 'a\.b'.* name 'a_b'"):
+      tf_test_utils.unit_test_specs_from_args({"a-b": [np.zeros(2)], "a.b": [np.ones(2)]})
+
+  def test_two_generators_of_one_name_are_an_error_naming_both(self):
+    def zeros(shape, dtype):
+      return np.zeros(shape, dtype.as_numpy_dtype)
+    other = lambda shape, dtype: np.ones(shape, dtype.as_numpy_dtype)
+    other.__name__ = "zeros"
+    with self.assertRaisesRegex(ValueError, r"input_generators\[0\] and \[1\] are both named "
+                                r"'zeros'"):
+      tf_test_utils.unit_test_specs_from_signatures([[[2]]], input_generators=[zeros, other])
+
   def test_specs_from_args_read_the_signature_from_the_arguments(self):
     specs = tf_test_utils.unit_test_specs_from_args(
         {"doc": [tf.constant([[1., 2.]]), np.array([0, 1], np.int32)]},
