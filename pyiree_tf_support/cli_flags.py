@@ -166,7 +166,7 @@ _define_duration("examples_timeout", 60.0,
                    "past it are not run, and the summary says so. 0: no limit.")
 
 __all__ = [
-    "ENV_VAR", "FLAGS", "FlagsError", "compile_cache_from_flags", "ensure_parsed",
+    "BackendNames", "ENV_VAR", "FLAGS", "FlagsError", "compile_cache_from_flags", "ensure_parsed",
     "replay_arguments", "run_settings", "split_backends", "target_backend_names",
     "timeouts_from_flags", "tolerance_policy", "value", "verbose", "xfail_entries",
 ]
