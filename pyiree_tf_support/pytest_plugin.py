@@ -265,12 +265,12 @@ class _ClassRun:
 
   def set_up(self) -> None:
     if self.setup_seconds is None:
-      self.case_class._report_per_backend = True  # pylint: disable=protected-access
-      self.case_class._only_targets = self.backends  # pylint: disable=protected-access
-      self.case_class._progress = self.progress  # pylint: disable=protected-access
       started = time.monotonic()
       try:
-        self.case_class.setUpClass()
+        public = sys.modules["pyiree_tf_support.tf_test_utils"]
+        with public.session_request(self.case_class, self.backends, self.progress,
+                                    per_backend=True):
+          self.case_class.setUpClass()
       except unittest.SkipTest as e:
         self._setup_error = e
       except faults.OwnFault as e:
@@ -288,7 +288,7 @@ class _ClassRun:
 
   def _run(self, method: str) -> _MethodResult:
     if method not in self._results:
-      compared = self.case_class._compared  # pylint: disable=protected-access
+      compared = self.case_class.module_session.compared
       before = len(compared)
       result = _Result()
       self.case_class(method).run(result)
@@ -351,7 +351,8 @@ class _ClassRun:
 
   def record(self, backend: str, listing: expected_failures.Listing) -> Optional[str]:
     """One finished item of listed `backend`: what fails it, if anything (`pytest_listed`)."""
-    return self._listed.finish_item(backend, listing, getattr(self.case_class, "_compared", []))
+    session = getattr(self.case_class, "module_session", None)
+    return self._listed.finish_item(backend, listing, session.compared if session else [])
 
   def tear_down(self) -> None:
     if not self.torn_down:
@@ -441,8 +442,8 @@ class _Session:
   def pytest_terminal_summary(self, terminalreporter):
     set_ups = [(run.setup_seconds, f"{run.case_class.__module__}.{run.case_class.__name__}",
                 run.backends) for run in self._runs.values() if run.setup_seconds is not None]
-    module_dirs = [getattr(run.case_class, "_artifacts_dir", None) for run in self._runs.values()
-                   if run.setup_seconds is not None]
+    module_dirs = [run.case_class.module_session.artifacts_dir for run in self._runs.values()
+                   if run.setup_seconds is not None and run.case_class.module_session is not None]
     for line in (self.summary.lines(set_ups)
                  + pytest_summary.artifacts_lines([d for d in module_dirs if d])):
       terminalreporter.write_line(line)

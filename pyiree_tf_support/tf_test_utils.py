@@ -6,52 +6,40 @@ compiles MyModule once for the reference and every target backend (`test_setup`)
 """
 
 import atexit
+import contextlib
 import dataclasses
-import os
 import sys
-import time
 import unittest
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from absl import logging
 from absl.testing import absltest
-import numpy as np
 from pyiree_tf_support.core import verbosity
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
-from pyiree_tf_support.core import artifacts
-from pyiree_tf_support.core import backends
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support.core import faults
-from pyiree_tf_support.core import progress
+from pyiree_tf_support.core import progress as progress_lib
 from pyiree_tf_support.core import signatures
-from pyiree_tf_support.examples import engine as examples_engine
 from pyiree_tf_support.examples import strategies as examples_strategies
-from pyiree_tf_support.examples import summary as examples_summary
 from pyiree_tf_support.core import quick_exit
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.reporting import expected_failures
-from pyiree_tf_support.reporting import report_files
-from pyiree_tf_support.reporting import verdicts
-from pyiree_tf_support.reporting import repro
+from pyiree_tf_support.harness import session as session_lib
 from pyiree_tf_support.harness import test_setup
-from pyiree_tf_support.reporting import determinism
 from pyiree_tf_support import tf_utils
-from pyiree_tf_support.comparing import trace_io
-from pyiree_tf_support.reporting.verdicts import Outcome, Status
 from pyiree_tf_support.comparing.traces import (  # pylint: disable=unused-import
     NUMPY_LINEWIDTH, ModuleCall, Trace, TracedModule, run_trace)
-from pyiree_tf_support.comparing.traces import check_same_calls
+from pyiree_tf_support.harness.session import ComparedTrace  # pylint: disable=unused-import
 from pyiree_tf_support.tf_utils import BackendInfo
 from pyiree_tf_support.harness import generated_tests
 from pyiree_tf_support.harness.generated_tests import (  # IREE's later (2020-11) API.
     TestModule, UnitTestSpec, tf_function_unit_test, unit_test_specs_from_args,
     unit_test_specs_from_signatures)
 
-__all__ = ["FLAGS", "ComparedTrace", "ModuleCall", "Modules", "Trace", "TracedModule",
+__all__ = ["FLAGS", "ModuleCall", "Modules", "Trace", "TracedModule",
            "TracedModuleTestCase", "compile_module", "get_reference_backend_info",
-           "get_target_backends",
+           "get_target_backends", "session_options", "session_request",
            # IREE's later (2020-11) generated-test API.
            "DEFAULT_INPUT_GENERATOR", "TestModule", "UnitTestSpec", "compile_tf_module",
            "tf_function_unit_test", "unit_test_specs_from_args",
@@ -177,55 +165,52 @@ def compile_tf_module(module_class, exported_names: Sequence[str] = ()) -> Modul
   return Modules(*key)
 
 
-def _first_different_call(ref_trace: Trace, trace: Trace) -> int:
-  pairs = zip(ref_trace.calls, trace.calls)
-  return next((i for i, (a, b) in enumerate(pairs) if a.method != b.method),
-              min(len(ref_trace.calls), len(trace.calls)))
-
-
-@dataclasses.dataclass(frozen=True)
-class ComparedTrace:
-  """One compared trace's raw outcomes (before XFAIL), kept when the pytest plugin judges them."""
-  function_name: str
-  reference: str
-  outcomes: Tuple[Outcome, ...]
-  method: str = ""  # the test method that compared it.
-  # Each outcome's own time: running, saving and comparing that backend's trace (what the
-  # plugin gives the backend's item in --durations and JUnit XML).
-  seconds: Tuple[float, ...] = ()
-  report_path: Optional[str] = None  # report.txt, where every failing call is in full.
-
-
 def _built(module_class):
   """An instance of the module class, built after seeding as every construction is."""
   tf_utils.set_random_seed()
   return module_class()
 
 
-class _ExampleTrace:
-  """The trace function of one drawn example: a call of `method` with `inputs` (flattened)."""
+def session_options() -> session_lib.SessionOptions:
+  """What the flags say about judging and reporting traces, for a `ModuleSession`."""
+  return session_lib.SessionOptions(
+      tolerance_policy=cli_flags.tolerance_policy(),
+      replay_arguments=cli_flags.replay_arguments(),
+      localize_arguments=cli_flags.localize_arguments(),
+      log_all_traces=bool(cli_flags.value("log_all_traces")),
+      summarize=bool(cli_flags.value("summarize")), verbose=cli_flags.verbose())
 
-  def __init__(self, name: str, method: str, signature: signatures.FunctionSignature,
-               inputs: Sequence[Any]):
-    self.__name__ = name
-    self._method = method
-    self._args = signature.pack_inputs(list(inputs))
 
-  def __call__(self, module) -> None:
-    getattr(module, self._method)(*self._args)
+# What the pytest plugin asks of a class's session while it runs the class's setUpClass.
+_SESSION_REQUESTS: Dict[type, Dict[str, Any]] = {}
+
+
+@contextlib.contextmanager
+def session_request(case_class: type, only_targets: Optional[Tuple[str, ...]] = None,
+                    progress: Optional[progress_lib.Progress] = None,
+                    per_backend: bool = False) -> Iterator[None]:
+  """Within it, `case_class.setUpClass()` (the class's own, whatever it overrides) opens its
+  session with these options (`TracedModuleTestCase.open_session`): the pytest plugin's way."""
+  _SESSION_REQUESTS[case_class] = dict(only_targets=only_targets, progress=progress,
+                                       per_backend=per_backend)
+  try:
+    yield
+  finally:
+    _SESSION_REQUESTS.pop(case_class, None)
 
 
 class TracedModuleTestCase(tf.test.TestCase):
-  """Compiles the module once per class; each test compares a trace across the backends."""
+  """Compiles the module once per class; each test compares a trace across the backends.
+
+  A 2020-compatible adapter of `harness.session`: setUpClass opens the class's `ModuleSession`
+  (`module_session`), setUp starts the test's run, `compare_backends` compares through it and
+  fails on a failed trace. The 2020 attributes `_ref_module`, `_tar_modules`, `_artifacts_dir`
+  (and `_module_name`) are the session's.
+  """
 
   _module_class = None
   _exported_names: Tuple[str, ...] = ()
-  # Set by the pytest plugin: compare_backends records its outcomes in `_compared` instead of
-  # failing, one pytest item per backend judges them, and only `_only_targets` are set up.
-  _report_per_backend = False
-  _only_targets: Optional[Tuple[str, ...]] = None
-  # Where a long import or compile says so (the plugin writes to the terminal past its capture).
-  _progress = progress.Progress()
+  module_session: Optional[session_lib.ModuleSession] = None
   # tf.test.TestCase's deprecated TF1 `test_session` is collected as a (skipped) test: under
   # sharding it alone would make a shard set up (compile) the class for nothing.
   test_session = None
@@ -248,6 +233,16 @@ class TracedModuleTestCase(tf.test.TestCase):
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
+    cls.open_session(**_SESSION_REQUESTS.get(cls, {}))
+
+  @classmethod
+  def open_session(cls, only_targets: Optional[Tuple[str, ...]] = None,
+                   progress: Optional[progress_lib.Progress] = None,
+                   per_backend: bool = False) -> session_lib.ModuleSession:
+    """Sets the class's module up and opens its session `module_session` (what setUpClass does, with
+    what `session_request` asked for): only `only_targets` are set up, long steps report to
+    `progress`, and with `per_backend` nothing fails here: one pytest item per backend judges
+    the session's `compared` traces."""
     cli_flags.ensure_parsed()
     if cls._module_class is None:
       requested = cls._requested_module()
@@ -258,27 +253,17 @@ class TracedModuleTestCase(tf.test.TestCase):
             "tf_test_utils.compile_tf_module(YourModule) in its __init__ or setUp.")
       cls._module_class, cls._exported_names = requested
     verbosity.apply(cli_flags.verbose())
-    started = time.monotonic()
     cls._settings = cli_flags.run_settings()
-    setup = test_setup.set_up_class(cls._module_class, cls._exported_names, cls._settings,
-                                    cls._only_targets, cls._progress)
-    logging.debug("Compiled %s for the reference and %d target backend(s) in %.2f s.",
-                 setup.module_name, len(setup.targets), time.monotonic() - started)
-    # Written once here; tests only append their outcomes and claim trace names.
-    cls._setup = setup
+    session = session_lib.ModuleSession.open(
+        cls._module_class, cls._exported_names, cls._settings, session_options(),
+        test_file=cls._test_file(), class_name=cls.__name__, only_targets=only_targets,
+        progress=progress, per_backend=per_backend)
+    setup = session.setup
+    cls.module_session = session
     _CLASS_SETUPS[(cls._module_class, cls._exported_names)] = setup
-    cls._notes_recorded = False  # whether report.txt has the class's notes yet.
+    cls._setup = setup
     cls._module_name = setup.module_name
     cls._artifacts_dir = setup.artifacts_dir
-    cls._iree_input = setup.iree_input
-    cls._iree_input_sha256: Optional[str] = None  # of the file as saved: _saved_iree_input_sha256
-    # Every test method that ran, with its raw outcomes: the unit of an expected failure may be a
-    # test method (expected_failures).
-    cls._outcome_log: Dict[str, List[Outcome]] = {}
-    cls._own_faults = 0  # tests that errored with a faults.OwnFault: no XPASS is drawn then.
-    cls._compared: List[ComparedTrace] = []
-    cls._trace_names = test_setup.TraceNames()
-    cls._methods_with_examples: Set[str] = set()  # --examples checks each method once a class.
     if not setup.targets:
       raise RuntimeError("No target backends to compare with the reference: --target_backends is "
                          "empty. Name at least one backend, or omit the flag for every backend "
@@ -292,41 +277,25 @@ class TracedModuleTestCase(tf.test.TestCase):
     if setup.targets and len(setup.skipped()) == len(setup.targets):
       raise unittest.SkipTest("No target backend can run here: " + "; ".join(
           f"{s.info.name}: {s.detail}" for s in setup.targets))
+    return session
 
   def setUp(self):
     super().setUp()
     if _probing:  # setUpClass is finding the module a later-API class compiles.
       return
-    self._reported = False  # whether this test has written its entry of report.json yet.
-    self._saved_reference: Optional[trace_io.SavedReference] = None  # the last reference trace.
-    self._outcome_log.setdefault(self._testMethodName, [])
     # Fresh state for every test, without recompiling or restarting worker processes.
-    self._ref_module = self._setup.reference
-    self._tar_modules = [s.module for s in self._setup.targets]
-    self._ref_module.reinitialize()  # without a reference nothing can be compared.
-    # A target that cannot be reset (its worker died while idle) fails in this test alone, as
-    # its own RUNTIME ERROR; the next test's reset starts a fresh worker.
-    self._reset_errors: Dict[int, str] = {}
-    for index, module in enumerate(self._tar_modules):
-      if module is not None:
-        try:
-          module.reinitialize()
-        except Exception as e:  # pylint: disable=broad-except
-          self._reset_errors[index] = f"{type(e).__name__}: {e}"
+    self._run = self.module_session.start(self._testMethodName, self.id())
+    self._ref_module = self._run.reference
+    self._tar_modules = self._run.targets
 
   @classmethod
   def tearDownClass(cls):
-    setup = getattr(cls, "_setup", None)
-    # The plugin judges per item; no verdict is drawn from a class that met an own fault.
-    judged_here = (setup is not None and not cls._report_per_backend
-                   and not getattr(cls, "_own_faults", 0))
-    judged = (test_setup.class_verdicts(setup, cls._outcome_log, cls._settings, cls._test_file(),
-                                        cls.__name__) if judged_here else [])
-    if setup is not None:  # a finished class's worker processes must not outlive it.
-      if _CLASS_SETUPS.get((cls._module_class, cls._exported_names)) is setup:
+    session = cls.module_session
+    judged = session.class_verdicts() if session is not None else []
+    if session is not None:  # a finished class's worker processes must not outlive it.
+      if _CLASS_SETUPS.get((cls._module_class, cls._exported_names)) is session.setup:
         del _CLASS_SETUPS[(cls._module_class, cls._exported_names)]
-      for module in [setup.reference] + [s.module for s in setup.targets if s.module is not None]:
-        module.close()
+      session.close()
     super().tearDownClass()
     logged, errors = expected_failures.class_lines(cls.__name__, judged)
     for line in logged:
@@ -338,156 +307,6 @@ class TracedModuleTestCase(tf.test.TestCase):
   def _test_file(cls) -> Optional[str]:
     """The file defining the test class (None when it has none, e.g. typed at a prompt)."""
     return getattr(sys.modules.get(cls.__module__), "__file__", None)
-
-  def _save_trace(self, trace: Trace, reference: bool = False, text: bool = True) -> str:
-    """Saves the trace loadable (a directory: every value, which replay reads) and readable
-    (`_save_text`; with `text=False` the caller writes it once it knows the failing call);
-    returns the readable file's path."""
-    loadable = self._loadable_path(trace)
-    # A target's arrays shared with the reference's record are named in the reference's file.
-    saved = trace_io.save_trace(trace, loadable, reference, self._iree_input,
-                                None if reference else self._saved_reference,
-                                self._saved_iree_input_sha256())
-    if reference:
-      self._saved_reference = saved
-    if text:
-      return self._save_text(trace)
-    return artifacts.trace_path(self._artifacts_dir, trace.function_name, trace.backend)
-
-  @classmethod
-  def _saved_iree_input_sha256(cls) -> Optional[str]:
-    """The hash of iree_input.mlir as saved (bytecode for a big module), once per class; None
-    when the module was not imported or the file is not there (the text's hash is kept then)."""
-    if cls._iree_input is None:
-      return None
-    if cls._iree_input_sha256 is None:
-      path = os.path.join(cls._artifacts_dir, "iree_input.mlir")
-      try:
-        cls._iree_input_sha256 = trace_io.content_sha256(artifacts.read_bytes(path))
-      except OSError:
-        return None
-    return cls._iree_input_sha256
-
-  def _loadable_path(self, trace: Trace) -> str:
-    return artifacts.trace_path(self._artifacts_dir, trace.function_name, trace.backend,
-                                suffix="")
-
-  def _save_text(self, trace: Trace, failing_call: Optional[int] = None) -> str:
-    """The readable trace (.txt beside the loadable one, returned): arrays over 64 elements
-    summarized and, over 100 calls, the first and last 10 and the failing call shown, unless
-    --full_text_traces."""
-    return trace.save_plaintext(
-        self._artifacts_dir, summarize=not self._settings.full_text_traces,
-        complete_values=os.path.join(os.path.basename(self._loadable_path(trace)),
-                                     trace_io.ARRAYS_NAME),
-        keep_calls=() if failing_call is None else (failing_call,))
-
-  def _call_repros(self, module, ref_trace: Trace,
-                   trace: Trace) -> Optional[repro.CallRepros]:
-    """Each call's repro record (None off IREE); a call's files are written only when read."""
-    if not isinstance(module, tf_utils.IreeCompiledModule):
-      return None
-    return repro.CallRepros(
-        self._artifacts_dir, ref_trace, trace, self._vmfb_path(module),
-        module.backend_info.driver, module.signatures, self._iree_input,
-        cli_flags.tolerance_policy(), cli_flags.replay_arguments())
-
-  def _vmfb_path(self, module) -> str:
-    return artifacts.compiled_path(self._artifacts_dir,
-                                   tf_utils.backends_to_str([module.backend_info]))
-
-  def _backend_record(self, setup: test_setup.BackendSetup, module, outcome: Outcome,
-                      raw: Outcome, trace_name: str, repros: Optional[repro.CallRepros]) -> dict:
-    """report.json's entry for one target of one compared trace (`raw`: before XFAIL)."""
-    call = (repros.call(outcome.call_index)
-            if outcome.call_index is not None and repros is not None else None)
-    paths = {"trace": outcome.trace_path,
-             "trace_dir": outcome.trace_path and outcome.trace_path[:-len(".txt")],
-             "compiled": (self._vmfb_path(module)  # a big module's only after a failure.
-                          if module is not None and repros is not None
-                          and os.path.isfile(self._vmfb_path(module)) else None),
-             # the compile error's own (none after a timeout: nothing was reproduced).
-             "reproducer": (getattr(setup.error, "reproducer_path", None)
-                            if setup.status is Status.COMPILE_ERROR else None),
-             "repro_dir": (artifacts.repro_dir(self._artifacts_dir, trace_name, outcome.backend)
-                           if call is not None else None)}
-    commands = {"replay": call and call.replay_command,
-                "iree_run_module": call and call.run_module_command,
-                "no_iree_run_module": call and call.no_run_module_reason}
-    return report_files.backend_record(outcome, paths, commands, raw)
-
-  def _target_outcome(self, setup: test_setup.BackendSetup, module, ref_trace: Trace,
-                      trace_function, trace_name: str, reset_error: Optional[str] = None
-                      ) -> Tuple[Outcome, Optional[repro.CallRepros]]:
-    """The outcome of one target and its repro records; any exception while resetting, running,
-    saving or comparing it becomes that target's RUNTIME ERROR, so the other targets still run
-    and write their traces."""
-    repros: Optional[repro.CallRepros] = None
-    if module is None:
-      return Outcome(setup.info.name, setup.status, setup.detail), repros
-    if reset_error is not None:
-      return Outcome(setup.info.name, Status.RUNTIME_ERROR,
-                     f"resetting the module before the test raised {reset_error}"), repros
-    trace, error = run_trace(module, trace_function, tf_utils.set_random_seed, trace_name,
-                             reference=ref_trace)
-    path = None
-    step = "saving the trace"
-    try:
-      not_imported = module.method_import_error(trace.pending_method) if error else None
-      not_compiled = module.method_compile_error(trace.pending_method) if error else None
-      if trace.calls or not (not_imported or not_compiled):  # no empty trace of a method
-        path = self._save_trace(trace, text=False)           # that is not in the module.
-      if not_imported:
-        outcome = Outcome(setup.info.name, Status.IMPORT_ERROR,
-                          f"call {len(trace.calls)} ({trace.pending_method}): {not_imported}", path)
-      elif not_compiled:
-        outcome = Outcome(setup.info.name, Status.COMPILE_ERROR,
-                          f"call {len(trace.calls)} ({trace.pending_method}): {not_compiled}", path)
-      elif error:
-        step = "writing the repro files"
-        repros = self._call_repros(module, ref_trace, trace)
-        outcome = verdicts.evaluate(ref_trace, trace, error, path, repros or ())
-      else:
-        step = f"call {_first_different_call(ref_trace, trace)}: comparing with the reference"
-        check_same_calls(ref_trace, trace)
-        step = "writing the repro files"
-        repros = self._call_repros(module, ref_trace, trace)
-        step = "comparing with the reference"
-        outcome = verdicts.evaluate(ref_trace, trace, error, path, repros or (),
-                                     cli_flags.tolerance_policy())
-    except faults.OwnFault:  # e.g. the disk filled up saving the trace: no runtime error.
-      raise
-    except Exception as e:  # pylint: disable=broad-except
-      outcome = Outcome(setup.info.name, Status.RUNTIME_ERROR,
-                        f"{step} raised {type(e).__name__}: {e}", path)
-    if outcome.status.failed and isinstance(module, tf_utils.IreeCompiledModule):
-      module.keep_vmfb()  # a big module's is written only now: its repro runs it.
-    failing = () if outcome.call_index is None else (outcome.call_index,)
-    if path is not None:  # the readable trace, showing the failing call however long it is.
-      self._save_text(trace, outcome.call_index)
-    if cli_flags.value("log_all_traces") or outcome.status.failed:
-      logging.info("%s", trace.format(cli_flags.value("summarize"), keep_calls=failing))
-    return outcome, repros
-
-  def _localize_mismatches(self, ref_trace: Trace,
-                           outcomes: Sequence[Outcome]) -> Dict[int, Dict[str, Any]]:
-    """--localize_mismatches: each mismatching IREE target's first diverging dispatch (its
-    verdict as data, by the outcome's index); {} when the flag is off, which imports nothing."""
-    mismatches = [i for i, o in enumerate(outcomes)
-                  if o.status is Status.MISMATCH and o.call_index is not None]
-    if not self._settings.localize_mismatches or not mismatches:
-      return {}
-    from pyiree_tf_support.localizing import in_child  # pylint: disable=import-outside-toplevel
-    trace_dir = artifacts.trace_path(self._artifacts_dir, ref_trace.function_name,
-                                     ref_trace.backend, suffix="")
-    found = {}
-    for index in mismatches:
-      spec = backends.find_by_artifact_name(outcomes[index].backend)
-      if spec is None or not spec.is_iree:
-        continue
-      found[index] = in_child.localize(trace_dir, spec.name, outcomes[index].call_index,
-                                       cli_flags.localize_arguments())
-    return found
 
   @classmethod
   def generate_unit_tests(cls, module_class: type) -> None:
@@ -524,19 +343,22 @@ class TracedModuleTestCase(tf.test.TestCase):
       raise ValueError(
           f"compare_backends: the modules record is of {modules.module_class!r} but "
           f"{type(self).__name__} compiles {self._module_class!r}; pass self._modules.")
-    try:
-      ref_trace = self._compare_backends(trace_function)
-      if self._settings.examples:  # --examples: every method the trace called, once a class.
-        for method in dict.fromkeys(call.method for call in ref_trace.calls):
-          if method not in self._methods_with_examples:
-            self._methods_with_examples.add(method)
-            try:
-              self._check_examples(method, self._settings.examples, None)
-            except examples_strategies.UnsupportedInputError as e:  # e.g. a string input.
-              logging.warning("No examples of %s.%s(): %s", self._module_name, method, e)
-    except faults.OwnFault:
-      type(self)._own_faults += 1
-      raise
+    compared = self._compare(trace_function)
+    session = self.module_session
+    if session.settings.examples:  # --examples: every method the trace called, once a class.
+      for method in dict.fromkeys(compared.called):
+        if method not in session.methods_with_examples:
+          session.methods_with_examples.add(method)
+          try:
+            self._check_examples(method, session.settings.examples, None)
+          except examples_strategies.UnsupportedInputError as e:  # e.g. a string input.
+            logging.warning("No examples of %s.%s(): %s", self._module_name, method, e)
+
+  def _compare(self, trace_function) -> session_lib.ComparedTrace:
+    compared = self._run.compare(trace_function)
+    if compared.failed and not self.module_session.per_backend:
+      self.fail(compared.message)  # the report is shown once: as the failure message.
+    return compared
 
   def check_examples(self, method: str, examples: Optional[int] = None,
                      input_signature: Optional[Sequence[Any]] = None) -> None:
@@ -550,11 +372,20 @@ class TracedModuleTestCase(tf.test.TestCase):
     then compared as a trace named `<method>.shrunk` (`<method>.example`): its report, traces
     and replay command are a trace's. A run that compared nothing fails the test.
     """
-    try:
-      self._check_examples(method, examples or self._settings.examples or 100, input_signature)
-    except faults.OwnFault:
-      type(self)._own_faults += 1
-      raise
+    self._check_examples(method, examples or self.module_session.settings.examples or 100,
+                         input_signature)
+
+  def _check_examples(self, method: str, examples: int,
+                      input_signature: Optional[Sequence[Any]]) -> None:
+    result = self._run.check_examples(method, examples,
+                                      self._example_signature(method, input_signature))
+    compared = result.compared
+    if compared is not None and compared.failed and not self.module_session.per_backend:
+      self.fail(compared.message)
+    if result.problem and result.fatal:
+      self.fail(result.problem)
+    if result.problem:
+      logging.warning("%s", result.problem)
 
   def _example_signature(self, method: str,
                          input_signature: Optional[Sequence[Any]]) -> signatures.FunctionSignature:
@@ -573,157 +404,3 @@ class TracedModuleTestCase(tf.test.TestCase):
           f"tf.TensorSpec(s) nested as the arguments of {method}{signature.python_signature()}, "
           f"got {input_signature!r}.")
     return dataclasses.replace(signature, inputs=importer.input_specs(specs))
-
-  def _check_examples(self, method: str, examples: int,
-                      input_signature: Optional[Sequence[Any]]) -> None:
-    signature = self._example_signature(method, input_signature)
-    name = self._trace_names.claim(f"{method}.examples", self._testMethodName)
-    directory = artifacts.examples_dir(self._artifacts_dir, name)
-    storage = os.path.join(directory, "hypothesis")
-    with faults.writing(directory):
-      # hypothesis writes its caches there with plain opens: a directory made afresh holds no
-      # link an earlier hand-over planted.
-      artifacts.remove_tree(storage)
-      artifacts.make_dirs(storage)
-    state = getattr(getattr(self._ref_module, "_instance", None), "variables", None)
-    targets = tuple(
-        examples_engine.ExampleTarget(s.info.name, m)
-        for index, (s, m) in enumerate(zip(self._setup.targets, self._tar_modules))
-        if m is not None and index not in self._reset_errors
-        and not (m.method_import_error(method) or m.method_compile_error(method)))
-    modules = examples_engine.ExampleModules(self._ref_module, targets,
-                                             stateful=state is None or bool(state))
-    settings = examples_engine.ExampleSettings(
-        examples, self._settings.examples_seed, self._settings.examples_seconds,
-        storage, cli_flags.tolerance_policy())
-    result = examples_engine.run_examples(modules, method, signature, settings)
-    where = f"{self._module_name}.{method}()"
-    summary = examples_summary.format_summary(
-        result, where, f"--examples={examples} --examples_seed={result.seed}")
-    artifacts.write_text(os.path.join(directory, "summary.txt"), summary + "\n")
-    if result.failure:  # the shrunk input is saved as a trace below.
-      first = {f"input_{i}": a for i, a in enumerate(result.failure.first_inputs)}
-      artifacts.write_with(os.path.join(directory, "first_failing_inputs.npz"),
-                           lambda f: np.savez(f, **first))
-    if result.failure:  # shown under pytest too, whose backend items judge the trace below.
-      logging.warning("%s", summary)
-    else:
-      logging.info("%s", summary if cli_flags.verbose() else summary.splitlines()[0])
-    chosen = result.failure.shrunk_inputs if result.failure else result.first_accepted
-    if chosen is None or (targets and not result.compared):
-      self.fail(f"Examples of {where} compared nothing: the reference rejected every input or "
-                f"the time box ended before the first.\n{summary}")
-    trace = _ExampleTrace(f"{method}.shrunk" if result.failure else f"{method}.example",
-                          method, signature, chosen)
-    if modules.stateful:
-      self._reinitialize_modules()
-    logged = self._outcome_log.setdefault(self._testMethodName, [])
-    earlier = len(logged)
-    self._compare_backends(trace, summary)
-    failing = result.failure.kind.backend if result.failure else None
-    again = [o for o in logged[earlier:] if o.backend == failing]
-    if again and not again[0].status.failed:  # raw outcomes: a listed backend's too.
-      message = (f"{summary}\nThe shrunk input passed on {again[0].backend} when compared as a "
-                 "trace: the backend is not deterministic.")
-      if self._report_per_backend:
-        logging.warning("%s", message)
-      else:
-        self.fail(message)
-
-  def _reinitialize_modules(self) -> None:
-    self._ref_module.reinitialize()
-    for index, module in enumerate(self._tar_modules):
-      if module is not None and index not in self._reset_errors:
-        module.reinitialize()
-
-  def _check_deterministic(self, ref_trace: Trace, trace_function, trace_name: str,
-                           outcomes: Sequence[Outcome]) -> None:
-    """NondeterministicTraceError when a target's inputs differ from the reference's because the
-    trace gives other inputs every run (see `determinism`). Only a test's first trace is run
-    again: a later one starts from the state the earlier ones left."""
-    if self._reported or not determinism.starts_in_inputs(outcomes):
-      return
-    fresh = self._ref_module.create_reinitialized()
-    try:
-      again, error = run_trace(fresh, trace_function, tf_utils.set_random_seed, trace_name)
-    finally:
-      fresh.close()
-    difference = (f"the second run raised: {error}" if error
-                  else determinism.input_difference(ref_trace, again))
-    if difference:
-      raise faults.NondeterministicTraceError(determinism.message(ref_trace, difference))
-
-  def _compare_backends(self, trace_function: Callable[[TracedModule], None],
-                        summary: str = "") -> Trace:
-    """Runs, saves, compares and reports one trace (`summary`: the examples that drew its input,
-    added to its report); the reference's trace."""
-    function_name = getattr(trace_function, "__name__", "trace")
-    trace_name = self._trace_names.claim(function_name, self._testMethodName)
-    ref_trace, ref_error = run_trace(self._ref_module, trace_function, tf_utils.set_random_seed,
-                                     trace_name)
-    ref_path = self._save_trace(ref_trace, reference=True)
-    if cli_flags.value("log_all_traces"):
-      logging.info("%s", ref_trace.format(cli_flags.value("summarize")))
-    if ref_error:
-      raise RuntimeError(f"Trace '{ref_trace.function_name}' failed on the reference backend "
-                         f"'{ref_trace.backend}': {ref_error} (trace: {ref_path})")
-    if not ref_trace.calls:
-      self.fail(f"Trace '{ref_trace.function_name}' made no calls on the reference backend "
-                f"'{ref_trace.backend}': nothing was compared. A trace function must call the "
-                "module it is given.")
-
-    targets = list(zip(self._setup.targets, self._tar_modules))
-    results, seconds = [], []
-    for index, (setup, module) in enumerate(targets):
-      started = time.monotonic()
-      results.append(self._target_outcome(setup, module, ref_trace, trace_function, trace_name,
-                                          self._reset_errors.get(index)))
-      seconds.append(time.monotonic() - started)
-    outcomes = [outcome for outcome, _ in results]
-    self._check_deterministic(ref_trace, trace_function, trace_name, outcomes)
-    localized = self._localize_mismatches(ref_trace, outcomes)
-    if localized:
-      outcomes = [dataclasses.replace(o, repro_command="\n".join(filter(None, (
-          o.repro_command, "localized: " + localized[i]["summary"]))))
-                  if i in localized else o for i, o in enumerate(outcomes)]
-      results = [(o, r) for o, (_, r) in zip(outcomes, results)]
-    self._outcome_log.setdefault(self._testMethodName, []).extend(outcomes)
-    listings = [test_setup.listed(s.info, self._settings, self._test_file(),
-                                  type(self).__name__, self._testMethodName)
-                for s in self._setup.targets]
-    shown = [o.expecting_failure(listing.label) if listing else o
-             for listing, o in zip(listings, outcomes)]
-
-    full = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown)
-    # The message shows each backend's first failing call in full; report.txt every call.
-    report_path = artifacts.display_path(report_files.text_path(self._artifacts_dir))
-    verdict = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown,
-                                     report_path)
-    notes = "".join("\n" + note for note in (
-        self._setup.method_imports_note(), self._setup.method_compiles_note(),
-        self._setup.skipped_note()) if note)
-    examples = f"\n{summary}" if summary else ""  # how examples found this trace's input.
-    report = verdict + examples + notes  # a failure message says it all.
-    # report.txt lists the class's notes (per-method import/compile lists) once, in its first
-    # entry, not in every test's.
-    recorded = full + examples + ("" if type(self)._notes_recorded else notes)
-    type(self)._notes_recorded = True
-    records = [self._backend_record(setup, module, outcome, raw, trace_name, repros)
-               for (setup, module), outcome, (raw, repros) in zip(targets, shown, results)]
-    for index, localization in localized.items():
-      records[index]["localization"] = localization
-    report_files.record(self._artifacts_dir, self.id(),
-                        report_files.trace_record(trace_name, ref_trace.backend, recorded,
-                                                  records),
-                        first_of_test=not self._reported, test_file=self._test_file())
-    self._reported = True
-    if self._report_per_backend:  # the pytest plugin reports each backend as its own item.
-      self._compared.append(ComparedTrace(ref_trace.function_name, ref_trace.backend,
-                                          tuple(outcomes), self._testMethodName,
-                                          tuple(seconds), report_path))
-      return ref_trace
-    failed = any(o.status.failed for o in shown)
-    if failed:
-      self.fail(report)  # the report is shown once: as the failure message.
-    logging.info("%s", report if cli_flags.verbose() else report.splitlines()[0])
-    return ref_trace

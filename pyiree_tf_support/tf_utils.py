@@ -371,6 +371,10 @@ class CompiledModule:
     """Why `method` cannot be called on this backend because it did not compile, or None."""
     return None
 
+  def holds_variables(self) -> Optional[bool]:
+    """Whether the module has state (tf.Variables) a call may change; None when unknown."""
+    return None
+
   def method_import_error(self, method: Optional[str]) -> Optional[str]:
     """Why `method` cannot be called on this backend because it did not import, or None."""
     return None
@@ -439,6 +443,10 @@ class TfCompiledModule(CompiledModule):
   @property
   def runs_in_process(self) -> bool:
     return True
+
+  def holds_variables(self) -> Optional[bool]:
+    variables = getattr(self._instance, "variables", None)
+    return None if variables is None else bool(variables)
 
   def create_reinitialized(self) -> "TfCompiledModule":
     return TfCompiledModule(self._module_class, self._backend_info, self._exported_names,

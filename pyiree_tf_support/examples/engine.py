@@ -192,7 +192,7 @@ class _Runner:
     self.first_accepted: Optional[Tuple[np.ndarray, ...]] = None
     self.smallest: Optional[Tuple[np.ndarray, ...]] = None
 
-  def _time_up(self) -> bool:
+  def time_up(self) -> bool:
     seconds = self.settings.seconds
     if seconds is not None and time.monotonic() - self.started > seconds:
       self.timed_out = True
@@ -241,7 +241,7 @@ class _Runner:
   def fails_the_same_way(self, inputs: Tuple[np.ndarray, ...]) -> bool:
     """hypothesis' predicate: the example fails as the first failure did (the first failure
     found fixes the kind); other kinds are remembered, not shrunk."""
-    if self.own_fault is not None or self._time_up():
+    if self.own_fault is not None or self.time_up():
       return False
     try:
       outcomes = self.outcomes(inputs, self.first[0].backend if self.first else None)
@@ -303,7 +303,7 @@ def _check_elements(runner: _Runner, shrunk: Tuple[np.ndarray, ...]) -> Tuple[El
     nonzero = np.argwhere((array != 0) | (np.signbit(array) if array.dtype.kind == "f"
                                            else False))
     for index in map(tuple, nonzero):
-      if len(checks) >= MAX_ELEMENT_CHECKS or runner._time_up():  # pylint: disable=protected-access
+      if len(checks) >= MAX_ELEMENT_CHECKS or runner.time_up():
         return tuple(checks)
       still = runner.same_failure(_zeroed(shrunk, which, index))
       checks.append(ElementCheck(which, tuple(int(i) for i in index), array[index].item(),

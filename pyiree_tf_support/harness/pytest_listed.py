@@ -27,7 +27,7 @@ class ListedBackends:
   def finish_item(self, backend: str, listing: Listing, compared: Sequence) -> Optional[str]:
     """Counts one finished item of `backend` under `listing`; at the group's last one, its
     verdict there: the error that fails that item (XPASS, WRONG PHASE), or None. `compared`: the
-    class's compared traces so far (tf_test_utils.ComparedTrace, raw outcomes). A failure as listed
+    class's compared traces so far (session.ComparedTrace, raw outcomes). A failure as listed
     is logged in one line, as tearDownClass does."""
     group = (backend, listing)
     self._items_left[group] = self._items_left.get(group, 1) - 1

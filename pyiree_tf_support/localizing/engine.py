@@ -192,6 +192,7 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   """
   if not backends.lookup(suspect).is_iree:  # said before anything is written.
     return _localize(loaded, suspect, trusted, call, work_dir=work_dir, **options)
+  _ = loaded.iree_input  # a handed module's hand-written code is refused before any write.
   work_dir = os.path.abspath(work_dir or default_work_dir(loaded.trace_dir, suspect))
   parent = os.path.dirname(work_dir)
   root = (os.path.dirname(parent) if os.path.basename(parent) == LOCALIZE_DIR else parent)

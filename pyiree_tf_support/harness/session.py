@@ -1,0 +1,521 @@
+"""One module's compiled backends and a run's records: traces compared without unittest.
+
+`ModuleSession.open(module_class, settings, options)` sets the module up (`test_setup`: import once,
+compile for every target) and owns what a run of its traces accumulates: the outcome log (every
+test's raw outcomes, from which a class's expected failures are judged), the trace names claimed,
+report.json's entries, the determinism check, localization and examples. `start(test_name)` gives a
+test its fresh modules (`TestRun`); `TestRun.compare(trace_function)` runs the trace on the
+reference and every target, saves, compares and records it, and returns a frozen `ComparedTrace`:
+the outcomes, the message and whether it failed. Nothing here fails a test or reads a flag: the
+2020 `TracedModuleTestCase` (tf_test_utils) is an adapter that opens a session in setUpClass and
+fails on a failed `ComparedTrace`; the pytest plugin judges each backend's outcomes itself; a
+fuzzer or reducer calls the session directly. What the flags decide comes in as `RunSettings` and
+`SessionOptions`, built by the public modules (`tf_test_utils.session_options`).
+"""
+
+import dataclasses
+import os
+import time
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+
+from absl import logging
+import numpy as np
+
+from pyiree_tf_support import tf_utils
+from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.comparing.traces import Trace, check_same_calls, run_trace
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import progress as progress_lib
+from pyiree_tf_support.core import signatures
+from pyiree_tf_support.core.run_settings import RunSettings
+from pyiree_tf_support.examples import engine as examples_engine
+from pyiree_tf_support.examples import summary as examples_summary
+from pyiree_tf_support.harness import test_setup
+from pyiree_tf_support.reporting import determinism
+from pyiree_tf_support.reporting import report_files
+from pyiree_tf_support.reporting import repro
+from pyiree_tf_support.reporting import verdicts
+from pyiree_tf_support.reporting.verdicts import Outcome, Status
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionOptions:
+  """How a session judges and reports, beside `RunSettings` (the public modules read the flags
+  into both): the tolerance table, the flags printed commands repeat, and what is logged."""
+  tolerance_policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY
+  replay_arguments: Tuple[str, ...] = ()  # what a printed replay command repeats.
+  localize_arguments: Tuple[str, ...] = ()  # what a localizer started for a mismatch repeats.
+  log_all_traces: bool = False
+  summarize: bool = True  # logged traces summarize arrays over 64 elements.
+  verbose: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class ComparedTrace:
+  """One compared trace: its raw outcomes (before XFAIL) and what a test shows of them."""
+  function_name: str
+  reference: str
+  outcomes: Tuple[Outcome, ...]
+  method: str = ""  # the test that compared it.
+  # Each outcome's own time: running, saving and comparing that backend's trace (what the
+  # plugin gives the backend's item in --durations and JUnit XML).
+  seconds: Tuple[float, ...] = ()
+  report_path: Optional[str] = None  # report.txt, where every failing call is in full.
+  shown: Tuple[Outcome, ...] = ()  # the outcomes with listed failures as XFAIL.
+  message: str = ""  # the report a failing test shows (brief: report.txt has it all).
+  called: Tuple[str, ...] = ()  # the methods the trace called, in order.
+
+  @property
+  def failed(self) -> bool:
+    """Whether a backend failed that is not listed as expected to fail."""
+    return any(o.status.failed for o in self.shown)
+
+
+def first_different_call(ref_trace: Trace, trace: Trace) -> int:
+  pairs = zip(ref_trace.calls, trace.calls)
+  return next((i for i, (a, b) in enumerate(pairs) if a.method != b.method),
+              min(len(ref_trace.calls), len(trace.calls)))
+
+
+class ExampleTrace:
+  """The trace function of one drawn example: a call of `method` with `inputs` (flattened)."""
+
+  def __init__(self, name: str, method: str, signature: signatures.FunctionSignature,
+               inputs: Sequence[Any]):
+    self.__name__ = name
+    self._method = method
+    self._args = signature.pack_inputs(list(inputs))
+
+  def __call__(self, module) -> None:
+    getattr(module, self._method)(*self._args)
+
+
+@dataclasses.dataclass(frozen=True)
+class ExamplesResult:
+  """What `TestRun.check_examples` found: the compared trace of the chosen input (None when
+  nothing was compared), and the message of a failure that is no backend's outcome."""
+  compared: Optional[ComparedTrace]
+  problem: Optional[str] = None  # compared nothing, or a backend that is not deterministic.
+  fatal: bool = True  # whether `problem` fails the test (else it is only worth a warning).
+
+
+class ModuleSession:
+  """A module set up for the reference and every target, and the records of its traces."""
+
+  def __init__(self, setup: test_setup.ClassSetup, settings: RunSettings,
+               options: SessionOptions = SessionOptions(), test_file: Optional[str] = None,
+               class_name: str = "", per_backend: bool = False):
+    self.setup = setup
+    self.settings = settings
+    self.options = options
+    self.test_file = test_file
+    self.class_name = class_name or setup.module_name
+    # The pytest plugin judges each backend as its own item: then nothing fails here.
+    self.per_backend = per_backend
+    self.module_name = setup.module_name
+    self.artifacts_dir = setup.artifacts_dir
+    self.iree_input = setup.iree_input
+    # Every test that ran, with its raw outcomes: the unit of an expected failure may be a test
+    # method (expected_failures).
+    self.outcome_log: Dict[str, List[Outcome]] = {}
+    self.own_faults = 0  # tests that met a faults.OwnFault: no XPASS is drawn then.
+    self.compared: List[ComparedTrace] = []
+    self.trace_names = test_setup.TraceNames()
+    self.methods_with_examples: Set[str] = set()  # --examples checks each method once.
+    self._notes_recorded = False  # whether report.txt has the class's notes yet.
+    self._iree_input_sha256: Optional[str] = None
+
+  @classmethod
+  def open(cls, module_class, exported_names: Tuple[str, ...], settings: RunSettings,
+           options: SessionOptions = SessionOptions(), *, test_file: Optional[str] = None,
+           class_name: str = "", only_targets: Optional[Tuple[str, ...]] = None,
+           progress: Optional[progress_lib.Progress] = None,
+           per_backend: bool = False) -> "ModuleSession":
+    """Imports and compiles `module_class` (only `only_targets` of the planned targets, when
+    given), then a session of it."""
+    started = time.monotonic()
+    setup = test_setup.set_up_class(module_class, exported_names, settings, only_targets,
+                                    progress or progress_lib.Progress())
+    logging.debug("Compiled %s for the reference and %d target backend(s) in %.2f s.",
+                  setup.module_name, len(setup.targets), time.monotonic() - started)
+    return cls(setup, settings, options, test_file, class_name, per_backend)
+
+  def start(self, test_name: str, test_id: Optional[str] = None) -> "TestRun":
+    """A test's run: the reference and targets reset to their initial state (no recompiling).
+    `test_id`: report.json's key of the test (default `<class name>.<test name>`)."""
+    return TestRun(self, test_name, test_id or f"{self.class_name}.{test_name}")
+
+  def class_verdicts(self) -> List[Any]:
+    """The class's verdicts on its listed backends (XPASS, a wrong phase), from every test's
+    raw outcomes; none once a test met an own fault, or when the plugin judges per item."""
+    if self.per_backend or self.own_faults:
+      return []
+    return test_setup.class_verdicts(self.setup, self.outcome_log, self.settings, self.test_file,
+                                     self.class_name)
+
+  def close(self) -> None:
+    """Ends the modules' runtimes (a finished class's worker processes must not outlive it)."""
+    for module in [self.setup.reference] + [s.module for s in self.setup.targets
+                                            if s.module is not None]:
+      module.close()
+
+  def iree_input_sha256(self) -> Optional[str]:
+    """The hash of iree_input.mlir as saved (bytecode for a big module), once; None when the
+    module was not imported or the file is not there (the text's hash is kept then)."""
+    if self.iree_input is None:
+      return None
+    if self._iree_input_sha256 is None:
+      path = os.path.join(self.artifacts_dir, "iree_input.mlir")
+      try:
+        self._iree_input_sha256 = trace_io.content_sha256(artifacts.read_bytes(path))
+      except OSError:
+        return None
+    return self._iree_input_sha256
+
+  def take_notes(self) -> bool:
+    """Whether this report.txt entry is the first to carry the class's notes (per-method import
+    and compile lists): they are written once, not in every test's entry."""
+    first, self._notes_recorded = not self._notes_recorded, True
+    return first
+
+
+class TestRun:
+  """One test of a session: its fresh modules and whether it has reported yet."""
+
+  def __init__(self, session: ModuleSession, test_name: str, test_id: str):
+    self.session = session
+    self.name = test_name
+    self.test_id = test_id
+    self.reported = False  # whether this test has written its entry of report.json yet.
+    self.saved_reference: Optional[trace_io.SavedReference] = None  # the last reference trace.
+    session.outcome_log.setdefault(test_name, [])
+    setup = session.setup
+    self.reference = setup.reference
+    self.targets = [s.module for s in setup.targets]
+    self.reference.reinitialize()  # without a reference nothing can be compared.
+    # A target that cannot be reset (its worker died while idle) fails in this test alone, as
+    # its own RUNTIME ERROR; the next test's reset starts a fresh worker.
+    self.reset_errors: Dict[int, str] = {}
+    for index, module in enumerate(self.targets):
+      if module is not None:
+        try:
+          module.reinitialize()
+        except Exception as e:  # pylint: disable=broad-except
+          self.reset_errors[index] = f"{type(e).__name__}: {e}"
+
+  # --- Comparing one trace ----------------------------------------------------------------------
+
+  def compare(self, trace_function: Callable[[Any], None], summary: str = "") -> ComparedTrace:
+    """Runs, saves, compares and reports one trace (`summary`: the examples that drew its input,
+    added to its report). An own fault (`faults`) is raised, never an outcome."""
+    try:
+      return self._compare(trace_function, summary)
+    except faults.OwnFault:
+      self.session.own_faults += 1
+      raise
+
+  def _compare(self, trace_function: Callable[[Any], None], summary: str) -> ComparedTrace:
+    session, options = self.session, self.session.options
+    function_name = getattr(trace_function, "__name__", "trace")
+    trace_name = session.trace_names.claim(function_name, self.name)
+    ref_trace, ref_error = run_trace(self.reference, trace_function, tf_utils.set_random_seed,
+                                     trace_name)
+    ref_path = self._save_trace(ref_trace, reference=True)
+    if options.log_all_traces:
+      logging.info("%s", ref_trace.format(options.summarize))
+    if ref_error:
+      raise RuntimeError(f"Trace '{ref_trace.function_name}' failed on the reference backend "
+                         f"'{ref_trace.backend}': {ref_error} (trace: {ref_path})")
+    if not ref_trace.calls:
+      raise AssertionError(
+          f"Trace '{ref_trace.function_name}' made no calls on the reference backend "
+          f"'{ref_trace.backend}': nothing was compared. A trace function must call the module "
+          "it is given.")
+
+    targets = list(zip(session.setup.targets, self.targets))
+    results, seconds = [], []
+    for index, (setup, module) in enumerate(targets):
+      started = time.monotonic()
+      results.append(self._target_outcome(setup, module, ref_trace, trace_function, trace_name,
+                                          self.reset_errors.get(index)))
+      seconds.append(time.monotonic() - started)
+    outcomes = [outcome for outcome, _ in results]
+    self._check_deterministic(ref_trace, trace_function, trace_name, outcomes)
+    localized = self._localize_mismatches(ref_trace, outcomes)
+    if localized:
+      outcomes = [dataclasses.replace(o, repro_command="\n".join(filter(None, (
+          o.repro_command, "localized: " + localized[i]["summary"]))))
+                  if i in localized else o for i, o in enumerate(outcomes)]
+      results = [(o, r) for o, (_, r) in zip(outcomes, results)]
+    session.outcome_log.setdefault(self.name, []).extend(outcomes)
+    listings = [test_setup.listed(s.info, session.settings, session.test_file,
+                                  session.class_name, self.name)
+                for s in session.setup.targets]
+    shown = [o.expecting_failure(listing.label) if listing else o
+             for listing, o in zip(listings, outcomes)]
+
+    full = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown)
+    # The message shows each backend's first failing call in full; report.txt every call.
+    report_path = artifacts.display_path(report_files.text_path(session.artifacts_dir))
+    verdict = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown,
+                                     report_path)
+    setup = session.setup
+    notes = "".join("\n" + note for note in (
+        setup.method_imports_note(), setup.method_compiles_note(), setup.skipped_note()) if note)
+    examples = f"\n{summary}" if summary else ""  # how examples found this trace's input.
+    message = verdict + examples + notes  # a failure message says it all.
+    # report.txt lists the class's notes (per-method import/compile lists) once, in its first
+    # entry, not in every test's.
+    recorded = full + examples + (notes if session.take_notes() else "")
+    records = [self._backend_record(setup, module, outcome, raw, trace_name, repros)
+               for (setup, module), outcome, (raw, repros) in zip(targets, shown, results)]
+    for index, localization in localized.items():
+      records[index]["localization"] = localization
+    report_files.record(session.artifacts_dir, self.test_id,
+                        report_files.trace_record(trace_name, ref_trace.backend, recorded,
+                                                  records),
+                        first_of_test=not self.reported, test_file=session.test_file)
+    self.reported = True
+    compared = ComparedTrace(ref_trace.function_name, ref_trace.backend, tuple(outcomes),
+                             self.name, tuple(seconds), report_path, tuple(shown), message,
+                             tuple(call.method for call in ref_trace.calls))
+    if session.per_backend:
+      session.compared.append(compared)
+    elif not compared.failed:
+      logging.info("%s", message if options.verbose else message.splitlines()[0])
+    return compared
+
+  def _save_trace(self, trace: Trace, reference: bool = False, text: bool = True) -> str:
+    """Saves the trace loadable (a directory: every value, which replay reads) and readable
+    (`_save_text`; with `text=False` the caller writes it once it knows the failing call);
+    returns the readable file's path."""
+    session = self.session
+    loadable = self._loadable_path(trace)
+    # A target's arrays shared with the reference's record are named in the reference's file.
+    saved = trace_io.save_trace(trace, loadable, reference, session.iree_input,
+                                None if reference else self.saved_reference,
+                                session.iree_input_sha256())
+    if reference:
+      self.saved_reference = saved
+    if text:
+      return self._save_text(trace)
+    return artifacts.trace_path(session.artifacts_dir, trace.function_name, trace.backend)
+
+  def _loadable_path(self, trace: Trace) -> str:
+    return artifacts.trace_path(self.session.artifacts_dir, trace.function_name, trace.backend,
+                                suffix="")
+
+  def _save_text(self, trace: Trace, failing_call: Optional[int] = None) -> str:
+    """The readable trace (.txt beside the loadable one, returned): arrays over 64 elements
+    summarized and, over 100 calls, the first and last 10 and the failing call shown, unless
+    --full_text_traces."""
+    return trace.save_plaintext(
+        self.session.artifacts_dir, summarize=not self.session.settings.full_text_traces,
+        complete_values=os.path.join(os.path.basename(self._loadable_path(trace)),
+                                     trace_io.ARRAYS_NAME),
+        keep_calls=() if failing_call is None else (failing_call,))
+
+  def _call_repros(self, module, ref_trace: Trace,
+                   trace: Trace) -> Optional[repro.CallRepros]:
+    """Each call's repro record (None off IREE); a call's files are written only when read."""
+    if not isinstance(module, tf_utils.IreeCompiledModule):
+      return None
+    session = self.session
+    return repro.CallRepros(
+        session.artifacts_dir, ref_trace, trace, self._vmfb_path(module),
+        module.backend_info.driver, module.signatures, session.iree_input,
+        session.options.tolerance_policy, session.options.replay_arguments)
+
+  def _vmfb_path(self, module) -> str:
+    return artifacts.compiled_path(self.session.artifacts_dir,
+                                   tf_utils.backends_to_str([module.backend_info]))
+
+  def _backend_record(self, setup: test_setup.BackendSetup, module, outcome: Outcome,
+                      raw: Outcome, trace_name: str, repros: Optional[repro.CallRepros]) -> dict:
+    """report.json's entry for one target of one compared trace (`raw`: before XFAIL)."""
+    call = (repros.call(outcome.call_index)
+            if outcome.call_index is not None and repros is not None else None)
+    paths = {"trace": outcome.trace_path,
+             "trace_dir": outcome.trace_path and outcome.trace_path[:-len(".txt")],
+             "compiled": (self._vmfb_path(module)  # a big module's only after a failure.
+                          if module is not None and repros is not None
+                          and os.path.isfile(self._vmfb_path(module)) else None),
+             # the compile error's own (none after a timeout: nothing was reproduced).
+             "reproducer": (getattr(setup.error, "reproducer_path", None)
+                            if setup.status is Status.COMPILE_ERROR else None),
+             "repro_dir": (artifacts.repro_dir(self.session.artifacts_dir, trace_name,
+                                               outcome.backend)
+                           if call is not None else None)}
+    commands = {"replay": call and call.replay_command,
+                "iree_run_module": call and call.run_module_command,
+                "no_iree_run_module": call and call.no_run_module_reason}
+    return report_files.backend_record(outcome, paths, commands, raw)
+
+  def _target_outcome(self, setup: test_setup.BackendSetup, module, ref_trace: Trace,
+                      trace_function, trace_name: str, reset_error: Optional[str] = None
+                      ) -> Tuple[Outcome, Optional[repro.CallRepros]]:
+    """The outcome of one target and its repro records; any exception while resetting, running,
+    saving or comparing it becomes that target's RUNTIME ERROR, so the other targets still run
+    and write their traces."""
+    options = self.session.options
+    repros: Optional[repro.CallRepros] = None
+    if module is None:
+      return Outcome(setup.info.name, setup.status, setup.detail), repros
+    if reset_error is not None:
+      return Outcome(setup.info.name, Status.RUNTIME_ERROR,
+                     f"resetting the module before the test raised {reset_error}"), repros
+    trace, error = run_trace(module, trace_function, tf_utils.set_random_seed, trace_name,
+                             reference=ref_trace)
+    path = None
+    step = "saving the trace"
+    try:
+      not_imported = module.method_import_error(trace.pending_method) if error else None
+      not_compiled = module.method_compile_error(trace.pending_method) if error else None
+      if trace.calls or not (not_imported or not_compiled):  # no empty trace of a method
+        path = self._save_trace(trace, text=False)           # that is not in the module.
+      if not_imported:
+        outcome = Outcome(setup.info.name, Status.IMPORT_ERROR,
+                          f"call {len(trace.calls)} ({trace.pending_method}): {not_imported}", path)
+      elif not_compiled:
+        outcome = Outcome(setup.info.name, Status.COMPILE_ERROR,
+                          f"call {len(trace.calls)} ({trace.pending_method}): {not_compiled}", path)
+      elif error:
+        step = "writing the repro files"
+        repros = self._call_repros(module, ref_trace, trace)
+        outcome = verdicts.evaluate(ref_trace, trace, error, path, repros or ())
+      else:
+        step = f"call {first_different_call(ref_trace, trace)}: comparing with the reference"
+        check_same_calls(ref_trace, trace)
+        step = "writing the repro files"
+        repros = self._call_repros(module, ref_trace, trace)
+        step = "comparing with the reference"
+        outcome = verdicts.evaluate(ref_trace, trace, error, path, repros or (),
+                                     options.tolerance_policy)
+    except faults.OwnFault:  # e.g. the disk filled up saving the trace: no runtime error.
+      raise
+    except Exception as e:  # pylint: disable=broad-except
+      outcome = Outcome(setup.info.name, Status.RUNTIME_ERROR,
+                        f"{step} raised {type(e).__name__}: {e}", path)
+    if outcome.status.failed and isinstance(module, tf_utils.IreeCompiledModule):
+      module.keep_vmfb()  # a big module's is written only now: its repro runs it.
+    failing = () if outcome.call_index is None else (outcome.call_index,)
+    if path is not None:  # the readable trace, showing the failing call however long it is.
+      self._save_text(trace, outcome.call_index)
+    if options.log_all_traces or outcome.status.failed:
+      logging.info("%s", trace.format(options.summarize, keep_calls=failing))
+    return outcome, repros
+
+  def _localize_mismatches(self, ref_trace: Trace,
+                           outcomes: Sequence[Outcome]) -> Dict[int, Dict[str, Any]]:
+    """--localize_mismatches: each mismatching IREE target's first diverging dispatch (its
+    verdict as data, by the outcome's index); {} when the setting is off, which imports
+    nothing."""
+    session = self.session
+    mismatches = [i for i, o in enumerate(outcomes)
+                  if o.status is Status.MISMATCH and o.call_index is not None]
+    if not session.settings.localize_mismatches or not mismatches:
+      return {}
+    from pyiree_tf_support.localizing import in_child  # pylint: disable=import-outside-toplevel
+    trace_dir = artifacts.trace_path(session.artifacts_dir, ref_trace.function_name,
+                                     ref_trace.backend, suffix="")
+    found = {}
+    for index in mismatches:
+      spec = backends.find_by_artifact_name(outcomes[index].backend)
+      if spec is None or not spec.is_iree:
+        continue
+      found[index] = in_child.localize(trace_dir, spec.name, outcomes[index].call_index,
+                                       session.options.localize_arguments)
+    return found
+
+  def _check_deterministic(self, ref_trace: Trace, trace_function, trace_name: str,
+                           outcomes: Sequence[Outcome]) -> None:
+    """NondeterministicTraceError when a target's inputs differ from the reference's because the
+    trace gives other inputs every run (see `determinism`). Only a test's first trace is run
+    again: a later one starts from the state the earlier ones left."""
+    if self.reported or not determinism.starts_in_inputs(outcomes):
+      return
+    fresh = self.reference.create_reinitialized()
+    try:
+      again, error = run_trace(fresh, trace_function, tf_utils.set_random_seed, trace_name)
+    finally:
+      fresh.close()
+    difference = (f"the second run raised: {error}" if error
+                  else determinism.input_difference(ref_trace, again))
+    if difference:
+      raise faults.NondeterministicTraceError(determinism.message(ref_trace, difference))
+
+  # --- Examples ---------------------------------------------------------------------------------
+
+  def reinitialize(self) -> None:
+    """The reference and every target that could be reset back to their initial state."""
+    self.reference.reinitialize()
+    for index, module in enumerate(self.targets):
+      if module is not None and index not in self.reset_errors:
+        module.reinitialize()
+
+  def check_examples(self, method: str, examples: int,
+                     signature: signatures.FunctionSignature) -> ExamplesResult:
+    """Checks `method` on `examples` inputs hypothesis draws from `signature` on the reference
+    and every target, shrinks the first failure, then compares the shrunk input (or, when
+    nothing fails, the first compared one) as a trace (docs/examples.md)."""
+    try:
+      return self._check_examples(method, examples, signature)
+    except faults.OwnFault:
+      self.session.own_faults += 1
+      raise
+
+  def _check_examples(self, method: str, examples: int,
+                      signature: signatures.FunctionSignature) -> ExamplesResult:
+    session = self.session
+    name = session.trace_names.claim(f"{method}.examples", self.name)
+    directory = artifacts.examples_dir(session.artifacts_dir, name)
+    storage = os.path.join(directory, "hypothesis")
+    with faults.writing(directory):
+      # hypothesis writes its caches there with plain opens: a directory made afresh holds no
+      # link an earlier hand-over planted.
+      artifacts.remove_tree(storage)
+      artifacts.make_dirs(storage)
+    state = self.reference.holds_variables()
+    targets = tuple(
+        examples_engine.ExampleTarget(s.info.name, m)
+        for index, (s, m) in enumerate(zip(session.setup.targets, self.targets))
+        if m is not None and index not in self.reset_errors
+        and not (m.method_import_error(method) or m.method_compile_error(method)))
+    modules = examples_engine.ExampleModules(self.reference, targets,
+                                             stateful=state is None or state)
+    settings = examples_engine.ExampleSettings(
+        examples, session.settings.examples_seed, session.settings.examples_seconds,
+        storage, session.options.tolerance_policy)
+    result = examples_engine.run_examples(modules, method, signature, settings)
+    where = f"{session.module_name}.{method}()"
+    summary = examples_summary.format_summary(
+        result, where, f"--examples={examples} --examples_seed={result.seed}")
+    artifacts.write_text(os.path.join(directory, "summary.txt"), summary + "\n")
+    if result.failure:  # the shrunk input is saved as a trace below.
+      first = {f"input_{i}": a for i, a in enumerate(result.failure.first_inputs)}
+      artifacts.write_with(os.path.join(directory, "first_failing_inputs.npz"),
+                           lambda f: np.savez(f, **first))
+    if result.failure:  # shown under pytest too, whose backend items judge the trace below.
+      logging.warning("%s", summary)
+    else:
+      logging.info("%s", summary if session.options.verbose else summary.splitlines()[0])
+    chosen = result.failure.shrunk_inputs if result.failure else result.first_accepted
+    if chosen is None or (targets and not result.compared):
+      return ExamplesResult(None, f"Examples of {where} compared nothing: the reference "
+                            "rejected every input or the time box ended before the first.\n"
+                            f"{summary}")
+    trace = ExampleTrace(f"{method}.shrunk" if result.failure else f"{method}.example",
+                         method, signature, chosen)
+    if modules.stateful:
+      self.reinitialize()
+    compared = self._compare(trace, summary)
+    failing = result.failure.kind.backend if result.failure else None
+    again = [o for o in compared.outcomes if o.backend == failing]
+    if again and not again[0].status.failed:  # raw outcomes: a listed backend's too.
+      return ExamplesResult(
+          compared, f"{summary}\nThe shrunk input passed on {again[0].backend} when compared "
+          "as a trace: the backend is not deterministic.", fatal=not session.per_backend)
+    return ExamplesResult(compared)
