@@ -289,8 +289,8 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
                      first_wrong_call(trusted_run, reference, trusted_names, policy))
     if trusted_wrong is not None:
       continue  # the trusted backend is wrong too: not a suspect-only bug.
-    return _compare(formed, trusted_run, calls, inputs, side_dir, reference, names, wrong,
-                    policy, limits, tensor_budget, tuple(tried), base,
+    return _compare(formed, trusted_run, calls, inputs, side_dir, reference, names, untraced,
+                    wrong, policy, limits, tensor_budget, tuple(tried), base,
                     ((suspect_spec, suspect_flags),
                      (trusted_spec, _flags(trusted_spec, extra_flags))))
   return Localization(
@@ -310,11 +310,12 @@ def _inputs_below(inputs: Dict[str, np.ndarray], count: int) -> Dict[str, np.nda
 
 
 def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_dir: str,
-             reference: Trace, names: Sequence[str], untraced_wrong: Optional[int],
-             policy: tolerances.TolerancePolicy, limits: timeouts.Timeouts, tensor_budget: int,
-             tried: Tuple[str, ...], base: dict, sides) -> Localization:
-  call = base["call"]
-  trusted = formed.trusted.backend
+             reference: Trace, names: Sequence[str], untraced: Run,
+             untraced_wrong: Optional[int], policy: tolerances.TolerancePolicy,
+             limits: timeouts.Timeouts, tensor_budget: int, tried: Tuple[str, ...], base: dict,
+             sides) -> Localization:
+  """The suspect's traced run, judged against the trusted one's; the verdict is then checked
+  against the run as tested (_as_tested)."""
   judged_against = {
       "trusted_dir": os.path.join(side_dir, "trusted_run"), "backend_names": list(names),
       "tolerances": [[backend, dtype, t.rtol, t.atol]
@@ -323,6 +324,18 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
   suspect_run = run_child(formed.suspect.vmfb_path, formed.suspect.driver,
                           os.path.join(side_dir, "suspect_run"), calls, inputs, limits,
                           judged_against)
+  traced = _traced_verdict(formed, trusted_run, suspect_run, reference, names, untraced_wrong,
+                           policy, tried, base, sides)
+  return _as_tested(traced, suspect_run, untraced, untraced_wrong, policy, names)
+
+
+def _traced_verdict(formed: formation.Formation, trusted_run: Run, suspect_run: Run,
+                    reference: Trace, names: Sequence[str], untraced_wrong: Optional[int],
+                    policy: tolerances.TolerancePolicy, tried: Tuple[str, ...], base: dict,
+                    sides) -> Localization:
+  """What the two traced runs say."""
+  call = base["call"]
+  trusted = formed.trusted.backend
   common = dict(trusted=trusted, formed=formed, tried_trusted=tried, **base)
   if suspect_run.error and len(suspect_run.outputs) <= call and not suspect_run.events:
     raise LocalizeError(f"the traced {formed.suspect.backend} module failed: "
@@ -360,6 +373,55 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
     detail = (f"every traced dispatch and result agrees with {trusted}, yet the suspect gets "
               f"call {untraced_wrong} wrong against the reference")
   return Localization(finding.kind, finding=finding, detail=detail, **common)
+
+
+_BLAMES = (Kind.DISPATCH, Kind.OUTSIDE)
+
+
+def _blamed(result: Localization) -> str:
+  """What a blaming verdict blames, in a few words."""
+  culprit = result.finding.culprit if result.finding else None
+  if culprit is None:
+    return "a step outside any dispatch"
+  where = f"{culprit.key} (occurrence {culprit.occurrence}, call {culprit.call})"
+  return (f"dispatch {where}" if result.kind is Kind.DISPATCH
+          else f"a step outside any dispatch before {where}")
+
+
+def _as_tested(result: Localization, suspect_run: Run, untraced: Run,
+               untraced_wrong: Optional[int], policy: tolerances.TolerancePolicy,
+               names: Sequence[str]) -> Localization:
+  """`result`, unless the run as tested (untraced) contradicts it: tracing changes scheduling,
+  buffers and the copies that feed the trace, so traced values are evidence only while the
+  traced module computes what the tested one does. A traced call's results that differ from
+  the untraced ones, or a blame while the module as tested gets every call right, is no
+  verdict: masked by tracing (right when traced, wrong as tested) or not traceable."""
+  if result.kind in (Kind.MASKED, Kind.NOT_TRACEABLE):
+    return result
+  call = result.call
+  for index, (traced, tested) in enumerate(zip(suspect_run.outputs, untraced.outputs)):
+    if index > call:
+      break
+    error = events.outputs_error(traced, tested, policy, names)
+    if error.error <= 1:
+      continue
+    if untraced_wrong == index:
+      return dataclasses.replace(result, kind=Kind.MASKED, repro=None, detail=(
+          f"{result.suspect} gets call {index} wrong as compiled for the test, but its "
+          f"results differ when traced ({error.describe()}, traced vs as tested) and agree "
+          "with the reference: tracing changes scheduling, buffer offsets and aliasing, which "
+          "hid the bug; suspect those, not a dispatch's code"))
+    return dataclasses.replace(result, kind=Kind.NOT_TRACEABLE, repro=None, detail=(
+        f"the traced module's results of call {index} differ from the module's as compiled "
+        f"for the test ({error.describe()}, traced vs as tested): tracing changed what "
+        f"{result.suspect} computes, so its traced values are no evidence"))
+  if result.kind in _BLAMES and (untraced_wrong is None or untraced_wrong > call) \
+      and not untraced.error:
+    return dataclasses.replace(result, kind=Kind.NOT_TRACEABLE, repro=None, detail=(
+        f"{result.suspect} gets calls 0..{call} right as compiled for the test, yet the traced "
+        f"values blame {_blamed(result)}: they contradict the run as tested (tracing changes "
+        "scheduling and the copies that feed the trace), so nothing is blamed"))
+  return result
 
 
 def _dispatch_repro(formed: formation.Formation, culprit: events.DispatchRow, trusted_run: Run,

@@ -31,6 +31,13 @@ DEBUG_INFO = "--mlir-print-debuginfo"
 # 3.13 (a trace of no tensors prints `= []`; a trace of dynamically shaped tensors with their
 # dims fails with "expected 1 operands").
 BYTECODE = "--emit-mlir-bytecode"
+# Both traced modules record each call's buffers into its command buffers directly. With the
+# default indirect (binding-table) command buffers, IREE 3.13's Vulkan HAL replays a reused
+# command buffer with the buffers of the execution it was first recorded for in its copy
+# commands, and the copies that hand a dispatch's inputs to the trace are such commands: at
+# call 1 and later the trace read stale or reused buffers (false verdicts) while the results
+# were right (e2e/repros/findings/vulkan_stale_command_buffer_copies). It changes no dispatch.
+TRACED_MODULE_FLAGS: Tuple[str, ...] = ("--iree-hal-indirect-command-buffers=false",)
 DEVICE = "__device_0"
 # What the device target is read from (see form).
 DEVICE_PROBE = """func.func @probe(%a: tensor<4xf32>) -> tensor<4xf32> {
@@ -195,7 +202,8 @@ def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
     vmfb_path = os.path.join(work_dir, f"{role}.vmfb")
     sources = os.path.join(work_dir, f"sources_{role}")
     args = [path, "--compile-from=flow", DEBUG_INFO, *_targets(spec), *flags,
-            f"--iree-hal-dump-executable-sources-to={sources}", "-o", vmfb_path]
+            *TRACED_MODULE_FLAGS, f"--iree-hal-dump-executable-sources-to={sources}",
+            "-o", vmfb_path]
     _compile(args, f"compiling the traced module for {spec.name} ({role})", seconds)
     return Side(spec.name, spec.driver, vmfb_path, sources, (compiler_tool(), *args))
 

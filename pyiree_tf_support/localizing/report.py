@@ -63,6 +63,10 @@ def input_lines(source_path: str, iree_input_path: str) -> List[SourceLine]:
   return [SourceLine(n, *by_line[n]) for n in wanted if n in by_line]
 
 
+# The verdicts that locate a dispatch: only they point at its sources.
+_LOCATED = (Kind.DISPATCH, Kind.OUTSIDE, Kind.DRIFT)
+
+
 def _culprit_files(result: Localization) -> Dict[str, Optional[str]]:
   if result.formed is None or result.finding is None or result.finding.culprit is None:
     return {}
@@ -118,7 +122,7 @@ def format_report(result: Localization, iree_input_path: str = "") -> str:
   if result.finding is not None and result.finding.rows:
     lines.append("per-dispatch error, program order, up to the divergence:")
     lines += table(result.finding.rows)
-  files = _culprit_files(result)
+  files = _culprit_files(result) if result.kind in _LOCATED else {}
   for backend, path in files.items():
     lines.append(f"{backend} executable source: {path or '(not dumped)'}")
   suspect_source = files.get(result.suspect)

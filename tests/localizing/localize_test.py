@@ -25,7 +25,7 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import tf_test_utils
+from tests.support import recorded_traces
 
 # A matmul's accumulator is filled with this constant (a reduction's with -0.0, not matched).
 ACC_ZERO = "arith.constant 0.000000e+00 : f32"
@@ -134,17 +134,6 @@ def iterate_once(module):
   module.iterate(np.array([0.1, -0.2, 0.3, 0.0], np.float32))
 
 
-def _case(module_class, trace_function):
-
-  @tf_test_utils.compile_module(module_class)
-  class Case(tf_test_utils.TracedModuleTestCase):
-
-    def test_trace(self):
-      self.compare_backends(trace_function)
-
-  return Case
-
-
 def _localize(trace_dir: str, backend: str, *extra: str) -> subprocess.CompletedProcess:
   return subprocess.run(
       [sys.executable, "-m", "pyiree_tf_support.localize", trace_dir,
@@ -174,7 +163,7 @@ class InjectedMiscompileTest(parameterized.TestCase):
       with flagsaver.flagsaver(artifacts_dir=cls.artifacts_dir,
                                target_backends=["iree_llvmcpu"]):
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(
-            _case(module_class, trace_function))
+            recorded_traces.case(module_class, trace_function))
         result = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0).run(suite)
       assert result.wasSuccessful(), (result.failures, result.errors)
       cls.trace_dirs[module_class.__name__] = os.path.join(

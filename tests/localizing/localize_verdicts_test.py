@@ -32,9 +32,9 @@ import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import localize
-from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.localizing import formation
+from tests.support import recorded_traces
 
 
 class StoreIf(tf.Module):
@@ -107,17 +107,6 @@ def add_once(module):
   module.add(np.array([0.5, -1., 2., 0.], np.float32))
 
 
-def _case(module_class, trace_function):
-
-  @tf_test_utils.compile_module(module_class)
-  class Case(tf_test_utils.TracedModuleTestCase):
-
-    def test_trace(self):
-      self.compare_backends(trace_function)
-
-  return Case
-
-
 def _localize(trace_dir: str, backend: str, *extra: str) -> str:
   completed = subprocess.run(
       [sys.executable, "-m", "pyiree_tf_support.localize", trace_dir,
@@ -144,7 +133,7 @@ class VerdictTest(absltest.TestCase):
       with flagsaver.flagsaver(artifacts_dir=cls.artifacts_dir,
                                target_backends=["iree_llvmcpu"]):
         suite = unittest.defaultTestLoader.loadTestsFromTestCase(
-            _case(module_class, trace_function))
+            recorded_traces.case(module_class, trace_function))
         result = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0).run(suite)
       assert not result.errors, result.errors
       assert result.wasSuccessful() == passes, (module_class.__name__, result.failures)

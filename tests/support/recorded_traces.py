@@ -1,0 +1,37 @@
+"""Reference traces recorded the way a test run records them, for the localizer's tests.
+
+One home for what those tests repeat: a TracedModuleTestCase made for one module and one trace
+function (made in a function, so no test runner collects it), run once with the library's
+flags, leaving the module's artifacts (reference trace, iree_input.mlir) in a directory.
+"""
+
+import io
+import os
+import unittest
+from typing import Callable, Sequence, Tuple
+
+from absl.testing import flagsaver
+
+from pyiree_tf_support import tf_test_utils
+
+
+def case(module_class: type, trace_function: Callable) -> type:
+  """A test class comparing `trace_function` on `module_class` across the flags' backends."""
+
+  @tf_test_utils.compile_module(module_class)
+  class Case(tf_test_utils.TracedModuleTestCase):
+
+    def test_trace(self):
+      self.compare_backends(trace_function)
+
+  return Case
+
+
+def record(artifacts_dir: str, module_class: type, trace_function: Callable,
+           backends: Sequence[str] = ("iree_llvmcpu",)) -> Tuple[str, unittest.TestResult]:
+  """Runs the case on `backends` into `artifacts_dir`: (its reference trace dir, the result)."""
+  with flagsaver.flagsaver(artifacts_dir=artifacts_dir, target_backends=list(backends)):
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(case(module_class, trace_function))
+    result = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0).run(suite)
+  return (os.path.join(artifacts_dir, module_class.__name__, "traces",
+                       trace_function.__name__ + "__tf_ref"), result)
