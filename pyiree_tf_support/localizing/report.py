@@ -80,6 +80,8 @@ def verdict_line(result: Localization) -> str:
   head = f"localized call {result.call} ({result.method}) on {result.suspect}"
   if result.trusted:
     head += f" against {result.trusted}"
+    if result.trusted_note:
+      head += f" ({result.trusted_note})"
   culprit = result.finding.culprit if result.finding else None
   if result.kind is Kind.DISPATCH and culprit is not None:
     return (f"{head}: dispatch {culprit.key} (occurrence {culprit.occurrence}"
@@ -89,6 +91,8 @@ def verdict_line(result: Localization) -> str:
     return (f"{head}: diverged outside any dispatch: the inputs of {culprit.key} "
             f"(occurrence {culprit.occurrence}, call {culprit.call}) differ "
             f"({culprit.worst.describe()}) though no earlier dispatch's outputs did")
+  if result.kind is Kind.DRIFT and culprit is None:
+    return f"{head}: accumulated drift on every backend: {result.detail}"
   if result.kind is Kind.DRIFT and culprit is not None:
     return (f"{head}: accumulated drift: over tolerance first at {culprit.key} "
             f"(occurrence {culprit.occurrence}, call {culprit.call}, outputs "
@@ -149,6 +153,7 @@ def to_json(result: Localization) -> Dict[str, object]:
       "verdict": result.kind.value, "suspect": result.suspect, "trusted": result.trusted,
       "call": result.call, "method": result.method, "detail": result.detail,
       "summary": verdict_line(result), "work_dir": result.work_dir,
+      "trusted_note": result.trusted_note or None,
   }
   if culprit is not None:
     data["dispatch"] = {"key": culprit.key, "occurrence": culprit.occurrence,

@@ -7,11 +7,15 @@ flags, leaving the module's artifacts (reference trace, iree_input.mlir) in a di
 
 import io
 import os
+import shutil
+import tempfile
 import unittest
 from typing import Callable, Sequence, Tuple
 
+from absl.testing import absltest
 from absl.testing import flagsaver
 
+from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_test_utils
 
 
@@ -35,3 +39,29 @@ def record(artifacts_dir: str, module_class: type, trace_function: Callable,
     result = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0).run(suite)
   return (os.path.join(artifacts_dir, module_class.__name__, "traces",
                        trace_function.__name__ + "__tf_ref"), result)
+
+
+class RecordedTestCase(absltest.TestCase):
+  """Records the reference traces of CASES ((module class, trace function[, backends]), ...)
+  once for the class into a temporary artifacts dir: `trace_dirs` maps each trace function's
+  name to its reference trace dir; the dir goes with the class."""
+
+  CASES: Sequence[tuple] = ()
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cli_flags.ensure_parsed()
+    cls.artifacts_dir = tempfile.mkdtemp()
+    cls.trace_dirs = {}
+    cls.results = {}
+    for module_class, trace_function, *backends in cls.CASES:
+      name = trace_function.__name__
+      cls.trace_dirs[name], cls.results[name] = record(
+          cls.artifacts_dir, module_class, trace_function, *backends)
+      assert not cls.results[name].errors, cls.results[name].errors
+
+  @classmethod
+  def tearDownClass(cls):
+    shutil.rmtree(cls.artifacts_dir, ignore_errors=True)
+    super().tearDownClass()
