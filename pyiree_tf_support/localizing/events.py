@@ -124,7 +124,9 @@ def tensor_error(suspect: np.ndarray, trusted: np.ndarray,
                        repr(trusted[index].item()))
   tolerance = policy.for_dtype(trusted.dtype, backend_names, rtol, atol)
   finite = np.isfinite(s) & np.isfinite(t)
-  difference = np.where(finite, np.abs(s - t), 0.0)
+  # Only finite pairs are subtracted (inf - inf would be NaN, with a numpy warning); the
+  # others were judged by their NaN/Inf pattern above.
+  difference = np.abs(np.where(finite, s, 0.0) - np.where(finite, t, 0.0))
   bound = tolerance.atol + tolerance.rtol * np.where(finite, np.abs(t), 0.0)
   with np.errstate(divide="ignore", invalid="ignore"):
     ratio = np.where(difference == 0, 0.0, difference / np.where(bound == 0, np.nan, bound))

@@ -127,23 +127,33 @@ def format_report(result: Localization, iree_input_path: str = "") -> str:
     lines.append("per-dispatch error, program order, up to the divergence:")
     lines += table(result.finding.rows)
   files = _culprit_files(result) if result.kind in _LOCATED else {}
-  for backend, path in files.items():
-    lines.append(f"{backend} executable source: {path or '(not dumped)'}")
+  steps = next_steps(result)
+  lines += steps[:len(files)]
   suspect_source = files.get(result.suspect)
   if suspect_source and iree_input_path and os.path.exists(iree_input_path):
     located = input_lines(suspect_source, iree_input_path)
     if located:
       lines.append(f"its ops come from {iree_input_path}:")
       lines += [f"  {s.line}: ({s.function}) {s.text[:100]}" for s in located[:20]]
-  if result.repro is not None:
-    lines.append(f"the dispatch alone, on both backends: {result.repro.command}" if
-                 result.repro.directory else f"no standalone repro: {result.repro.reason}")
+  lines += steps[len(files):]
   if result.formed is not None:
     lines.append(f"dispatches formed with {result.suspect}'s flags ({result.formed.trace_flag}"
                  f"): {result.formed.flow_path}")
   if result.work_dir:
     lines.append(f"files: {result.work_dir}")
   return "\n".join(lines)
+
+
+def next_steps(result: Localization) -> List[str]:
+  """What a failure message shows under the verdict line: the located dispatch's source on
+  each backend and its standalone repro (or why there is none)."""
+  lines = [f"{backend} executable source: {path or '(not dumped)'}"
+           for backend, path in (_culprit_files(result) if result.kind in _LOCATED
+                                 else {}).items()]
+  if result.repro is not None:
+    lines.append(f"the dispatch alone, on both backends: {result.repro.command}" if
+                 result.repro.directory else f"no standalone repro: {result.repro.reason}")
+  return lines
 
 
 def to_json(result: Localization) -> Dict[str, object]:
@@ -154,6 +164,9 @@ def to_json(result: Localization) -> Dict[str, object]:
       "call": result.call, "method": result.method, "detail": result.detail,
       "summary": verdict_line(result), "work_dir": result.work_dir,
       "trusted_note": result.trusted_note or None,
+      # The verdict line and, indented under it, next_steps: what a failure message shows.
+      "message": "\n".join([verdict_line(result)] + ["  " + line
+                                                     for line in next_steps(result)]),
   }
   if culprit is not None:
     data["dispatch"] = {"key": culprit.key, "occurrence": culprit.occurrence,
