@@ -135,7 +135,7 @@ def _localize(trace_dir: str, backend: str, *extra: str,
       capture_output=True, text=True, check=False, timeout=900, preexec_fn=limit)
 
 
-class StatefulTracingTest(recorded_traces.RecordedTestCase):
+class StatefulTracingTest(recorded_traces.RecordedTraces, absltest.TestCase):
 
   CASES = ((Smoother, smooth_three, ("iree_llvmcpu", "iree_vulkan")),)
 
@@ -166,7 +166,7 @@ class StatefulTracingTest(recorded_traces.RecordedTestCase):
     self.assertNotIn(": diverged outside any dispatch", line)
 
 
-class TrustedClosenessTest(recorded_traces.RecordedTestCase):
+class TrustedClosenessTest(recorded_traces.RecordedTraces, absltest.TestCase):
 
   CASES = ((Total, total_once), (Total, total_once_rtol), (SineMap, iterate_once))
 
@@ -200,7 +200,7 @@ class TrustedClosenessTest(recorded_traces.RecordedTestCase):
         self.assertNotIn("target-independent", line)
 
 
-class TrustedFailuresTest(recorded_traces.RecordedTestCase):
+class TrustedFailuresTest(recorded_traces.RecordedTraces, absltest.TestCase):
 
   CASES = ((HalfAttention, attend_once), (Smoother, smooth_three), (Squares, squares_once))
 

@@ -12,7 +12,6 @@ import tempfile
 import unittest
 from typing import Callable, Sequence, Tuple
 
-from absl.testing import absltest
 from absl.testing import flagsaver
 
 from pyiree_tf_support import cli_flags
@@ -41,10 +40,13 @@ def record(artifacts_dir: str, module_class: type, trace_function: Callable,
                        trace_function.__name__ + "__tf_ref"), result)
 
 
-class RecordedTestCase(absltest.TestCase):
-  """Records the reference traces of CASES ((module class, trace function[, backends]), ...)
-  once for the class into a temporary artifacts dir: `trace_dirs` maps each trace function's
-  name to its reference trace dir; the dir goes with the class."""
+class RecordedTraces:
+  """A test class mixin (before its TestCase base) that records the reference traces of CASES
+  ((module class, trace function[, backends, passes]), ...) once for the class into a
+  temporary artifacts dir, which goes with the class. `trace_dirs` maps each module class's
+  name and each trace function's name to its reference trace dir (a name two cases share is
+  ambiguous: use the other); `results` maps the latter to the run's result. `passes` (default
+  None: either) is whether the run must pass."""
 
   CASES: Sequence[tuple] = ()
 
@@ -53,13 +55,17 @@ class RecordedTestCase(absltest.TestCase):
     super().setUpClass()
     cli_flags.ensure_parsed()
     cls.artifacts_dir = tempfile.mkdtemp()
-    cls.trace_dirs = {}
-    cls.results = {}
-    for module_class, trace_function, *backends in cls.CASES:
-      name = trace_function.__name__
-      cls.trace_dirs[name], cls.results[name] = record(
-          cls.artifacts_dir, module_class, trace_function, *backends)
-      assert not cls.results[name].errors, cls.results[name].errors
+    cls.trace_dirs, cls.results = {}, {}
+    for module_class, trace_function, *rest in cls.CASES:
+      backends = rest[0] if rest else ("iree_llvmcpu",)
+      passes = rest[1] if len(rest) > 1 else None
+      trace_dir, result = record(cls.artifacts_dir, module_class, trace_function, backends)
+      assert not result.errors, result.errors
+      assert passes is None or result.wasSuccessful() == passes, (
+          module_class.__name__, result.failures)
+      cls.trace_dirs[module_class.__name__] = trace_dir
+      cls.trace_dirs[trace_function.__name__] = trace_dir
+      cls.results[trace_function.__name__] = result
 
   @classmethod
   def tearDownClass(cls):
