@@ -191,11 +191,12 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
              tensor_budget: int = traced_run.MAX_TOTAL_BYTES) -> Localization:
   """Localizes call `call` (default: the suspect's first wrong call) of the reference trace in
   `loaded` on backend `suspect` against `trusted` (default: TRUSTED_ORDER's first, then the
-  others while the trusted one is wrong too). Files go to `work_dir` (default:
-  <module dir>/localize/<trace>__<suspect>, replaced). `cache`: the compile cache, for the module as
-  tested when the trace calls every function it exports (the test's own compile, same input,
-  targets and flags, is then reused). `tensor_budget`: the bytes of
-  traced tensors each run keeps as arrays (past it: digests and stats)."""
+  others while the trusted one cannot be trusted: see _against_trusted). Files go to
+  `work_dir` (default: <module dir>/localize/<trace dir name>__<suspect>, replaced).
+  `cache`: the compile cache, for the module as tested when the trace calls every function it
+  exports (the test's own compile, same input, targets and flags, is then reused).
+  `tensor_budget`: the bytes of traced tensors each run keeps as arrays (past it: digests and
+  stats)."""
   reference = loaded.reference
   suspect_spec = backends.lookup(suspect)
   if not suspect_spec.is_iree:
