@@ -411,7 +411,9 @@ def _against_trusted(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
   if not alike:
     raise LocalizeError(_none_usable(suspect, call, reasons, untraced,
                                      "f16" in source or "bf16" in source))
-  return _every_backend_off(suspect_spec, suspect_off, alike, unusable, tuple(tried),
+  far = [f"{name}: {off.error:.3g}x tolerance off the reference, far further than {suspect}"
+         for name, off in off_too if (name, off) not in alike]
+  return _every_backend_off(suspect_spec, suspect_off, alike, unusable + far, tuple(tried),
                             untraced, untraced_path, calls, inputs, base, names, policy,
                             limits)
 
