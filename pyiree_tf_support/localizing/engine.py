@@ -370,6 +370,8 @@ def _against_trusted(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
     except formation.NotTraceable as e:
       return Localization(Kind.NOT_TRACEABLE, trusted=trusted_spec.name, detail=str(e), **base)
     except formation.FormationError as e:
+      if not e.trusted_side:  # the suspect's own step: no trusted backend changes it.
+        raise LocalizeError(str(e)) from None
       unusable.append(f"{trusted_spec.name}: {e}")
       continue
     trusted_run = run_child(formed.trusted.vmfb_path, trusted_spec.driver,

@@ -58,7 +58,13 @@ class NoDispatch(NotTraceable):
 
 
 class FormationError(Exception):
-  """iree-compile failed on a step of the formation: the message names the step and the error."""
+  """iree-compile failed on a step of the formation: the message names the step and the error.
+  `trusted_side`: the step was the trusted backend's own (its device target or its traced
+  compile), so another trusted backend may do; otherwise no trusted backend can."""
+
+  def __init__(self, message: str, trusted_side: bool = False):
+    super().__init__(message)
+    self.trusted_side = trusted_side
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,16 +95,18 @@ def _targets(spec: backends.BackendSpec) -> Tuple[str, ...]:
   return tuple(f"--iree-hal-target-backends={target}" for target in spec.compiler_targets)
 
 
-def _compile(args: Sequence[str], step: str, limit: Optional[float]) -> None:
+def _compile(args: Sequence[str], step: str, limit: Optional[float],
+             trusted_side: bool = False) -> None:
   command = [compiler_tool(), *args]
   try:
     completed = compile_process.run(command, b"", limit)
   except compile_process.CompileTimeout:
-    raise FormationError(f"{step}: iree-compile did not finish in {limit:g} s") from None
+    raise FormationError(f"{step}: iree-compile did not finish in {limit:g} s",
+                         trusted_side) from None
   if completed.returncode != 0:
     lines = completed.stderr.decode("utf-8", "replace").splitlines()
     first = next((line for line in lines if "error:" in line), lines[0] if lines else "")
-    raise FormationError(f"{step} failed: {first.strip()}")
+    raise FormationError(f"{step} failed: {first.strip()}", trusted_side)
 
 
 # Constants of more elements than this are elided from the flow IR's text: it is for reading
@@ -189,7 +197,7 @@ def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
     try:
       _compile([source, *common[1:], *_targets(trusted), *trusted_flags,
                 "--compile-to=flow", "-o", device_path],
-               f"finding {trusted.name}'s device target", seconds)
+               f"finding {trusted.name}'s device target", seconds, trusted_side=True)
       break
     except FormationError:
       if source == iree_input_path:
@@ -204,7 +212,8 @@ def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
     args = [path, "--compile-from=flow", DEBUG_INFO, *_targets(spec), *flags,
             *TRACED_MODULE_FLAGS, f"--iree-hal-dump-executable-sources-to={sources}",
             "-o", vmfb_path]
-    _compile(args, f"compiling the traced module for {spec.name} ({role})", seconds)
+    _compile(args, f"compiling the traced module for {spec.name} ({role})", seconds,
+             trusted_side=role == "trusted")
     return Side(spec.name, spec.driver, vmfb_path, sources, (compiler_tool(), *args))
 
   # The two traced compiles are independent: side by side, the slower one sets the time.
