@@ -9,7 +9,8 @@ with a trace at every dispatch boundary, replays calls 0..K on both (each in a c
 and prints the verdict: the dispatch, outside any dispatch, accumulated drift, structure
 differs, no divergence, masked by tracing, not traceable, or target-independent
 (docs/localizing.md). Files go to <Module>/localize/. --help lists its flags.
-Exit status: 0 a verdict was printed, 2 bad input or the localization could not run.
+Exit status: 0 a verdict was printed, 2 bad input or the localization could not run (no trusted
+backend could be used, or our own fault such as a full disk).
 """
 
 import glob
@@ -25,6 +26,7 @@ from pyiree_tf_support import cli_flags
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
+from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.localizing import report
@@ -40,8 +42,9 @@ USAGE = ("python -m pyiree_tf_support.localize <module dir or trace dir> --targe
 
 _TRUSTED = flags.DEFINE_string(
     "trusted_backend", None, "The IREE backend to diff against (default: iree_llvmcpu for "
-    "iree_vulkan and iree_vmvx, iree_vmvx for iree_llvmcpu; then the others while it is wrong "
-    "too).")
+    "iree_vulkan and iree_vmvx, iree_vmvx for iree_llvmcpu; then the others while it cannot "
+    "be trusted: neither within tolerance nor 10x closer to the reference than the suspect). "
+    "Its own flags: --iree_compile_flags=<backend>:<flag>.")
 _CALL = flags.DEFINE_integer(
     "call", None, "The call to localize (default: the suspect's first mismatching call).")
 _REPORT_JSON = flags.DEFINE_string(
@@ -112,9 +115,8 @@ def main(argv: Sequence[str]) -> int:
         loaded, suspect, trusted, _CALL.value, policy=cli_flags.tolerance_policy(),
         extra_flags=compile_flags.parse(cli_flags.value("iree_compile_flags")),
         limits=cli_flags.timeouts_from_flags(), cache=cli_flags.compile_cache_from_flags())
-  except (ValueError, KeyError, LocalizeError, CompileCacheError,
-          artifacts.ArtifactsDirError) as e:
-    # ReplayError is a ValueError; ArtifactsDirError: a module dir that is not safely ours.
+  except (ValueError, KeyError, LocalizeError, faults.OwnFault, OSError) as e:
+    # ReplayError is a ValueError; an OwnFault (a write that failed) or an OSError is ours.
     message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
     print("localize: " + str(message).replace("\n", " "), file=sys.stderr)
     return 2

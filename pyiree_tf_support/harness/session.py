@@ -247,7 +247,8 @@ class TestRun:
     localized = self._localize_mismatches(ref_trace, outcomes)
     if localized:
       outcomes = [dataclasses.replace(o, repro_command="\n".join(filter(None, (
-          o.repro_command, "localized: " + localized[i]["summary"]))))
+          o.repro_command,
+          "localized: " + localized[i].get("message", localized[i]["summary"])))))
                   if i in localized else o for i, o in enumerate(outcomes)]
       results = [(o, r) for o, (_, r) in zip(outcomes, results)]
     session.outcome_log.setdefault(self.name, []).extend(outcomes)

@@ -5,17 +5,21 @@ The steps, each a reason to stop with a verdict that cannot mislead:
    K is the first call it gets wrong, unless given;
 2. dispatches are formed once with the suspect's flags and both backends compiled from them
    with a trace op at every dispatch boundary (formation); what cannot be traced says why;
-3. the trusted backend replays calls 0..K, traced, in a fresh child process; when it gets one
-   of them wrong too, the bug is not the suspect's (target-independent): the next trusted
-   backend is tried, then the search stops;
+3. the trusted backend replays calls 0..K, traced, in a fresh child process; it is trusted
+   when within tolerance of the reference or far closer to it than the suspect; one that
+   cannot compile or run the module is no evidence; otherwise the next is tried, then the
+   verdict is drift on every backend or target-independent (_against_trusted);
 4. the suspect replays them, traced; when it now gets call K right, tracing masked the bug;
 5. the two event streams are aligned and judged (events.compare); results that differ while
-   no dispatch output did were changed outside any dispatch.
+   no dispatch output did were changed outside any dispatch;
+6. the verdict is checked against step 1's run: traced values that contradict it blame
+   nothing (_as_tested).
 Every backend runs in a child process that never imports TensorFlow (traced_run).
 """
 
 import dataclasses
 import json
+import math
 import os
 import subprocess
 import sys
@@ -87,6 +91,7 @@ class Localization:
   work_dir: str = ""
   tried_trusted: Tuple[str, ...] = ()
   repro: Optional[dispatch_repro.Repro] = None
+  trusted_note: str = ""  # how close an imprecise trusted backend is to the reference.
 
 
 def default_trusted(suspect: str) -> str:
@@ -129,10 +134,16 @@ def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
   except subprocess.TimeoutExpired:
     return Run((), (), f"the traced run did not finish in {limit:g} s and was killed")
   result_path = os.path.join(run_dir, traced_run.RESULT)
+  tail = completed.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+  if completed.returncode == traced_run.OWN_FAULT:  # ours (a full disk), not the backend's.
+    raise LocalizeError(f"the run in {run_dir} failed on our side, not the backend's: "
+                        f"{tail[0] if tail else 'no message'}")
   if completed.returncode != 0 or not os.path.exists(result_path):
-    tail = completed.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
     return Run((), (), f"the traced run crashed (exit status {completed.returncode}"
                f"{': ' + tail[0] if tail else ''})")
+  own = traced_run.fault(run_dir)
+  if own:
+    raise LocalizeError(own)
   raw, outputs, error, stopped = traced_run.load_result(run_dir)
   return Run(tuple(events.number_events(raw)), tuple(tuple(o) for o in outputs), error,
              stopped)
@@ -214,11 +225,12 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
               tensor_budget: int = traced_run.MAX_TOTAL_BYTES) -> Localization:
   """Localizes call `call` (default: the suspect's first wrong call) of the reference trace in
   `loaded` on backend `suspect` against `trusted` (default: TRUSTED_ORDER's first, then the
-  others while the trusted one is wrong too). Files go to `work_dir` (default:
-  <module dir>/localize/<trace>__<suspect>, replaced). `cache`: the compile cache, for the module as
-  tested when the trace calls every function it exports (the test's own compile, same input,
-  targets and flags, is then reused). `tensor_budget`: the bytes of
-  traced tensors each run keeps as arrays (past it: digests and stats)."""
+  others while the trusted one cannot be trusted: see _against_trusted). Files go to
+  `work_dir` (default: <module dir>/localize/<trace dir name>__<suspect>, replaced).
+  `cache`: the compile cache, for the module as tested when the trace calls every function it
+  exports (the test's own compile, same input, targets and flags, is then reused).
+  `tensor_budget`: the bytes of traced tensors each run keeps as arrays (past it: digests and
+  stats)."""
   reference = loaded.reference
   suspect_spec = backends.lookup(suspect)
   if not suspect_spec.is_iree:
@@ -286,53 +298,238 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   base = dict(suspect=suspect_spec.name, call=call, method=method, work_dir=work_dir)
   calls, inputs = all_calls[:call + 1], _inputs_below(all_inputs, call + 1)
 
+  return _against_trusted(loaded, suspect_spec, suspect_flags, candidates, untraced,
+                          untraced_path, source, source_path, calls, inputs, wrong, base,
+                          names, policy, extra_flags, limits, tensor_budget)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Trusted:
+  """A trusted backend's traced run and how far its results are from the reference."""
+  spec: backends.BackendSpec
+  side_dir: str
+  formed: formation.Formation
+  run: Run
+  off: events.TensorError  # its results against the reference (tolerance units).
+
+
+def reference_error(run: Run, reference: Trace, backend_names: Sequence[str],
+                    policy: tolerances.TolerancePolicy, last: int) -> events.TensorError:
+  """The worst error of `run`'s results of calls 0..`last` against the reference (each call's
+  own tolerances apply); infinite when it has no results for some of them."""
+  if len(run.outputs) <= last:
+    return events.TensorError(float("inf"), note=f"no results for call {len(run.outputs)}")
+  worst = events.TensorError(0.0)
+  for index in range(last + 1):
+    call = reference.calls[index]
+    error = events.outputs_error(run.outputs[index], _reference_outputs(reference, index),
+                                 policy, backend_names, call.given_rtol, call.given_atol)
+    if error.error > worst.error:
+      worst = error
+  return worst
+
+
+def _closeness(trusted: str, off: events.TensorError, suspect: str,
+               suspect_off: events.TensorError) -> str:
+  """How close an imprecise trusted backend is, said in the verdict ('' if within tolerance)."""
+  if off.error <= 1:
+    return ""
+  ratio = suspect_off.error / off.error
+  return (f"itself {off.error:.3g}x tolerance off the reference, {ratio:.3g}x closer than "
+          f"{suspect}")
+
+
+def _against_trusted(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
+                     suspect_flags: Sequence[str], candidates: Sequence[str], untraced: Run,
+                     untraced_path: str, source: str, source_path: str, calls, inputs,
+                     wrong: Optional[int], base: dict, names: Sequence[str],
+                     policy: tolerances.TolerancePolicy, extra_flags: compile_flags.Entries,
+                     limits: timeouts.Timeouts, tensor_budget: int) -> Localization:
+  """Tries the trusted backends in order. One is trusted when its results of calls 0..K are
+  within tolerance of the reference, or AMPLIFICATION x closer to it than the suspect's (an
+  imprecise backend can still tell a wrong one apart: the closest such one is used, and its
+  own distance is the noise floor of the traced comparison). A backend that cannot compile or
+  run the module is no evidence either way: the next is tried, and when none ran, the
+  localization cannot run (LocalizeError). When every one that ran is off the reference too,
+  the verdict is drift on every backend or target-independent (_every_backend_off)."""
+  reference = loaded.reference
+  call = base["call"]
+  suspect_off = (events.TensorError(float("inf"), note=f"failed: {untraced.error}")
+                 if untraced.error and len(untraced.outputs) <= call else
+                 reference_error(untraced, reference, names, policy, call))
   tried: List[str] = []
+  unusable: List[str] = []  # "<backend>: why it could not be used"
+  near: List[_Trusted] = []
+  off_too: List[Tuple[str, events.TensorError]] = []
+  chosen: Optional[_Trusted] = None
   for trusted_name in candidates:
     trusted_spec = backends.lookup(trusted_name)
-    if not drivers.driver_available(trusted_spec.driver)[0]:
+    available, reason = drivers.driver_available(trusted_spec.driver)
+    if not available:
+      unusable.append(f"{trusted_spec.name}: {reason}")
       continue
     tried.append(trusted_spec.name)
-    side_dir = os.path.join(work_dir, trusted_spec.name)
+    trusted_names = (trusted_spec.name,) + trusted_spec.aliases
+    trusted_flags = _flags(trusted_spec, extra_flags)
+    side_dir = os.path.join(base["work_dir"], trusted_spec.name)
     artifacts.make_dirs(side_dir)
     try:
-      formed = formation.form(source_path, side_dir,
-                              suspect_spec, suspect_flags, trusted_spec,
-                              _flags(trusted_spec, extra_flags), limits.compile)
+      formed = formation.form(source_path, side_dir, suspect_spec, suspect_flags, trusted_spec,
+                              trusted_flags, limits.compile)
     except formation.NoDispatch as e:
-      trusted_run = run_child(
-          _write(os.path.join(side_dir, "trusted_untraced.vmfb"), _untraced_vmfb(
-              loaded, trusted_spec, _flags(trusted_spec, extra_flags), limits, source)),
-          trusted_spec.driver, os.path.join(side_dir, "trusted_run"), calls, inputs, limits)
-      if trusted_run.error or first_wrong_call(trusted_run, reference, (trusted_spec.name,),
-                                               policy) is not None:
+      try:
+        vmfb = _untraced_vmfb(loaded, trusted_spec, trusted_flags, limits, source)
+      except LocalizeError as error:
+        unusable.append(f"{trusted_spec.name}: {error}")
         continue
+      trusted_run = run_child(_write(os.path.join(side_dir, "trusted_untraced.vmfb"), vmfb),
+                              trusted_spec.driver, os.path.join(side_dir, "trusted_run"),
+                              calls, inputs, limits)
+      if trusted_run.error:
+        unusable.append(f"{trusted_spec.name}: its run failed ({trusted_run.error})")
+        continue
+      off = reference_error(trusted_run, reference, trusted_names, policy, call)
+      if off.error > 1 and not (math.isfinite(off.error)
+                                and off.error * events.AMPLIFICATION <= suspect_off.error):
+        off_too.append((trusted_spec.name, off))
+        continue
+      note = _closeness(trusted_spec.name, off, suspect_spec.name, suspect_off)
       if wrong is None or wrong > call:
-        return Localization(Kind.NONE, trusted=trusted_spec.name, detail=str(e), **base)
+        return Localization(Kind.NONE, trusted=trusted_spec.name, detail=str(e),
+                            trusted_note=note, **base)
       return Localization(Kind.OUTSIDE, trusted=trusted_spec.name, tried_trusted=tuple(tried),
+                          trusted_note=note,
                           detail=(f"{e}: it is only copies, fills and transfers, and "
                                   f"{suspect_spec.name} gets call {wrong} wrong where "
                                   f"{trusted_spec.name} is right"), **base)
     except formation.NotTraceable as e:
       return Localization(Kind.NOT_TRACEABLE, trusted=trusted_spec.name, detail=str(e), **base)
     except formation.FormationError as e:
-      raise LocalizeError(str(e)) from None
+      if not e.trusted_side:  # the suspect's own step: no trusted backend changes it.
+        raise LocalizeError(str(e)) from None
+      unusable.append(f"{trusted_spec.name}: {e}")
+      continue
     trusted_run = run_child(formed.trusted.vmfb_path, trusted_spec.driver,
                             os.path.join(side_dir, "trusted_run"), calls, inputs, limits,
                             {"max_total_bytes": tensor_budget})
-    trusted_names = (trusted_spec.name,) + trusted_spec.aliases
-    trusted_wrong = (call if trusted_run.error else
-                     first_wrong_call(trusted_run, reference, trusted_names, policy))
-    if trusted_wrong is not None:
-      continue  # the trusted backend is wrong too: not a suspect-only bug.
-    return _compare(formed, trusted_run, calls, inputs, side_dir, reference, names, wrong,
-                    policy, limits, tensor_budget, tuple(tried), base,
-                    ((suspect_spec, suspect_flags),
-                     (trusted_spec, _flags(trusted_spec, extra_flags))))
+    if trusted_run.error:
+      unusable.append(f"{trusted_spec.name}: its traced run failed ({trusted_run.error})")
+      continue
+    off = reference_error(trusted_run, reference, trusted_names, policy, call)
+    entry = _Trusted(trusted_spec, side_dir, formed, trusted_run, off)
+    if off.error <= 1:
+      chosen = entry
+      break
+    if math.isfinite(off.error) and off.error * events.AMPLIFICATION <= suspect_off.error:
+      near.append(entry)  # imprecise, yet far closer than the suspect: the closest is used.
+    else:
+      off_too.append((trusted_spec.name, off))
+  if chosen is None and near:
+    chosen = min(near, key=lambda entry: entry.off.error)
+  if chosen is not None:
+    trusted_flags = _flags(chosen.spec, extra_flags)
+    return _compare(chosen.formed, chosen.run, calls, inputs, chosen.side_dir, reference,
+                    names, untraced, wrong, policy, limits, tensor_budget, tuple(tried), base,
+                    ((suspect_spec, suspect_flags), (chosen.spec, trusted_flags)),
+                    chosen.off.error, _closeness(chosen.spec.name, chosen.off,
+                                                 suspect_spec.name, suspect_off))
+  suspect = suspect_spec.name
+  reasons = unusable + [f"{name} is {off.error:.3g}x tolerance off the reference itself"
+                        for name, off in off_too]
+  if suspect_off.error <= 1:
+    return Localization(Kind.NONE, trusted=None, tried_trusted=tuple(tried), detail=(
+        f"{suspect} gets calls 0..{call} right against the reference "
+        f"({suspect_off.error:.3g}x tolerance), so there is nothing to localize (no trusted "
+        "backend to diff against: " + "; ".join(reasons) + ")"), **base)
+  # A backend far further off than the suspect says nothing about it (f16 on a target that
+  # has no f16): only those about as far off as the suspect make every backend wrong.
+  alike = [(name, off) for name, off in off_too
+           if off.error <= events.AMPLIFICATION * suspect_off.error]
+  if not alike:
+    raise LocalizeError(_none_usable(suspect, call, reasons, untraced,
+                                     "f16" in source or "bf16" in source))
+  far = [f"{name}: {off.error:.3g}x tolerance off the reference, far further than {suspect}"
+         for name, off in off_too if (name, off) not in alike]
+  return _every_backend_off(suspect_spec, suspect_off, alike, unusable + far, tuple(tried),
+                            untraced, untraced_path, calls, inputs, base, names, policy,
+                            limits)
+
+
+# A Vulkan target whose devices have f16 (Vulkan's default target has none); lavapipe runs it.
+VULKAN_F16_TARGET = "--iree-vulkan-target=valhall4"
+
+
+def _none_usable(suspect: str, call: int, reasons: Sequence[str], untraced: Run,
+                 half: bool = False) -> str:
+  """Why no trusted backend could be used, and what could be (one line)."""
+  message = (f"no trusted backend to diff {suspect}'s calls 0..{call} against (an error is no "
+             "wrong value, and a backend far further off the reference than the suspect says "
+             "nothing about it): " + "; ".join(reasons))
+  if untraced.error:
+    if all(": its traced run failed (" in reason or ": its run failed (" in reason
+           for reason in reasons):
+      return (f"every backend tried fails as the trace feeds it, so nothing can be compared "
+              f"(an error is no wrong value): {suspect} as tested ({untraced.error}) and "
+              + ", ".join(reason.split(":")[0] for reason in reasons) + " alike: are the "
+              "trace's inputs (signatures.json) those the module takes?")
+    message += (f"; {suspect} as tested fails too ({untraced.error}): are the trace's inputs "
+                "(signatures.json) those the module takes?")
+  message += (". Pick one that compiles and runs the module right with "
+              "--trusted_backend=<backend> and its own flags "
+              "(--iree_compile_flags=<backend>:<flag>")
+  if half and suspect != "iree_vulkan":
+    message += (f", e.g. --trusted_backend=iree_vulkan --iree_compile_flags=iree_vulkan:"
+                f"{VULKAN_F16_TARGET}, a target with f16")
+  return message + ")."
+
+
+def _one_ulp_up(inputs: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+  return {name: (np.nextafter(array, np.inf).astype(array.dtype) if array.dtype.kind == "f"
+                 else array) for name, array in inputs.items()}
+
+
+def _every_backend_off(suspect_spec: backends.BackendSpec, suspect_off: events.TensorError,
+                       off_too: Sequence[Tuple[str, events.TensorError]],
+                       unusable: Sequence[str], tried: Tuple[str, ...], untraced: Run,
+                       untraced_path: str, calls,
+                       inputs, base: dict, names: Sequence[str],
+                       policy: tolerances.TolerancePolicy,
+                       limits: timeouts.Timeouts) -> Localization:
+  """Every trusted backend that ran is off the reference too. Drift on every backend when
+  their errors are alike (none AMPLIFICATION x closer than another) and the computation is
+  that sensitive: moving every float input by one ulp moves the suspect's results by at least
+  1/AMPLIFICATION of its error (a chaotic map); otherwise target-independent."""
+  call = base["call"]
+  suspect = suspect_spec.name
+  ran = [name for name, _ in off_too]
+  besides = f"; not used: {'; '.join(unusable)}" if unusable else ""
+  offs = ", ".join([f"{suspect} {suspect_off.error:.3g}x"]
+                   + [f"{name} {off.error:.3g}x" for name, off in off_too])
+  alike = suspect_off.error > 1 and all(
+      suspect_off.error <= events.AMPLIFICATION * off.error
+      and off.error <= events.AMPLIFICATION * suspect_off.error for _, off in off_too)
+  perturbed = _one_ulp_up(inputs)
+  if alike and not untraced.error and any(
+      a.dtype.kind == "f" for a in perturbed.values()):
+    moved_run = run_child(untraced_path, suspect_spec.driver,
+                          os.path.join(base["work_dir"], "one_ulp_up"), calls, perturbed,
+                          limits)
+    if not moved_run.error and len(moved_run.outputs) > call:
+      moved = max((events.outputs_error(moved_run.outputs[i], untraced.outputs[i], policy,
+                                        names).error for i in range(call + 1)), default=0.0)
+      if moved * events.AMPLIFICATION >= suspect_off.error:
+        return Localization(Kind.DRIFT, trusted=None, tried_trusted=tried, detail=(
+            f"{offs} tolerance off the reference, none {events.AMPLIFICATION:g}x closer than "
+            f"another; moving the inputs by one ulp moves {suspect}'s results by "
+            f"{moved:.3g}x tolerance: the computation amplifies rounding, so no bug is "
+            f"localized{besides}"), **base)
   return Localization(
-      Kind.TARGET_INDEPENDENT, trusted=tried[-1] if tried else None, tried_trusted=tuple(tried),
-      detail=(f"every trusted backend tried ({', '.join(tried) or 'none available'}) also gets "
-              f"calls 0..{call} wrong against the reference, so a cross-backend diff cannot "
-              "localize it: the bug is not the suspect's alone (target-independent)"), **base)
+      Kind.TARGET_INDEPENDENT, trusted=None, tried_trusted=tried,
+      detail=(f"every trusted backend tried ({', '.join(ran)}) also gets calls 0..{call} "
+              "wrong against the reference, so a cross-backend diff cannot localize it: the "
+              f"bug is not the suspect's alone (target-independent; {offs} tolerance off the "
+              f"reference, none {events.AMPLIFICATION:g}x closer than {suspect}{besides})"),
+      **base)
 
 
 def _write(path: str, data: bytes) -> str:
@@ -345,19 +542,34 @@ def _inputs_below(inputs: Dict[str, np.ndarray], count: int) -> Dict[str, np.nda
 
 
 def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_dir: str,
-             reference: Trace, names: Sequence[str], untraced_wrong: Optional[int],
-             policy: tolerances.TolerancePolicy, limits: timeouts.Timeouts, tensor_budget: int,
-             tried: Tuple[str, ...], base: dict, sides) -> Localization:
-  call = base["call"]
-  trusted = formed.trusted.backend
+             reference: Trace, names: Sequence[str], untraced: Run,
+             untraced_wrong: Optional[int], policy: tolerances.TolerancePolicy,
+             limits: timeouts.Timeouts, tensor_budget: int, tried: Tuple[str, ...], base: dict,
+             sides, floor: float = 1.0, trusted_note: str = "") -> Localization:
+  """The suspect's traced run, judged against the trusted one's; the verdict is then checked
+  against the run as tested (_as_tested). `floor`: the trusted backend's own error against the
+  reference (tolerance units, at least 1): errors up to it are no divergence."""
+  floor = max(1.0, floor)
   judged_against = {
       "trusted_dir": os.path.join(side_dir, "trusted_run"), "backend_names": list(names),
       "tolerances": [[backend, dtype, t.rtol, t.atol]
                      for (backend, dtype), t in policy.overrides],
-      "stop_at_divergence": True, "max_total_bytes": tensor_budget}
+      "stop_at_divergence": True, "max_total_bytes": tensor_budget, "floor": floor}
   suspect_run = run_child(formed.suspect.vmfb_path, formed.suspect.driver,
                           os.path.join(side_dir, "suspect_run"), calls, inputs, limits,
                           judged_against)
+  traced = _traced_verdict(formed, trusted_run, suspect_run, reference, names, untraced_wrong,
+                           policy, tried, dict(base, trusted_note=trusted_note), sides, floor)
+  return _as_tested(traced, suspect_run, untraced, untraced_wrong, policy, names)
+
+
+def _traced_verdict(formed: formation.Formation, trusted_run: Run, suspect_run: Run,
+                    reference: Trace, names: Sequence[str], untraced_wrong: Optional[int],
+                    policy: tolerances.TolerancePolicy, tried: Tuple[str, ...], base: dict,
+                    sides, floor: float) -> Localization:
+  """What the two traced runs say."""
+  call = base["call"]
+  trusted = formed.trusted.backend
   common = dict(trusted=trusted, formed=formed, tried_trusted=tried, **base)
   if suspect_run.error and len(suspect_run.outputs) <= call and not suspect_run.events:
     raise LocalizeError(f"the traced {formed.suspect.backend} module failed: "
@@ -373,7 +585,7 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
         "but right with a trace at every dispatch: tracing changes scheduling, buffer offsets "
         "and aliasing, which hid the bug; suspect those, not a dispatch's code"), **common)
   finding = events.compare(suspect_run.events, trusted_run.events, policy, names,
-                           suspect_stopped=suspect_run.stopped is not None)
+                           suspect_stopped=suspect_run.stopped is not None, floor=floor)
   if suspect_run.error and finding.kind not in (Kind.DISPATCH, Kind.OUTSIDE):
     return Localization(Kind.NOT_TRACEABLE, finding=finding, detail=(
         f"the traced {formed.suspect.backend} module failed before any divergence: "
@@ -384,7 +596,7 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
         "digests only, so their error is unknown and no dispatch can be blamed or cleared"),
                         **common)
   if finding.kind in (Kind.NONE, Kind.DRIFT):
-    outside = _results_outside(finding, suspect_run, trusted_run, policy, names)
+    outside = _results_outside(finding, suspect_run, trusted_run, policy, names, floor)
     if outside is not None:
       return Localization(Kind.OUTSIDE, finding=finding, detail=outside, **common)
   detail = finding.detail
@@ -395,6 +607,55 @@ def _compare(formed: formation.Formation, trusted_run: Run, calls, inputs, side_
     detail = (f"every traced dispatch and result agrees with {trusted}, yet the suspect gets "
               f"call {untraced_wrong} wrong against the reference")
   return Localization(finding.kind, finding=finding, detail=detail, **common)
+
+
+_BLAMES = (Kind.DISPATCH, Kind.OUTSIDE)
+
+
+def _blamed(result: Localization) -> str:
+  """What a blaming verdict blames, in a few words."""
+  culprit = result.finding.culprit if result.finding else None
+  if culprit is None:
+    return "a step outside any dispatch"
+  where = f"{culprit.key} (occurrence {culprit.occurrence}, call {culprit.call})"
+  return (f"dispatch {where}" if result.kind is Kind.DISPATCH
+          else f"a step outside any dispatch before {where}")
+
+
+def _as_tested(result: Localization, suspect_run: Run, untraced: Run,
+               untraced_wrong: Optional[int], policy: tolerances.TolerancePolicy,
+               names: Sequence[str]) -> Localization:
+  """`result`, unless the run as tested (untraced) contradicts it: tracing changes scheduling,
+  buffers and the copies that feed the trace, so traced values are evidence only while the
+  traced module computes what the tested one does. A traced call's results that differ from
+  the untraced ones, or a blame while the module as tested gets every call right, is no
+  verdict: masked by tracing (right when traced, wrong as tested) or not traceable."""
+  if result.kind in (Kind.MASKED, Kind.NOT_TRACEABLE):
+    return result
+  call = result.call
+  for index, (traced, tested) in enumerate(zip(suspect_run.outputs, untraced.outputs)):
+    if index > call:
+      break
+    error = events.outputs_error(traced, tested, policy, names)
+    if error.error <= 1:
+      continue
+    if untraced_wrong == index:
+      return dataclasses.replace(result, kind=Kind.MASKED, repro=None, detail=(
+          f"{result.suspect} gets call {index} wrong as compiled for the test, but its "
+          f"results differ when traced ({error.describe()}, traced vs as tested) and agree "
+          "with the reference: tracing changes scheduling, buffer offsets and aliasing, which "
+          "hid the bug; suspect those, not a dispatch's code"))
+    return dataclasses.replace(result, kind=Kind.NOT_TRACEABLE, repro=None, detail=(
+        f"the traced module's results of call {index} differ from the module's as compiled "
+        f"for the test ({error.describe()}, traced vs as tested): tracing changed what "
+        f"{result.suspect} computes, so its traced values are no evidence"))
+  if result.kind in _BLAMES and (untraced_wrong is None or untraced_wrong > call) \
+      and not untraced.error:
+    return dataclasses.replace(result, kind=Kind.NOT_TRACEABLE, repro=None, detail=(
+        f"{result.suspect} gets calls 0..{call} right as compiled for the test, yet the traced "
+        f"values blame {_blamed(result)}: they contradict the run as tested (tracing changes "
+        "scheduling and the copies that feed the trace), so nothing is blamed"))
+  return result
 
 
 def _dispatch_repro(formed: formation.Formation, culprit: events.DispatchRow, trusted_run: Run,
@@ -416,13 +677,14 @@ def _dispatch_repro(formed: formation.Formation, culprit: events.DispatchRow, tr
 
 
 def _results_outside(finding: events.Finding, suspect_run: Run, trusted_run: Run,
-                     policy: tolerances.TolerancePolicy, names: Sequence[str]) -> Optional[str]:
+                     policy: tolerances.TolerancePolicy, names: Sequence[str],
+                     floor: float = 1.0) -> Optional[str]:
   """Why a call's results differ though no dispatch output did (a copy, a fill, a global
   returned without a dispatch), or None."""
   worst_output = max((row.output_error for row in finding.rows), default=0.0)
   for index, (s, t) in enumerate(zip(suspect_run.outputs, trusted_run.outputs)):
     error = events.outputs_error(s, t, policy, names)
-    if error.error > 1 and error.error > events.AMPLIFICATION * worst_output:
+    if error.error > floor and error.error > events.AMPLIFICATION * worst_output:
       return (f"call {index}'s results differ ({error.describe()}) though no traced dispatch "
               f"output did (worst {worst_output:.3g}x tolerance): a copy, fill, transfer or a "
               "global read without a dispatch changed them")

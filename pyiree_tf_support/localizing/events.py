@@ -124,7 +124,9 @@ def tensor_error(suspect: np.ndarray, trusted: np.ndarray,
                        repr(trusted[index].item()))
   tolerance = policy.for_dtype(trusted.dtype, backend_names, rtol, atol)
   finite = np.isfinite(s) & np.isfinite(t)
-  difference = np.where(finite, np.abs(s - t), 0.0)
+  # Only finite pairs are subtracted (inf - inf would be NaN, with a numpy warning); the
+  # others were judged by their NaN/Inf pattern above.
+  difference = np.abs(np.where(finite, s, 0.0) - np.where(finite, t, 0.0))
   bound = tolerance.atol + tolerance.rtol * np.where(finite, np.abs(t), 0.0)
   with np.errstate(divide="ignore", invalid="ignore"):
     ratio = np.where(difference == 0, 0.0, difference / np.where(bound == 0, np.nan, bound))
@@ -212,8 +214,11 @@ class Judge:
   tensors once the divergence is found."""
 
   def __init__(self, policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
-               backend_names: Sequence[str] = ()):
+               backend_names: Sequence[str] = (), floor: float = 1.0):
     self.policy = policy
+    # An error counts from here (tolerance units): 1, or an imprecise trusted backend's own
+    # error against the reference, below which a difference says nothing about the suspect.
+    self.floor = max(1.0, floor)
     self.backend_names = tuple(backend_names)
     self.rows: List[DispatchRow] = []
     self._earlier_outputs = 0.0
@@ -233,7 +238,7 @@ class Judge:
       return None
     if s.kind == "inputs":
       self._pending[slot] = error
-      if error[0] > 1 and error[0] > AMPLIFICATION * self._earlier_outputs:
+      if error[0] > self.floor and error[0] > AMPLIFICATION * self._earlier_outputs:
         row = DispatchRow(s.call, s.key, s.occurrence, error[0], float("nan"), error[2],
                           error[1])
         self.rows.append(row)
@@ -242,9 +247,9 @@ class Judge:
     inputs = self._pending.pop(slot, (0.0, None, TensorError(0.0)))
     row = DispatchRow(s.call, s.key, s.occurrence, inputs[0], error[0], error[2], error[1])
     self.rows.append(row)
-    if error[0] > 1 and error[0] > AMPLIFICATION * inputs[0]:
+    if error[0] > self.floor and error[0] > AMPLIFICATION * inputs[0]:
       return Finding(Kind.DISPATCH, tuple(self.rows), row)
-    if error[0] > 1 and self._drift is None:
+    if error[0] > self.floor and self._drift is None:
       self._drift = row
     self._earlier_outputs = max(self._earlier_outputs, error[0])
     return None
@@ -257,17 +262,19 @@ class Judge:
 
 def compare(suspect: Sequence[Event], trusted: Sequence[Event],
             policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
-            backend_names: Sequence[str] = (), suspect_stopped: bool = False) -> Finding:
+            backend_names: Sequence[str] = (), suspect_stopped: bool = False,
+            floor: float = 1.0) -> Finding:
   """The first divergence between two backends' events of the same calls, by the rules:
   a dispatch whose outputs are over tolerance and > AMPLIFICATION x its inputs' error is to
   blame; inputs over tolerance and > AMPLIFICATION x every earlier output's error were changed
   by something that is not a dispatch; over tolerance otherwise is accumulated drift.
-  `suspect_stopped`: the suspect's run stopped at the divergence, so its events are a prefix."""
+  `suspect_stopped`: the suspect's run stopped at the divergence, so its events are a prefix;
+  `floor`: the error (tolerance units, at least 1) below which nothing counts (see Judge)."""
   difference = _structure_difference(
       suspect, trusted[:len(suspect)] if suspect_stopped else trusted)
   if difference:
     return Finding(Kind.STRUCTURE, (), detail=difference)
-  judge = Judge(policy, backend_names)
+  judge = Judge(policy, backend_names, floor)
   for s, t in zip(suspect, trusted):
     found = judge.feed(s, t)
     if found is not None:

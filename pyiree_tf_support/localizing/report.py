@@ -63,6 +63,10 @@ def input_lines(source_path: str, iree_input_path: str) -> List[SourceLine]:
   return [SourceLine(n, *by_line[n]) for n in wanted if n in by_line]
 
 
+# The verdicts that locate a dispatch: only they point at its sources.
+_LOCATED = (Kind.DISPATCH, Kind.OUTSIDE, Kind.DRIFT)
+
+
 def _culprit_files(result: Localization) -> Dict[str, Optional[str]]:
   if result.formed is None or result.finding is None or result.finding.culprit is None:
     return {}
@@ -76,6 +80,8 @@ def verdict_line(result: Localization) -> str:
   head = f"localized call {result.call} ({result.method}) on {result.suspect}"
   if result.trusted:
     head += f" against {result.trusted}"
+    if result.trusted_note:
+      head += f" ({result.trusted_note})"
   culprit = result.finding.culprit if result.finding else None
   if result.kind is Kind.DISPATCH and culprit is not None:
     return (f"{head}: dispatch {culprit.key} (occurrence {culprit.occurrence}"
@@ -85,6 +91,8 @@ def verdict_line(result: Localization) -> str:
     return (f"{head}: diverged outside any dispatch: the inputs of {culprit.key} "
             f"(occurrence {culprit.occurrence}, call {culprit.call}) differ "
             f"({culprit.worst.describe()}) though no earlier dispatch's outputs did")
+  if result.kind is Kind.DRIFT and culprit is None:
+    return f"{head}: accumulated drift on every backend: {result.detail}"
   if result.kind is Kind.DRIFT and culprit is not None:
     return (f"{head}: accumulated drift: over tolerance first at {culprit.key} "
             f"(occurrence {culprit.occurrence}, call {culprit.call}, outputs "
@@ -118,24 +126,34 @@ def format_report(result: Localization, iree_input_path: str = "") -> str:
   if result.finding is not None and result.finding.rows:
     lines.append("per-dispatch error, program order, up to the divergence:")
     lines += table(result.finding.rows)
-  files = _culprit_files(result)
-  for backend, path in files.items():
-    lines.append(f"{backend} executable source: {path or '(not dumped)'}")
+  files = _culprit_files(result) if result.kind in _LOCATED else {}
+  steps = next_steps(result)
+  lines += steps[:len(files)]
   suspect_source = files.get(result.suspect)
   if suspect_source and iree_input_path and os.path.exists(iree_input_path):
     located = input_lines(suspect_source, iree_input_path)
     if located:
       lines.append(f"its ops come from {iree_input_path}:")
       lines += [f"  {s.line}: ({s.function}) {s.text[:100]}" for s in located[:20]]
-  if result.repro is not None:
-    lines.append(f"the dispatch alone, on both backends: {result.repro.command}" if
-                 result.repro.directory else f"no standalone repro: {result.repro.reason}")
+  lines += steps[len(files):]
   if result.formed is not None:
     lines.append(f"dispatches formed with {result.suspect}'s flags ({result.formed.trace_flag}"
                  f"): {result.formed.flow_path}")
   if result.work_dir:
     lines.append(f"files: {result.work_dir}")
   return "\n".join(lines)
+
+
+def next_steps(result: Localization) -> List[str]:
+  """What a failure message shows under the verdict line: the located dispatch's source on
+  each backend and its standalone repro (or why there is none)."""
+  lines = [f"{backend} executable source: {path or '(not dumped)'}"
+           for backend, path in (_culprit_files(result) if result.kind in _LOCATED
+                                 else {}).items()]
+  if result.repro is not None:
+    lines.append(f"the dispatch alone, on both backends: {result.repro.command}" if
+                 result.repro.directory else f"no standalone repro: {result.repro.reason}")
+  return lines
 
 
 def to_json(result: Localization) -> Dict[str, object]:
@@ -145,6 +163,10 @@ def to_json(result: Localization) -> Dict[str, object]:
       "verdict": result.kind.value, "suspect": result.suspect, "trusted": result.trusted,
       "call": result.call, "method": result.method, "detail": result.detail,
       "summary": verdict_line(result), "work_dir": result.work_dir,
+      "trusted_note": result.trusted_note or None,
+      # The verdict line and, indented under it, next_steps: what a failure message shows.
+      "message": "\n".join([verdict_line(result)] + ["  " + line
+                                                     for line in next_steps(result)]),
   }
   if culprit is not None:
     data["dispatch"] = {"key": culprit.key, "occurrence": culprit.occurrence,

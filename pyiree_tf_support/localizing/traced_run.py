@@ -33,6 +33,7 @@ import numpy as np
 
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import faults
 from pyiree_tf_support.localizing import events as events_lib
 
 REQUEST = "request.json"
@@ -41,6 +42,7 @@ RESULT = "result.json"
 TENSORS = "tensors"
 MAX_BYTES = 64 << 20  # one tensor
 MAX_TOTAL_BYTES = 1 << 30  # every tensor of a run
+OWN_FAULT = 3  # the exit status when the run itself failed (its last stderr line says why)
 
 
 class _Stop(Exception):
@@ -95,6 +97,13 @@ def _to_numpy(buffer_view: Any) -> np.ndarray:
     del mapped
 
 
+def fault(run_dir: str) -> Optional[str]:
+  """The run's own failure (not the backend's), if it had one: e.g. a tensor it could not
+  save."""
+  with open(os.path.join(run_dir, RESULT)) as f:
+    return json.load(f).get("fault")
+
+
 def load_result(run_dir: str) -> Tuple[List[Tuple[int, str, List[np.ndarray]]],
                                         List[List[np.ndarray]], Optional[str], Optional[str]]:
   """A finished run's (call, label, tensors) events, each call's results, its error and why it
@@ -125,6 +134,7 @@ class _Recorder:
     self.decided = trusted is None
     self.stop_at_divergence = stop_at_divergence
     self.stopped: Optional[str] = None
+    self.fault: Optional[str] = None  # our own failure (saving a tensor), not the backend's.
     self._seen: Dict[Tuple[int, str, str], int] = {}
 
   def _judge(self, label: str, arrays: List[np.ndarray]) -> Optional[events_lib.Finding]:
@@ -141,6 +151,16 @@ class _Recorder:
     return found
 
   def __call__(self, label: str, buffer_views: List[Any]) -> None:
+    try:
+      self._record(label, buffer_views)
+    except (OSError, faults.OwnFault) as e:  # ours (a full disk): never the backend's error.
+      if isinstance(e, _Stop):
+        raise
+      self.fault = str(e) if isinstance(e, faults.OwnFault) else str(
+          faults.ArtifactWriteError(os.path.join(self.run_dir, TENSORS), e))
+      raise _Stop(self.fault) from None
+
+  def _record(self, label: str, buffer_views: List[Any]) -> None:
     entries = []
     arrays = [_to_numpy(buffer_view) for buffer_view in buffer_views]
     keep = not self.decided
@@ -176,7 +196,8 @@ def run(run_dir: str) -> Dict[str, Any]:
     policy = tolerances.TolerancePolicy(tuple(
         ((backend, dtype), tolerances.Tolerance(rtol, atol))
         for backend, dtype, rtol, atol in request.get("tolerances", ())))
-    judge = events_lib.Judge(policy, request.get("backend_names", ()))
+    judge = events_lib.Judge(policy, request.get("backend_names", ()),
+                             float(request.get("floor", 1.0)))
   # Written below the run dir without following links (the parent made it afresh).
   artifacts.open_root(run_dir, "The localizer's run dir")
   artifacts.make_dirs(os.path.join(run_dir, TENSORS))
@@ -208,10 +229,10 @@ def run(run_dir: str) -> Dict[str, Any]:
         _save(run_dir, names[-1], array)
       outputs.append(names)
   except Exception as e:  # pylint: disable=broad-except  # the backend's failure: reported.
-    if recorder.stopped is None:  # else: our own abort, from the sink, at the divergence.
-      error = f"call {recorder.call}: {type(e).__name__}: {e}"
+    if recorder.stopped is None and recorder.fault is None:  # else: our own abort, from the
+      error = f"call {recorder.call}: {type(e).__name__}: {e}"  # sink (divergence, fault).
   document = {"events": recorder.events, "outputs": outputs, "error": error,
-              "stopped": recorder.stopped}
+              "stopped": recorder.stopped, "fault": recorder.fault}
   artifacts.write_text(os.path.join(run_dir, RESULT), json.dumps(document))
   return document
 
@@ -224,7 +245,7 @@ def main(argv: List[str]) -> int:
     run(argv[1])
   except Exception:  # pylint: disable=broad-except  # our own fault: the parent reports it.
     traceback.print_exc()
-    return 3
+    return OWN_FAULT
   return 0
 
 

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import warnings
 
 from absl.testing import absltest
 import numpy as np
@@ -113,6 +114,16 @@ class VerdictRulesTest(absltest.TestCase):
     numbered = _events((0, "e::d", "outputs", [1.0]), (0, "e::d", "outputs", [1.0]),
                        (1, "e::d", "outputs", [1.0]))
     self.assertEqual([e.occurrence for e in numbered], [0, 1, 0])
+
+  def test_nan_and_inf_are_judged_without_numpy_warnings(self):
+    same = np.array([np.inf, np.nan, -np.inf, 1.0], np.float32)
+    other = np.array([np.inf, np.nan, -np.inf, 2.0], np.float32)
+    with warnings.catch_warnings():
+      warnings.simplefilter("error")  # a RuntimeWarning from the localizer fails here.
+      self.assertEqual(events.tensor_error(same, same.copy()).error, 0.0)
+      error = events.tensor_error(other, same)
+      self.assertEqual((error.index, error.suspect, error.trusted), ((3,), "2.0", "1.0"))
+      self.assertEqual(events.tensor_error(same[1:2], other[3:]).error, float("inf"))
 
 
 if __name__ == "__main__":

@@ -57,9 +57,16 @@ class LocalizeMismatchesFlagTest(absltest.TestCase):
     expected = ("localized: localized call 0 (truncate) on iree_vmvx against iree_llvmcpu: "
                 "dispatch truncate_dispatch_0::")
     self.assertIn(expected, result.failures[0][1])
+    # What a reader needs next, beside the verdict: both sources and the standalone repro.
+    for needle in (r"\n    iree_vmvx executable source: /\S+/module_truncate_dispatch_0\.mlir\n",
+                   r"\n    iree_llvmcpu executable source: /\S+/sources_trusted/\S+\.mlir\n",
+                   r"\n    the dispatch alone, on both backends: /\S+python\S* /\S+/repro\.py"):
+      self.assertRegex(result.failures[0][1], needle)
     module_dir = os.path.join(artifacts_dir, "Truncating")
     with open(os.path.join(module_dir, "report.txt")) as f:
-      self.assertIn(expected, f.read())
+      text = f.read()
+    self.assertIn(expected, text)
+    self.assertIn("the dispatch alone, on both backends: ", text)
     with open(os.path.join(module_dir, "report.json")) as f:
       text = f.read()
     self.assertIn('"localization"', text)

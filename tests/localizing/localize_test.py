@@ -8,24 +8,19 @@ user runs it: `python -m pyiree_tf_support.localize` in a process of its own.
 """
 
 import glob
-import io
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
-import unittest
 
 from absl.testing import absltest
-from absl.testing import flagsaver
 from absl.testing import parameterized
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support import cli_flags
-from pyiree_tf_support import tf_test_utils
+from tests.support import recorded_traces
 
 # A matmul's accumulator is filled with this constant (a reduction's with -0.0, not matched).
 ACC_ZERO = "arith.constant 0.000000e+00 : f32"
@@ -134,17 +129,6 @@ def iterate_once(module):
   module.iterate(np.array([0.1, -0.2, 0.3, 0.0], np.float32))
 
 
-def _case(module_class, trace_function):
-
-  @tf_test_utils.compile_module(module_class)
-  class Case(tf_test_utils.TracedModuleTestCase):
-
-    def test_trace(self):
-      self.compare_backends(trace_function)
-
-  return Case
-
-
 def _localize(trace_dir: str, backend: str, *extra: str) -> subprocess.CompletedProcess:
   return subprocess.run(
       [sys.executable, "-m", "pyiree_tf_support.localize", trace_dir,
@@ -158,33 +142,14 @@ def _verdict(completed: subprocess.CompletedProcess) -> str:
   return completed.stdout.splitlines()[0]
 
 
-class InjectedMiscompileTest(parameterized.TestCase):
+class InjectedMiscompileTest(recorded_traces.RecordedTraces, parameterized.TestCase):
   """Every planted miscompile is named, exactly; without one there is no divergence."""
 
-  @classmethod
-  def setUpClass(cls):
-    super().setUpClass()
-    cli_flags.ensure_parsed()
-    cls.artifacts_dir = tempfile.mkdtemp()
-    cls.trace_dirs = {}
-    for module_class, trace_function in ((Mlp, predict_once), (Mlp64, predict_once_64),
-                                         (Accumulator, accumulate_three),
-                                         (Looping, iterate_once), (Window, push_three),
-                                         (Truncating, truncate_once)):
-      with flagsaver.flagsaver(artifacts_dir=cls.artifacts_dir,
-                               target_backends=["iree_llvmcpu"]):
-        suite = unittest.defaultTestLoader.loadTestsFromTestCase(
-            _case(module_class, trace_function))
-        result = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0).run(suite)
-      assert result.wasSuccessful(), (result.failures, result.errors)
-      cls.trace_dirs[module_class.__name__] = os.path.join(
-          cls.artifacts_dir, module_class.__name__, "traces",
-          trace_function.__name__ + "__tf_ref")
-
-  @classmethod
-  def tearDownClass(cls):
-    shutil.rmtree(cls.artifacts_dir, ignore_errors=True)
-    super().tearDownClass()
+  CASES = tuple((module_class, trace_function, ("iree_llvmcpu",), True)
+                for module_class, trace_function in (
+                    (Mlp, predict_once), (Mlp64, predict_once_64),
+                    (Accumulator, accumulate_three), (Looping, iterate_once),
+                    (Window, push_three), (Truncating, truncate_once)))
 
   def _clean_sources(self, module: str, backend: str) -> str:
     """Localizes the unedited module (no divergence) and returns the suspect's sources dir."""
