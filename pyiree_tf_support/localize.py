@@ -13,7 +13,6 @@ Exit status: 0 a verdict was printed, 2 bad input or the localization could not 
 backend could be used, or our own fault such as a full disk).
 """
 
-import glob
 import json
 import os
 import sys
@@ -57,24 +56,10 @@ for _name in ("target_backends", "tolerances", "iree_compile_flags", "compile_ti
 
 def _trace_dir(path: str) -> str:
   """A reference trace dir: `path` itself, or the only one below a module dir's traces/."""
-  path = os.path.abspath(path)
-  if os.path.isfile(os.path.join(path, "trace.json")):
-    return path
-  found = []
-  for candidate in sorted(glob.glob(os.path.join(path, "traces", "*", "trace.json"))):
-    try:
-      with open(candidate) as f:
-        if json.load(f).get("reference") is True:
-          found.append(os.path.dirname(candidate))
-    except (OSError, ValueError, AttributeError):
-      continue
-  if len(found) == 1:
-    return found[0]
-  if not found:
-    raise LocalizeError(f"{path} is neither a saved trace dir (trace.json) nor a module dir "
-                        "with one saved reference trace under traces/.")
-  raise LocalizeError(f"{path} holds {len(found)} reference traces; name one: "
-                      + ", ".join(os.path.relpath(d, path) for d in found) + ".")
+  try:
+    return replay_input.reference_trace_dir(path)
+  except replay_input.ReplayError as e:
+    raise LocalizeError(str(e)) from None
 
 
 def localize(path: str, suspect: str, trusted: Optional[str] = None,

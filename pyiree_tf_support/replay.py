@@ -38,7 +38,8 @@ from pyiree_tf_support.reporting.replay_input import ReplayError, ReplayInput
 from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.comparing.traces import Trace, run_trace
 
-__all__ = ["ReplayError", "ReplayInput", "ReplayModule", "main", "replay", "replay_loaded"]
+__all__ = ["ReplayError", "ReplayInput", "ReplayModule", "main", "replay", "replay_loaded",
+           "replay_trace"]
 
 USAGE = ("python -m pyiree_tf_support.replay <artifacts>/<Module>/traces/<trace>__tf_ref "
          "[--target_backends=a,b]")
@@ -128,19 +129,22 @@ def replay_loaded(loaded: ReplayInput, target_backends: Sequence[str],
                                               target_backends)]
   module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
   bundled = [None if recompile else bundle.compiled_vmfb(module_dir, n) for n in target_backends]
-  return [_replay_on(loaded.reference, spec, artifact_name, (artifact_name, backend_name),
+  return [replay_trace(loaded.reference, spec, artifact_name, (artifact_name, backend_name),
                      loaded.iree_input, loaded.signatures, cache, policy, vmfb, limits,
                      {} if vmfb is None else bundle.absent_methods(module_dir, backend_name))
           for backend_name, artifact_name, spec, vmfb
           in zip(target_backends, names, specs, bundled)]
 
 
-def _replay_on(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_names,
-               iree_input: str, signatures, cache,
-               policy: tolerances.TolerancePolicy,
-               vmfb: Optional[bytes] = None,
-               limits: timeouts.Timeouts = timeouts.DEFAULT,
-               absent: Optional[Dict[str, str]] = None) -> verdicts.Outcome:
+def replay_trace(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_names,
+                 iree_input: str, signatures, cache,
+                 policy: tolerances.TolerancePolicy,
+                 vmfb: Optional[bytes] = None,
+                 limits: timeouts.Timeouts = timeouts.DEFAULT,
+                 absent: Optional[Dict[str, str]] = None) -> verdicts.Outcome:
+  """The outcome of `ref_trace`'s calls made again on backend `spec` (artifact name `name`) from
+  `iree_input` compiled (or `vmfb`): what replay reports, and what a reduction asks of each
+  smaller program it tries."""
   available, reason = loading.driver_available(spec.driver)
   if not available:
     return verdicts.Outcome(name, verdicts.Status.SKIPPED, reason)

@@ -338,7 +338,8 @@ class TestRun:
                       raw: Outcome, trace_name: str, repros: Optional[repro.CallRepros]) -> dict:
     """report.json's entry for one target of one compared trace (`raw`: before XFAIL)."""
     call = (repros.call(outcome.call_index)
-            if outcome.call_index is not None and repros is not None else None)
+            if outcome.call_index is not None and repros is not None
+            and outcome.call_index < len(repros) else None)
     paths = {"trace": outcome.trace_path,
              "trace_dir": outcome.trace_path and outcome.trace_path[:-len(".txt")],
              "compiled": (self._vmfb_path(module)  # a big module's only after a failure.

@@ -250,6 +250,29 @@ def _load_signatures(path: str) -> Dict[str, FunctionSignature]:
     raise ReplayError(f"{path} is not a valid signatures file ({type(e).__name__}: {e}).") from None
 
 
+def reference_trace_dir(path: str) -> str:
+  """A reference trace dir: `path` itself, or the only one below a module dir's traces/ (what
+  localize and reduce accept)."""
+  path = os.path.abspath(path)
+  if os.path.isfile(os.path.join(path, "trace.json")):
+    return path
+  found = []
+  for candidate in sorted(glob.glob(os.path.join(path, "traces", "*", "trace.json"))):
+    try:
+      with open(candidate) as f:
+        if json.load(f).get("reference") is True:
+          found.append(os.path.dirname(candidate))
+    except (OSError, ValueError, AttributeError):
+      continue
+  if len(found) == 1:
+    return found[0]
+  if not found:
+    raise ReplayError(f"{path} is neither a saved trace dir (trace.json) nor a module dir "
+                        "with one saved reference trace under traces/.")
+  raise ReplayError(f"{path} holds {len(found)} reference traces; name one: "
+                      + ", ".join(os.path.relpath(d, path) for d in found) + ".")
+
+
 def load(trace_dir: str, to_text: Optional[Callable[[bytes], str]] = None) -> ReplayInput:
   """The reference trace saved in `trace_dir` and its module; ReplayError if any is
   untrustworthy. `to_text` reads a big module's iree_input.mlir saved as MLIR bytecode."""

@@ -99,12 +99,12 @@ def evaluate(ref_trace: traces.Trace, tar_trace: traces.Trace, error: Optional[s
   """The outcome of a target trace: its runtime error, or its mismatches against the reference
   under `tolerance_policy` (the --tolerances overrides)."""
   if error:
-    # The call that raised, when a module call did: its repro as a mismatch's.
+    # The call that raised, when a module call did, and its repro as a mismatch's.
     index = len(tar_trace.calls) if tar_trace.pending_method else None
-    if index is None or index >= len(repro_commands):
-      return Outcome(tar_trace.backend, Status.RUNTIME_ERROR, error, trace_path)
-    return Outcome(tar_trace.backend, Status.RUNTIME_ERROR, error, trace_path,
-                   repro_commands[index], index, tar_trace.pending_method)
+    command = (repro_commands[index]
+               if index is not None and index < len(repro_commands) else None)
+    return Outcome(tar_trace.backend, Status.RUNTIME_ERROR, error, trace_path, command, index,
+                   tar_trace.pending_method if index is not None else None)
   compared = traces.compare_trace_calls(ref_trace, tar_trace, tolerance_policy)
   call_mismatches = compared.calls
   if not call_mismatches:

@@ -1,0 +1,327 @@
+"""Reduces a failing trace to the smallest program that shows the same failure, without TensorFlow.
+
+  python -m pyiree_tf_support.reduce <artifacts>/<Module>[/traces/<trace>__tf_ref] \\
+      --target_backends=iree_vmla [--reduce_timeout=600]
+
+The reference trace (with its module's iree_input.mlir and signatures.json, checked as replay
+checks them) is replayed on the backend to find its failure; then each level is reduced while
+the failure stays the same (`reducing.failures`: the same phase, method and kind of difference,
+or the same normalised first error and failing pass):
+1. functions: those no call of the trace needs are removed (`mlir_functions.only_exporting`);
+2. calls: only the failing call when the functions left keep no state between calls; with
+   state, the calls after the failing one are dropped (the earlier ones make the state it fails
+   on, and a shorter prefix's outputs would not be the reference's);
+3. functions again: those the kept calls do not need.
+Every candidate is compiled (through the compile cache) and run as replay runs it. The result is
+itself a module dir, `<Module>/reduce/<trace>__<backend>/`: the reduced `iree_input.mlir`,
+`signatures.json`, the reduced reference trace under `traces/` (so replay and localize take it
+as they take the original), `repro.sh` (the TF-free replay of it, failing as the original did,
+and for a compile error the iree-compile command alone) and `report.md`, a bug report to paste
+upstream: IREE's version, the backend's flags, the command, expected vs got, and what was
+removed. `--reduce_timeout` bounds the search; when it ends, the smallest program so far is kept.
+Exit status: 0 reduced, 2 nothing to reduce or input that cannot be trusted (one line on stderr).
+"""
+
+import copy
+import dataclasses
+import importlib.metadata
+import os
+import re
+import shlex
+import sys
+import time
+from typing import List, Optional, Sequence
+
+from absl import app
+from absl import flags
+
+from pyiree_tf_support import cli_flags
+from pyiree_tf_support import replay
+from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.comparing.traces import Trace
+from pyiree_tf_support.compiling import mlir_files
+from pyiree_tf_support.compiling.compile_cache import CompileCache, CompileCacheError
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import compile_flags
+from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import timeouts
+from pyiree_tf_support.core import verbosity
+from pyiree_tf_support.reducing import failures
+from pyiree_tf_support.reducing import search
+from pyiree_tf_support.reporting import replay_input
+from pyiree_tf_support.reporting import repro
+from pyiree_tf_support.reporting import verdicts
+from pyiree_tf_support.reporting.replay_input import ReplayInput
+
+__all__ = ["ReduceError", "Reduction", "main", "reduce_failure"]
+
+USAGE = ("python -m pyiree_tf_support.reduce <module dir or trace dir> --target_backends=B "
+         "[--reduce_timeout=S]")
+REDUCE_DIR = "reduce"
+
+_TIMEOUT = flags.DEFINE_float(
+    "reduce_timeout", 600.0, "Seconds the search may take; past them the smallest program found "
+    "so far is kept; 0 = no limit.", lower_bound=0.0)
+for _name in ("target_backends", "tolerances", "iree_compile_flags", "compile_cache",
+              "compile_cache_dir", "compile_timeout", "load_timeout", "call_timeout", "verbose"):
+  flags.declare_key_flag(_name)
+
+_STABLEHLO_OP = re.compile(r"^\s*(?:%[\w#:, ]+=\s*)?\"?(stablehlo|chlo|mhlo)\.[\w.]+",
+                           re.MULTILINE)
+_FUNCTION = re.compile(r"^\s*func\.func (?:public |private )?@", re.MULTILINE)
+
+
+class ReduceError(ValueError):
+  """Nothing to reduce, or a request that cannot be met; the message says why in one line."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Reduction:
+  """What a reduction found and where it wrote the reduced module dir."""
+  failure: failures.Failure
+  outcome: verdicts.Outcome  # the reduced program's (the same failure)
+  calls_before: int
+  calls: int
+  functions_before: int
+  functions: int
+  ops_before: int
+  ops: int
+  tried: int  # candidates compiled and run
+  seconds: float
+  timed_out: bool
+  directory: str
+
+
+def count_ops(iree_input: str) -> int:
+  """StableHLO (and CHLO/MHLO) ops in a module's text: the size a reduction reports."""
+  return len(_STABLEHLO_OP.findall(iree_input))
+
+
+def _functions(iree_input: str) -> int:
+  return len(_FUNCTION.findall(iree_input))
+
+
+def _with_calls(trace: Trace, indices: Sequence[int]) -> Trace:
+  reduced = copy.copy(trace)
+  reduced.calls = [trace.calls[i] for i in indices]
+  return reduced
+
+
+class _Search:
+  """Asks the predicate of candidates (each one compiled and run), within the time budget."""
+
+  def __init__(self, loaded: ReplayInput, spec: backends.BackendSpec, name: str,
+               cache: Optional[CompileCache], policy: tolerances.TolerancePolicy,
+               limits: timeouts.Timeouts, deadline: float):
+    self.loaded, self.spec, self.name = loaded, spec, name
+    self.cache, self.policy, self.limits, self.deadline = cache, policy, limits, deadline
+    self.tried = 0
+    self.timed_out = False
+
+  def outcome(self, trace: Trace, iree_input: str) -> verdicts.Outcome:
+    self.tried += 1
+    return replay.replay_trace(trace, self.spec, self.name, (self.name,), iree_input,
+                               self.loaded.signatures, self.cache, self.policy,
+                               limits=self.limits)
+
+  def holds(self, failure: failures.Failure, trace: Trace, iree_input: str) -> bool:
+    if time.monotonic() > self.deadline:
+      self.timed_out = True
+      return False  # past the budget: keep what is known to fail.
+    return failures.same_failure(failure, self.outcome(trace, iree_input))
+
+
+def _reduce_calls(searching: _Search, failure: failures.Failure, outcome: verdicts.Outcome,
+                  trace: Trace, iree_input: str) -> List[int]:
+  """The calls kept: the failing one alone without state, else the ones up to it."""
+  count = len(trace.calls)
+  failing = outcome.call_index
+  if failing is None:  # a compile error: the calls of the method it names, or the first call.
+    failing = next((i for i, c in enumerate(trace.calls) if c.method == failure.method), 0)
+  failing = min(failing, count - 1)
+  if repro.has_state(iree_input):
+    # Earlier calls make the state the failing call sees, and the recorded outputs of a
+    # shorter prefix would not be the reference's: only the calls after it go.
+    return list(range(failing + 1))
+  if searching.holds(failure, _with_calls(trace, [failing]), iree_input):
+    return [failing]
+  return search.minimize(list(range(failing + 1)),
+                         lambda kept: searching.holds(failure, _with_calls(trace, kept),
+                                                      iree_input), keep_last=True)
+
+
+def _reduce_functions(searching: _Search, failure: failures.Failure, trace: Trace,
+                      iree_input: str) -> str:
+  """The module exporting only the kept calls' methods, when it still fails the same way."""
+  from pyiree_tf_support.compiling import mlir_functions  # pylint: disable=import-outside-toplevel
+  methods = sorted({call.method for call in trace.calls})
+  try:
+    candidate = mlir_functions.only_exporting(iree_input, methods)
+  except ValueError:
+    return iree_input
+  if candidate != iree_input and searching.holds(failure, trace, candidate):
+    return candidate
+  return iree_input
+
+
+def reduce_failure(loaded: ReplayInput, backend: str,
+                   cache: Optional[CompileCache] = None,
+                   policy: tolerances.TolerancePolicy = tolerances.DEFAULT_POLICY,
+                   limits: timeouts.Timeouts = timeouts.DEFAULT,
+                   extra_flags: compile_flags.Entries = (),
+                   seconds: float = 600.0,
+                   directory: Optional[str] = None) -> Reduction:
+  """Reduces the failure of `loaded`'s reference trace on `backend`; writes the reduced module
+  dir (default `<Module>/reduce/<trace>__<backend>`, replaced)."""
+  started = time.monotonic()
+  spec = backends.lookup(backend)
+  if not spec.is_iree:
+    raise ReduceError(f"--target_backends={backend} is not an IREE backend; reduce one of: "
+                      + ", ".join(n for n in backends.valid_names()
+                                  if backends.lookup(n).is_iree) + ".")
+  spec = dataclasses.replace(spec, compiler_flags=spec.compiler_flags + compile_flags.for_backend(
+      extra_flags, (backend, spec.name)))
+  reference, iree_input = loaded.reference, loaded.iree_input
+  if not reference.calls:
+    raise ReduceError(f"{loaded.trace_dir} records no call: nothing to reduce.")
+  searching = _Search(loaded, spec, backend, cache, policy, limits, started + seconds)
+  original = searching.outcome(reference, iree_input)
+  failure = failures.failure_of(original)
+  if failure is None:
+    raise ReduceError(f"{backend}: {original.status.value} on the whole trace "
+                      f"({loaded.trace_dir}): nothing to reduce.")
+  # The functions the trace calls first: whether calls share state is then a question about
+  # those functions only. Then the calls, then the functions the kept calls need.
+  reduced_input = _reduce_functions(searching, failure, reference, iree_input)
+  kept = _reduce_calls(searching, failure, original, reference, reduced_input)
+  trace = _with_calls(reference, kept)
+  reduced_input = _reduce_functions(searching, failure, trace, reduced_input)
+  outcome = original if (len(kept) == len(reference.calls) and reduced_input == iree_input) \
+      else searching.outcome(trace, reduced_input)
+  if not failures.same_failure(failure, outcome):  # the budget ended between two steps.
+    trace, reduced_input, outcome = reference, iree_input, original
+  module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
+  directory = directory or os.path.join(module_dir, REDUCE_DIR, artifacts.safe_name(
+      f"{reference.function_name}__{spec.name}"))
+  result = Reduction(failure, outcome, len(reference.calls), len(trace.calls),
+                     _functions(iree_input), _functions(reduced_input), count_ops(iree_input),
+                     count_ops(reduced_input), searching.tried, time.monotonic() - started,
+                     searching.timed_out, directory)
+  _write(result, loaded, trace, reduced_input, spec, backend)
+  return result
+
+
+def _iree_version() -> str:
+  versions = []
+  for package in ("iree-base-compiler", "iree-base-runtime"):
+    try:
+      versions.append(f"{package} {importlib.metadata.version(package)}")
+    except importlib.metadata.PackageNotFoundError:
+      continue
+  return ", ".join(versions) or "unknown"
+
+
+def _write(result: Reduction, loaded: ReplayInput, trace: Trace, iree_input: str,
+           spec: backends.BackendSpec, backend: str) -> None:
+  """The reduced module dir: itself replayable and localizable, with its repro and report."""
+  directory = result.directory
+  root = os.path.dirname(directory)
+  artifacts.open_root(os.path.dirname(root), "The module's artifacts dir")
+  artifacts.remove_tree(directory)
+  artifacts.make_dirs(directory)
+  artifacts.write_text(os.path.join(directory, "iree_input.mlir"), iree_input)
+  module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
+  artifacts.write_bytes(artifacts.signatures_path(directory),
+                        artifacts.read_bytes(artifacts.signatures_path(module_dir)))
+  trace_dir = artifacts.trace_path(directory, trace.function_name, trace.backend, suffix="")
+  trace_io.save_trace(trace, trace_dir, reference=True, iree_input=iree_input)
+  replay_command = shlex.join([sys.executable, "-m", "pyiree_tf_support.replay", trace_dir,
+                               f"--target_backends={backend}"])
+  flags_line = [f"--iree-hal-target-backends={t}" for t in spec.compiler_targets] + list(
+      spec.compiler_flags)
+  compile_command = shlex.join([_compile_tool(), os.path.join(directory, "iree_input.mlir"),
+                                "--iree-input-type=stablehlo_xla", *flags_line,
+                                "-o", os.path.join(directory, "reduced.vmfb")])
+  lines = ["#!/bin/sh", f"# Reproduces {result.failure.describe()} (exit 1 while it does).",
+           "# Needs no TensorFlow: the reduced trace replayed on the reduced module."]
+  if result.failure.status is verdicts.Status.COMPILE_ERROR:
+    lines += [compile_command + " && exit 0", "exit 1"]
+  else:
+    lines += [replay_command]
+  script = os.path.join(directory, "repro.sh")
+
+  def executable(f) -> None:
+    f.write(("\n".join(lines) + "\n").encode("utf-8"))
+    os.fchmod(f.fileno(), 0o755)
+
+  artifacts.write_with(script, executable)
+  artifacts.write_text(os.path.join(directory, "report.md"),
+                       _report(result, loaded, trace, iree_input, backend, script,
+                               compile_command))
+
+
+def _compile_tool() -> str:
+  try:
+    from iree.compiler.tools import binaries  # pylint: disable=import-outside-toplevel
+    return binaries.find_tool("iree-compile")
+  except Exception:  # pylint: disable=broad-except  # a runtime-only machine: the name.
+    return "iree-compile"
+
+
+def _report(result: Reduction, loaded: ReplayInput, trace: Trace, iree_input: str,
+            backend: str, script: str, compile_command: str) -> str:
+  outcome = result.outcome
+  text = [f"# {result.failure.describe()}", "",
+          f"IREE: {_iree_version()}.", "",
+          f"Reduced from `{loaded.trace_dir}`: calls {result.calls_before} -> {result.calls}, "
+          f"functions {result.functions_before} -> {result.functions}, StableHLO ops "
+          f"{result.ops_before} -> {result.ops} ({result.tried} candidates, "
+          f"{result.seconds:.1f} s"
+          f"{'; the time budget ended the search' if result.timed_out else ''}).", "",
+          "## Reproduce", "", "```sh", script, "```", "",
+          "## Compile", "", "```sh", compile_command, "```", "",
+          "## Expected vs got", "", "```", verdicts.format_outcome(outcome), "```", "",
+          "## The reduced program", "", "```mlir", iree_input.strip(), "```", ""]
+  if trace.calls:
+    text[-1:-1] = ["## Calls (the reference's inputs and outputs)", "", "```",
+                   trace.format(summarize=True).strip(), "```", ""]
+  return "\n".join(text)
+
+
+def main(argv: Sequence[str]) -> int:
+  verbosity.apply(cli_flags.verbose())
+  if len(argv) != 2:
+    print(f"usage: {USAGE} (--help for its flags)", file=sys.stderr)
+    return 2
+  try:
+    names = cli_flags.target_backend_names()
+    if not names or len(names) != 1:
+      raise ReduceError("--target_backends names the one backend whose failure to reduce, e.g. "
+                        "--target_backends=iree_vmla.")
+    seconds = _TIMEOUT.value
+    error = timeouts.duration_error(seconds)
+    if error:
+      raise ReduceError(f"flag --reduce_timeout={seconds}: {error}.")
+    seconds = seconds or float("inf")
+    loaded = replay_input.load(replay_input.reference_trace_dir(argv[1]), mlir_files.text)
+    result = reduce_failure(
+        loaded, names[0], cli_flags.compile_cache_from_flags(), cli_flags.tolerance_policy(),
+        cli_flags.timeouts_from_flags(),
+        compile_flags.parse(cli_flags.value("iree_compile_flags")), seconds)
+  except (ValueError, KeyError, CompileCacheError, faults.OwnFault) as e:
+    message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+    print("reduce: " + str(message).replace("\n", " "), file=sys.stderr)
+    return 2
+  print(f"reduced {result.failure.describe()}: calls {result.calls_before} -> {result.calls}, "
+        f"functions {result.functions_before} -> {result.functions}, StableHLO ops "
+        f"{result.ops_before} -> {result.ops} ({result.tried} candidates, {result.seconds:.1f} s"
+        f"{', time budget reached' if result.timed_out else ''})")
+  print(f"reproduce: {shlex.quote(os.path.join(result.directory, 'repro.sh'))}")
+  print(f"report: {os.path.join(result.directory, 'report.md')}")
+  return 0
+
+
+if __name__ == "__main__":
+  app.run(main)
