@@ -1,12 +1,13 @@
 """After a whole module failed to compile: which of its methods compile on their own, and one
 binary of those that do, so traces that only call them still run and compare.
 
-Each method is compiled from iree_input.mlir with the other exported functions made private
-(`mlir_functions.only_exporting`) rather than re-imported from TensorFlow by that name alone:
-the text is the one the whole module was compiled from, state (ml_program globals) and private
-callees included, with the same line numbers, so every error still points into iree_input.mlir;
-the compiler drops the private functions nothing kept calls. It needs no TensorFlow (replay can
-do the same) and costs no import.
+Each method is compiled from iree_input.mlir with the other exported functions (and what only
+they call) removed, their lines left empty (`mlir_functions.only_exporting`), rather than
+re-imported from TensorFlow by that name alone: the text is the one the whole module was compiled
+from, state (ml_program globals) and private callees included, with the same line numbers, so
+every error still points into iree_input.mlir. Removed, not only made private: IREE's input
+passes run on private functions too, so a bad sibling would fail every method with its error.
+It needs no TensorFlow (replay can do the same) and costs no import.
 """
 
 import dataclasses
