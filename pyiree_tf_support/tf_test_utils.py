@@ -442,7 +442,8 @@ class TracedModuleTestCase(tf.test.TestCase):
                           f"call {len(trace.calls)} ({trace.pending_method}): {not_imported}", path)
       elif not_compiled:
         outcome = Outcome(setup.info.name, Status.COMPILE_ERROR,
-                          f"call {len(trace.calls)} ({trace.pending_method}): {not_compiled}", path)
+                          f"call {len(trace.calls)} ({trace.pending_method}): {not_compiled}", path,
+                          call_method=trace.pending_method)
       elif error:
         step = "writing the repro files"
         repros = self._call_repros(module, ref_trace, trace)
@@ -653,6 +654,23 @@ class TracedModuleTestCase(tf.test.TestCase):
     if difference:
       raise faults.NondeterministicTraceError(determinism.message(ref_trace, difference))
 
+  def _before_notes(self, outcomes: Sequence[Outcome], in_file: bool) -> List[Outcome]:
+    """`outcomes` as a report followed by the per-method list shows them: a call of a method
+    that did not compile without its reproducer (the list has it once for every method failing
+    alike); `in_file` (report.txt, which holds the list once per class): naming its entry there
+    instead of repeating the error in every test's. Records and pytest's items keep it whole."""
+    shown = []
+    for outcome, module in zip(outcomes, self._tar_modules):
+      record = getattr(module, "method_compiles", None)
+      method = outcome.call_method
+      if (record is not None and outcome.status is Status.COMPILE_ERROR and method
+          and module.method_compile_error(method)):
+        text = record.call_reference(method) if in_file else record.call_note(method)
+        index = outcome.detail.split(" ", 2)[1]  # "call <index> (<method>): ..."
+        outcome = dataclasses.replace(outcome, detail=f"call {index} ({method}): {text}")
+      shown.append(outcome)
+    return shown
+
   def _compare_backends(self, trace_function: Callable[[TracedModule], None],
                         summary: str = "") -> Trace:
     """Runs, saves, compares and reports one trace (`summary`: the examples that drew its input,
@@ -694,11 +712,12 @@ class TracedModuleTestCase(tf.test.TestCase):
     shown = [o.expecting_failure(listing.label) if listing else o
              for listing, o in zip(listings, outcomes)]
 
-    full = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown)
+    full = verdicts.format_report(ref_trace.function_name, ref_trace.backend,
+                                  self._before_notes(shown, in_file=True))
     # The message shows each backend's first failing call in full; report.txt every call.
     report_path = artifacts.display_path(report_files.text_path(self._artifacts_dir))
-    verdict = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown,
-                                     report_path)
+    verdict = verdicts.format_report(ref_trace.function_name, ref_trace.backend,
+                                     self._before_notes(shown, in_file=False), report_path)
     notes = "".join("\n" + note for note in (
         self._setup.method_imports_note(), self._setup.method_compiles_note(),
         self._setup.skipped_note()) if note)
@@ -710,6 +729,9 @@ class TracedModuleTestCase(tf.test.TestCase):
     type(self)._notes_recorded = True
     records = [self._backend_record(setup, module, outcome, raw, trace_name, repros)
                for (setup, module), outcome, (raw, repros) in zip(targets, shown, results)]
+    for record, module in zip(records, self._tar_modules):
+      if getattr(module, "method_compiles", None) is not None:
+        record["method_compiles"] = module.method_compiles.to_json()
     for index, localization in localized.items():
       records[index]["localization"] = localization
     report_files.record(self._artifacts_dir, self.id(),
