@@ -113,7 +113,7 @@ def failing_pass(diagnostics: str) -> Optional[str]:
 
 
 # What the compiler read from stdin is the module's iree_input.mlir (or, compiling one method,
-# that text with the other functions made private: same line numbers), so its locations are
+# that text with the other functions removed: same line numbers), so its locations are
 # shown as positions in the file users have.
 INPUT_NAME = "iree_input.mlir"
 

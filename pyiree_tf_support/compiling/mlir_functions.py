@@ -1,6 +1,6 @@
 """The functions of an MLIR module as text: where each `func.func` starts and ends, which are
 exported (public), what they call; compiler locations mapped back to exported functions; and the
-same text exporting only some functions.
+same text holding only some functions and what they use.
 
 Plain text work, no TF or IREE: iree-compile reports `<stdin>:L:C` (and `called from` notes for
 inlined private callees), while users know their TF methods, which are the public functions of
@@ -133,14 +133,50 @@ def exported_functions(mlir: str) -> Tuple[str, ...]:
   return tuple(s.name for s in functions_of(mlir) if s.public)
 
 
+def _reached(spans: Sequence[FunctionSpan], lines: Sequence[str], roots: Set[str]) -> Set[str]:
+  """`roots`, the functions named by a line outside every function (an initializer's callee),
+  and every function these refer to, through any chain."""
+  inside = {line for s in spans for line in range(s.first_line, s.last_line + 1)}
+  names = {s.name for s in spans}
+  pending = set(roots)
+  for number, line in enumerate(lines, start=1):
+    if number not in inside:
+      pending.update(n for n in map(_unquote, _SYMBOL_RE.findall(line)) if n in names)
+  callees = {s.name: s.callees for s in spans}
+  reached: Set[str] = set()
+  while pending:
+    name = pending.pop()
+    if name not in reached:
+      reached.add(name)
+      pending.update(callees.get(name, ()))
+  return reached
+
+
 def only_exporting(mlir: str, names: Sequence[str]) -> str:
-  """`mlir` with every other public function made private, so the compiler drops what no kept
-  function uses. Only the `func.func` lines change: every other line keeps its number and
-  columns, so compiler locations still point into the original text."""
+  """`mlir` exporting only `names`: every function only the other exported functions reach is
+  removed, its lines left empty, and an exported function `names` call is made private.
+
+  Why removed and not only made private: IREE runs its input passes (StableHLO preprocessing)
+  on private functions too, so one bad sibling fails every method compiled "alone" with its own
+  error. Every remaining line keeps its number and columns, so compiler locations still point
+  into the original text; globals and module-level ops stay, and so does every function they
+  name."""
   keep: Set[str] = set(names)
   missing = keep - set(exported_functions(mlir))
   if missing:
     raise ValueError(f"No exported function named {', '.join(sorted(missing))} in the MLIR text.")
+  lines = mlir.splitlines(keepends=True)
+  spans = functions_of(mlir)
+  bare = [line.rstrip("\r\n") for line in lines]
+  reached = _reached(spans, bare, keep)
+  # What nothing exported reaches is left to the compiler (it drops it), as the whole module was.
+  others = _reached(spans, bare, {s.name for s in spans if s.public}) - reached
+  for span in spans:
+    text = lines[span.first_line - 1:span.last_line]
+    if span.name not in others or sum(map(_brace_delta, text)) != 0:
+      continue  # kept; or its last line also closes an enclosing region: left, made private.
+    for index in range(span.first_line - 1, span.last_line):
+      lines[index] = lines[index][len(lines[index].rstrip("\r\n")):]
 
   def hide(line: str) -> str:
     match = _FUNC_RE.match(line)
@@ -151,4 +187,4 @@ def only_exporting(mlir: str, names: Sequence[str]) -> str:
       rest = rest[len(match.group(2)):].lstrip()
     return match.group(1) + "private " + rest
 
-  return "".join(hide(line) for line in mlir.splitlines(keepends=True))
+  return "".join(hide(line) for line in lines)

@@ -110,7 +110,7 @@ def compile_each_method(iree_input: str, module_name: str, spec: BackendSpec, ba
       lambda method: None if artifacts_dir is None else artifacts.reproducer_path(
           artifacts_dir, f"{names}.{method}"))
   if vmfb is None:
-    raise compiler.CompileError(f"{module_error}\n{record.describe()}",
+    raise compiler.CompileError(f"{module_error}\n{record.describe(module_error_shown=True)}",
                                 module_error.reproducer_path, module_error.reason,
                                 module_error.methods,
                                 module_error.rerun_command) from module_error

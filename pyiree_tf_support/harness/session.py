@@ -258,11 +258,12 @@ class TestRun:
     shown = [o.expecting_failure(listing.label) if listing else o
              for listing, o in zip(listings, outcomes)]
 
-    full = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown)
+    full = verdicts.format_report(ref_trace.function_name, ref_trace.backend,
+                                  self._before_notes(shown, in_file=True))
     # The message shows each backend's first failing call in full; report.txt every call.
     report_path = artifacts.display_path(report_files.text_path(session.artifacts_dir))
-    verdict = verdicts.format_report(ref_trace.function_name, ref_trace.backend, shown,
-                                     report_path)
+    verdict = verdicts.format_report(ref_trace.function_name, ref_trace.backend,
+                                     self._before_notes(shown, in_file=False), report_path)
     setup = session.setup
     notes = "".join("\n" + note for note in (
         setup.method_imports_note(), setup.method_compiles_note(), setup.skipped_note()) if note)
@@ -273,6 +274,9 @@ class TestRun:
     recorded = full + examples + (notes if session.take_notes() else "")
     records = [self._backend_record(setup, module, outcome, raw, trace_name, repros)
                for (setup, module), outcome, (raw, repros) in zip(targets, shown, results)]
+    for record, module in zip(records, self.targets):
+      if getattr(module, "method_compiles", None) is not None:
+        record["method_compiles"] = module.method_compiles.to_json()
     for index, localization in localized.items():
       records[index]["localization"] = localization
     report_files.record(session.artifacts_dir, self.test_id,
@@ -288,6 +292,23 @@ class TestRun:
     elif not compared.failed:
       logging.info("%s", message if options.verbose else message.splitlines()[0])
     return compared
+
+  def _before_notes(self, outcomes: Sequence[Outcome], in_file: bool) -> List[Outcome]:
+    """`outcomes` as a report followed by the per-method list shows them: a call of a method
+    that did not compile without its reproducer (the list has it once for every method failing
+    alike); `in_file` (report.txt, which holds the list once per class): naming its entry there
+    instead of repeating the error in every test's. Records and pytest's items keep it whole."""
+    shown = []
+    for outcome, module in zip(outcomes, self.targets):
+      record = getattr(module, "method_compiles", None)
+      method = outcome.call_method
+      if (record is not None and outcome.status is Status.COMPILE_ERROR and method
+          and module.method_compile_error(method)):
+        text = record.call_reference(method) if in_file else record.call_note(method)
+        index = outcome.detail.split(" ", 2)[1]  # "call <index> (<method>): ..."
+        outcome = dataclasses.replace(outcome, detail=f"call {index} ({method}): {text}")
+      shown.append(outcome)
+    return shown
 
   def _save_trace(self, trace: Trace, reference: bool = False, text: bool = True) -> str:
     """Saves the trace loadable (a directory: every value, which replay reads) and readable
@@ -383,7 +404,8 @@ class TestRun:
                           f"call {len(trace.calls)} ({trace.pending_method}): {not_imported}", path)
       elif not_compiled:
         outcome = Outcome(setup.info.name, Status.COMPILE_ERROR,
-                          f"call {len(trace.calls)} ({trace.pending_method}): {not_compiled}", path)
+                          f"call {len(trace.calls)} ({trace.pending_method}): {not_compiled}", path,
+                          call_method=trace.pending_method)
       elif error:
         step = "writing the repro files"
         repros = self._call_repros(module, ref_trace, trace)

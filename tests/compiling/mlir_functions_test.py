@@ -80,17 +80,50 @@ class LocationsTest(parameterized.TestCase):
 
 class OnlyExportingTest(absltest.TestCase):
 
-  def test_hides_the_other_exported_functions_without_moving_lines(self):
+  def _changed(self, text):
+    old_lines, new_lines = MODULE.splitlines(), text.splitlines()
+    self.assertLen(new_lines, len(old_lines))  # every line keeps its number.
+    return [i + 1 for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b]
+
+  def test_removes_the_other_functions_without_moving_lines(self):
+    # A sibling's body is gone, not just made private: IREE's StableHLO preprocessing runs on
+    # private functions too, so a bad sibling would fail every method compiled "alone".
     text = mlir_functions.only_exporting(MODULE, ["erf"])
     self.assertEqual(mlir_functions.exported_functions(text), ("erf",))
-    old_lines, new_lines = MODULE.splitlines(), text.splitlines()
-    self.assertLen(new_lines, len(old_lines))
-    changed = [i + 1 for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b]
-    self.assertEqual(changed, [3, 20])
-    self.assertEqual(new_lines[2],
-                     "  func.func private @double(%arg0: tensor<4xf32>) -> tensor<4xf32> {")
-    self.assertEqual(new_lines[19],
-                     "  func.func private @also_erf(%arg0: tensor<4xf32>) -> tensor<4xf32> {")
+    self.assertEqual(self._changed(text), [3, 4, 5, 6, 20, 21, 22, 23, 24])
+    new_lines = text.splitlines()
+    self.assertTrue(all(not new_lines[i - 1] for i in self._changed(text)))
+    self.assertEqual([s.name for s in mlir_functions.functions_of(text)],
+                     ["inner", "outer", "erf", "declared"])  # erf's callees stay; and what
+    # nothing exported reaches (the compiler drops it, as it did from the whole module).
+    self.assertIn("ml_program.global public mutable @vars.v", text)  # globals stay.
+
+  def test_a_kept_function_keeps_only_what_it_reaches(self):
+    text = mlir_functions.only_exporting(MODULE, ["double"])
+    self.assertEqual([s.name for s in mlir_functions.functions_of(text)], ["double", "declared"])
+    self.assertNotIn("mhlo.erf", text)
+    self.assertEqual(self._changed(text), list(range(7, 25)))
+
+  def test_a_called_exported_sibling_keeps_its_body_made_private(self):
+    calling = MODULE.replace("    %0 = stablehlo.multiply %arg0, %arg0 : tensor<4xf32>",
+                             "    %0 = call @erf(%arg0) : (tensor<4xf32>) -> tensor<4xf32>")
+    text = mlir_functions.only_exporting(calling, ["double"])
+    spans = {s.name: s for s in mlir_functions.functions_of(text)}
+    self.assertEqual(list(spans), ["double", "inner", "outer", "erf", "declared"])
+    self.assertFalse(spans["erf"].public)
+    self.assertEqual(text.splitlines()[14],
+                     "  func.func private @erf(%arg0: tensor<4xf32>) -> tensor<4xf32> {")
+
+  def test_functions_named_outside_every_function_stay(self):
+    # e.g. an initializer op at module level that calls a private function.
+    named = MODULE.replace("  func.func private @declared(tensor<4xf32>) -> tensor<4xf32>\n",
+                           "  util.initializer { call @inner_init() : () -> () }\n"
+                           "  func.func private @inner_init() {\n"
+                           "    %0 = call @inner(%cst) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                           "    return\n  }\n")
+    text = mlir_functions.only_exporting(named, ["double"])
+    self.assertEqual([s.name for s in mlir_functions.functions_of(text)],
+                     ["double", "inner", "inner_init"])
 
   def test_every_name_kept_is_identity(self):
     self.assertEqual(mlir_functions.only_exporting(MODULE, ["double", "erf", "also_erf"]), MODULE)
@@ -98,7 +131,6 @@ class OnlyExportingTest(absltest.TestCase):
   def test_unknown_name_is_an_error(self):
     with self.assertRaisesRegex(ValueError, "No exported function named inner"):
       mlir_functions.only_exporting(MODULE, ["inner"])
-
 
 
 QUOTED = """module {
@@ -123,8 +155,11 @@ class NonAsciiNamesTest(parameterized.TestCase):
 
   def test_functions_are_named_as_in_python(self):
     self.assertEqual(mlir_functions.exported_functions(QUOTED), ("größe", "plain"))
-    hidden = mlir_functions.only_exporting(QUOTED, ["plain"])
-    self.assertIn('func.func private @"gr\\C3\\B6\\C3\\9Fe"(', hidden)
+    kept = mlir_functions.only_exporting(QUOTED, ["plain"])  # plain calls größe.
+    self.assertIn('func.func private @"gr\\C3\\B6\\C3\\9Fe"(', kept)
+    alone = mlir_functions.only_exporting(QUOTED, ["größe"])
+    self.assertEqual(mlir_functions.exported_functions(alone), ("größe",))
+    self.assertNotIn("@plain", alone)
 
 if __name__ == "__main__":
   absltest.main()
