@@ -8,6 +8,7 @@ checks them) is replayed on the backend to find its failure; then each level is 
 the failure stays the same (`reducing.failures`: the same phase, method and kind of difference,
 or the same normalised first error and failing pass):
 1. functions: those no call of the trace needs are removed (`mlir_functions.only_exporting`);
+   for a compile error, the first method failing the same way compiled alone, with one call;
 2. calls: only the failing call when the functions left keep no state between calls; with
    state, the calls after the failing one are dropped (the earlier ones make the state it fails
    on, and a shorter prefix's outputs would not be the reference's);
@@ -30,7 +31,7 @@ import re
 import shlex
 import sys
 import time
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from absl import app
 from absl import flags
@@ -70,6 +71,7 @@ for _name in ("target_backends", "tolerances", "iree_compile_flags", "compile_ca
 
 _STABLEHLO_OP = re.compile(r"^\s*(?:%[\w#:, ]+=\s*)?\"?(stablehlo|chlo|mhlo)\.[\w.]+",
                            re.MULTILINE)
+_BLANK_RUN = re.compile(r"\n(?:[ \t]*\n){2,}")  # removed functions' lines, in the report
 _FUNCTION = re.compile(r"^\s*func\.func (?:public |private )?@", re.MULTILINE)
 
 
@@ -152,18 +154,34 @@ def _reduce_calls(searching: _Search, failure: failures.Failure, outcome: verdic
                                                       iree_input), keep_last=True)
 
 
+def _exporting(iree_input: str, methods: Sequence[str]) -> Optional[str]:
+  from pyiree_tf_support.compiling import mlir_functions  # pylint: disable=import-outside-toplevel
+  try:
+    return mlir_functions.only_exporting(iree_input, sorted(set(methods)))
+  except ValueError:
+    return None
+
+
 def _reduce_functions(searching: _Search, failure: failures.Failure, trace: Trace,
                       iree_input: str) -> str:
   """The module exporting only the kept calls' methods, when it still fails the same way."""
-  from pyiree_tf_support.compiling import mlir_functions  # pylint: disable=import-outside-toplevel
-  methods = sorted({call.method for call in trace.calls})
-  try:
-    candidate = mlir_functions.only_exporting(iree_input, methods)
-  except ValueError:
-    return iree_input
-  if candidate != iree_input and searching.holds(failure, trace, candidate):
+  candidate = _exporting(iree_input, [call.method for call in trace.calls])
+  if candidate is not None and candidate != iree_input and searching.holds(failure, trace,
+                                                                           candidate):
     return candidate
   return iree_input
+
+
+def _failing_method(searching: _Search, failure: failures.Failure, trace: Trace,
+                    iree_input: str) -> Optional[Tuple[List[int], str]]:
+  """For a compile error, which calls do not matter: the first method that fails the same way
+  compiled alone, with its first call, and the module exporting only it; None if none does."""
+  for method in dict.fromkeys(call.method for call in trace.calls):
+    first = next(i for i, call in enumerate(trace.calls) if call.method == method)
+    alone = _exporting(iree_input, [method])
+    if alone is not None and searching.holds(failure, _with_calls(trace, [first]), alone):
+      return [first], alone
+  return None
 
 
 def reduce_failure(loaded: ReplayInput, backend: str,
@@ -195,7 +213,12 @@ def reduce_failure(loaded: ReplayInput, backend: str,
   # The functions the trace calls first: whether calls share state is then a question about
   # those functions only. Then the calls, then the functions the kept calls need.
   reduced_input = _reduce_functions(searching, failure, reference, iree_input)
-  kept = _reduce_calls(searching, failure, original, reference, reduced_input)
+  alone = (_failing_method(searching, failure, reference, reduced_input)
+           if failure.status is verdicts.Status.COMPILE_ERROR else None)
+  if alone is not None:
+    kept, reduced_input = alone
+  else:
+    kept = _reduce_calls(searching, failure, original, reference, reduced_input)
   trace = _with_calls(reference, kept)
   reduced_input = _reduce_functions(searching, failure, trace, reduced_input)
   outcome = original if (len(kept) == len(reference.calls) and reduced_input == iree_input) \
@@ -283,7 +306,8 @@ def _report(result: Reduction, loaded: ReplayInput, trace: Trace, iree_input: st
           "## Reproduce", "", "```sh", script, "```", "",
           "## Compile", "", "```sh", compile_command, "```", "",
           "## Expected vs got", "", "```", verdicts.format_outcome(outcome), "```", "",
-          "## The reduced program", "", "```mlir", iree_input.strip(), "```", ""]
+          "## The reduced program", "", "```mlir", _BLANK_RUN.sub("\n\n", iree_input.strip()),
+          "```", ""]
   if trace.calls:
     text[-1:-1] = ["## Calls (the reference's inputs and outputs)", "", "```",
                    trace.format(summarize=True).strip(), "```", ""]
