@@ -268,6 +268,8 @@ class TracedModuleTestCase(tf.test.TestCase):
     cls._setup = setup
     _CLASS_SETUPS[(cls._module_class, cls._exported_names)] = setup
     cls._notes_recorded = False  # whether report.txt has the class's notes yet.
+    # Per target whose module did not compile: the test whose report.txt entry holds the error.
+    cls._compile_error_recorded: Dict[str, str] = {}
     cls._module_name = setup.module_name
     cls._artifacts_dir = setup.artifacts_dir
     cls._iree_input = setup.iree_input
@@ -658,9 +660,16 @@ class TracedModuleTestCase(tf.test.TestCase):
     """`outcomes` as a report followed by the per-method list shows them: a call of a method
     that did not compile without its reproducer (the list has it once for every method failing
     alike); `in_file` (report.txt, which holds the list once per class): naming its entry there
-    instead of repeating the error in every test's. Records and pytest's items keep it whole."""
+    instead of repeating the error in every test's, and so a module that did not compile at
+    all, after the first test's entry. Records and pytest's items keep it whole."""
     shown = []
     for outcome, module in zip(outcomes, self._tar_modules):
+      if in_file and module is None and outcome.status is Status.COMPILE_ERROR:
+        first = type(self)._compile_error_recorded.setdefault(outcome.backend, self.id())
+        if first != self.id():
+          outcome = dataclasses.replace(
+              outcome, detail=f"the module did not compile for {outcome.backend}: the error "
+              f"is in {first}'s entry")
       record = getattr(module, "method_compiles", None)
       method = outcome.call_method
       if (record is not None and outcome.status is Status.COMPILE_ERROR and method
