@@ -126,6 +126,8 @@ class ModuleSession:
     self.trace_names = test_setup.TraceNames()
     self.methods_with_examples: Set[str] = set()  # --examples checks each method once.
     self._notes_recorded = False  # whether report.txt has the class's notes yet.
+    # Per target whose module did not compile: the test whose report.txt entry holds the error.
+    self.compile_error_recorded: Dict[str, str] = {}
     self._iree_input_sha256: Optional[str] = None
 
   @classmethod
@@ -297,9 +299,16 @@ class TestRun:
     """`outcomes` as a report followed by the per-method list shows them: a call of a method
     that did not compile without its reproducer (the list has it once for every method failing
     alike); `in_file` (report.txt, which holds the list once per class): naming its entry there
-    instead of repeating the error in every test's. Records and pytest's items keep it whole."""
+    instead of repeating the error in every test's, and so a module that did not compile at
+    all, after the first test's entry. Records and pytest's items keep it whole."""
     shown = []
     for outcome, module in zip(outcomes, self.targets):
+      if in_file and module is None and outcome.status is Status.COMPILE_ERROR:
+        first = self.session.compile_error_recorded.setdefault(outcome.backend, self.test_id)
+        if first != self.test_id:
+          outcome = dataclasses.replace(
+              outcome, detail=f"the module did not compile for {outcome.backend}: the error "
+              f"is in {first}'s entry")
       record = getattr(module, "method_compiles", None)
       method = outcome.call_method
       if (record is not None and outcome.status is Status.COMPILE_ERROR and method

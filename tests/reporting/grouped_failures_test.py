@@ -129,11 +129,18 @@ class GroupedFailuresTest(absltest.TestCase):
 
 class NothingCompilesTest(absltest.TestCase):
 
-  def test_the_whole_modules_error_is_not_repeated_per_method(self):
+  def test_the_whole_modules_error_is_not_repeated_per_method_nor_per_test(self):
     cli_flags.ensure_parsed()
-    result = _run(_case(TwoBadMethods, ()), tempfile.mkdtemp())
+    artifacts_dir = tempfile.mkdtemp()
+    result = _run(_case(TwoBadMethods, ()), artifacts_dir)
+    with open(os.path.join(artifacts_dir, "TwoBadMethods", "report.txt")) as f:
+      report = f.read()
+    self.assertEqual(report.count(SHARED), 1, report)
+    self.assertEqual(report.count("Reproducer: "), 1, report)
+    self.assertRegex(report, r"iree_llvmcpu: COMPILE ERROR\n  the module did not compile for "
+                     r"iree_llvmcpu: the error is in \S+\.test_trace(_twice)?'s entry")
     self.assertLen(result.failures, 2)
-    for _, message in result.failures:
+    for _, message in result.failures:  # each failure message says it all.
       self.assertEqual(message.count(SHARED), 1, message)
       self.assertEqual(message.count("Reproducer: "), 1, message)
       self.assertRegex(message, r"compiled alone, 0 of 2 method\(s\) compile:\n +trace, "
