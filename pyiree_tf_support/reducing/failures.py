@@ -4,7 +4,8 @@ A reduction keeps a step only while the program still fails as the original did,
 fails: a smaller program that fails for another reason (a compile error where there was a
 mismatch, another op's error) is a different bug. What "the same" means, per phase:
 - mismatch: the same backend mismatches the reference in the same method, on the same kind of
-  difference (numbers, exact values, non-finite placement, shape, dtype, structure);
+  difference: wrong values (over tolerance or not equal: a cast of the result turns one into
+  the other), non-finite placement, shape, dtype or structure;
 - compile error: the same failing pass and the same first error line, with SSA names, numbers,
   shapes and locations normalised (a smaller module renumbers `%12` and moves lines);
 - runtime error: the same exception type and the same first line, normalised alike.
@@ -23,6 +24,10 @@ _SHAPE = re.compile(r"\b(\d+|\?)(x(\d+|\?))*x(?=[a-z]+\d*\b)")
 _NUMBER = re.compile(r"\b\d+(\.\d+)?(e[-+]?\d+)?\b")
 _PASS = re.compile(r"\[failing pass: ([\w.:-]+)")
 _SPACE = re.compile(r"\s+")
+# The kinds of difference that are one kind to a reduction: wrong values.
+_KINDS = {"NumericMismatch": "values", "ExactMismatch": "values",
+          "NonFiniteMismatch": "non-finite", "ShapeMismatch": "shape", "DtypeMismatch": "dtype",
+          "StructureMismatch": "structure"}
 
 
 def normalized(line: str) -> str:
@@ -51,7 +56,7 @@ def failure_of(outcome: Outcome) -> Optional[Failure]:
   if not outcome.status.failed:
     return None
   if outcome.status is Status.MISMATCH:
-    kinds = sorted({type(m).__name__ for m in outcome.mismatches})
+    kinds = sorted({_KINDS.get(type(m).__name__, type(m).__name__) for m in outcome.mismatches})
     return Failure(outcome.backend, outcome.status, outcome.call_method, ",".join(kinds))
   diagnostics = outcome.status in (Status.IMPORT_ERROR, Status.COMPILE_ERROR)
   first = phases.first_error_line(outcome.detail, diagnostics=diagnostics)

@@ -132,7 +132,7 @@ class ReduceTest(absltest.TestCase):
   def test_a_stateless_mismatch_reduces_to_the_failing_call(self):
     directory = self.reduced(self.mixed, "stateless")
     completed = reduce(trace(self.mixed, "stateless"), "--target_backends=iree_vmla")
-    self.assertIn("reduced iree_vmla: MISMATCH in truncate (ExactMismatch): calls 8 -> 1",
+    self.assertIn("reduced iree_vmla: MISMATCH in truncate (values): calls 8 -> 1",
                   completed.stdout)
     self.assert_reproduces(directory, "iree_vmla: MISMATCH")
     with open(os.path.join(directory, "report.md")) as f:
@@ -144,7 +144,7 @@ class ReduceTest(absltest.TestCase):
   def test_a_stateful_mismatch_keeps_the_calls_its_state_needs(self):
     completed = reduce(trace(self.mixed, "stateful"), "--target_backends=iree_vmla")
     self.assertEqual(completed.returncode, 0, completed.stderr[-3000:])
-    self.assertIn("MISMATCH in accumulate (ExactMismatch): calls 5 -> 3", completed.stdout)
+    self.assertIn("MISMATCH in accumulate (values): calls 5 -> 3", completed.stdout)
     self.assert_reproduces(os.path.join(self.mixed, "reduce", "stateful__iree_vmvx"),
                            "iree_vmla: MISMATCH")
 
