@@ -108,6 +108,10 @@ flags.DEFINE_bool("localize_mismatches", False,
                   "For the first mismatching call of each failing (trace, IREE backend), name the "
                   "first IREE dispatch whose outputs diverge (python -m pyiree_tf_support.localize "
                   "in a child process) and put its verdict into the report (docs/localizing.md).")
+flags.DEFINE_bool("reduce_failures", False,
+                  "For each failing (trace, IREE backend), write the smallest program failing the "
+                  "same way (python -m pyiree_tf_support.reduce in a child process) and put what "
+                  "it reduced and its repro into the report (docs/reducing.md).")
 flags.DEFINE_bool("run_in_worker", False,
                   "Run every IREE backend in a worker process without TensorFlow (Vulkan always "
                   "runs there), so a runtime crash fails that backend instead of the test process.")
@@ -343,6 +347,7 @@ def run_settings() -> run_settings_lib.RunSettings:
       iree_compile_flags=compile_flags.parse(value("iree_compile_flags") or ()),
       dump_compiler_ir=bool(value("dump_compiler_ir")),
       localize_mismatches=bool(value("localize_mismatches")),
+      reduce_failures=bool(value("reduce_failures")),
       timeouts=timeouts_from_flags(),
       examples=int(value("examples")),
       examples_seed=int(value("examples_seed")),

@@ -30,6 +30,7 @@ import dataclasses
 import hashlib
 import importlib.util
 import json
+import logging as std_logging
 import os
 import re
 import shlex
@@ -307,8 +308,9 @@ def run_campaign(campaign: Campaign, settings: RunSettings,
 
 def main(argv: Sequence[str]) -> int:
   verbosity.apply(cli_flags.verbose())
-  if not cli_flags.verbose():  # progress lines and findings only: no per-trace reports.
-    logging.set_verbosity(logging.WARNING)
+  if not cli_flags.verbose():  # progress lines and findings only: no per-trace reports, and
+    logging.set_verbosity(logging.WARNING)  # not TF's retracing warnings (new functions each
+    std_logging.getLogger("tensorflow").setLevel(std_logging.ERROR)  # module, by design).
   if len(argv) != 1:
     print("usage: python -m pyiree_tf_support.fuzz --target_backends=... --out=DIR "
           "[--minutes=M] [--seed=S] [--ops=...] [--resume] (--help for its flags)",

@@ -26,6 +26,7 @@ Exit status: 0 reduced, 2 nothing to reduce or input that cannot be trusted (one
 import copy
 import dataclasses
 import importlib.metadata
+import json
 import os
 import re
 import shlex
@@ -56,7 +57,7 @@ from pyiree_tf_support.reporting import repro
 from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support.reporting.replay_input import ReplayInput
 
-__all__ = ["ReduceError", "Reduction", "main", "reduce_failure"]
+__all__ = ["ReduceError", "Reduction", "main", "reduce_failure", "summary", "to_json"]
 
 USAGE = ("python -m pyiree_tf_support.reduce <module dir or trace dir> --target_backends=B "
          "[--reduce_timeout=S]")
@@ -65,6 +66,9 @@ REDUCE_DIR = "reduce"
 _TIMEOUT = flags.DEFINE_float(
     "reduce_timeout", 600.0, "Seconds the search may take; past them the smallest program found "
     "so far is kept; 0 = no limit.", lower_bound=0.0)
+_REPORT_JSON = flags.DEFINE_string(
+    "report_json", None, "Also write what was reduced as JSON to this file (what a test's "
+    "report.json records under `reduction` with --reduce_failures).")
 for _name in ("target_backends", "tolerances", "iree_compile_flags", "compile_cache",
               "compile_cache_dir", "compile_timeout", "load_timeout", "call_timeout", "verbose"):
   flags.declare_key_flag(_name)
@@ -94,6 +98,26 @@ class Reduction:
   seconds: float
   timed_out: bool
   directory: str
+
+
+def to_json(result: Reduction) -> dict:
+  """The reduction as data: its one-line summary, the sizes, and where its files are."""
+  return {"summary": summary(result), "failure": result.failure.describe(),
+          "calls": [result.calls_before, result.calls],
+          "functions": [result.functions_before, result.functions],
+          "ops": [result.ops_before, result.ops], "candidates": result.tried,
+          "seconds": round(result.seconds, 2), "timed_out": result.timed_out,
+          "directory": result.directory,
+          "repro": shlex.quote(os.path.join(result.directory, "repro.sh")),
+          "report": os.path.join(result.directory, "report.md")}
+
+
+def summary(result: Reduction) -> str:
+  """The reduction in one line (a test failure's report carries it)."""
+  return (f"{result.failure.describe()}: calls {result.calls_before} -> "
+          f"{result.calls}, functions {result.functions_before} -> {result.functions}, "
+          f"StableHLO ops {result.ops_before} -> {result.ops} ({result.tried} candidates, "
+          f"{result.seconds:.1f} s{', time budget reached' if result.timed_out else ''})")
 
 
 def count_ops(iree_input: str) -> int:
@@ -338,12 +362,13 @@ def main(argv: Sequence[str]) -> int:
     message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
     print("reduce: " + str(message).replace("\n", " "), file=sys.stderr)
     return 2
-  print(f"reduced {result.failure.describe()}: calls {result.calls_before} -> {result.calls}, "
-        f"functions {result.functions_before} -> {result.functions}, StableHLO ops "
-        f"{result.ops_before} -> {result.ops} ({result.tried} candidates, {result.seconds:.1f} s"
-        f"{', time budget reached' if result.timed_out else ''})")
-  print(f"reproduce: {shlex.quote(os.path.join(result.directory, 'repro.sh'))}")
-  print(f"report: {os.path.join(result.directory, 'report.md')}")
+  data = to_json(result)
+  print("reduced " + data["summary"])
+  print(f"reproduce: {data['repro']}")
+  print(f"report: {data['report']}")
+  if _REPORT_JSON.value:
+    with open(_REPORT_JSON.value, "w") as f:
+      json.dump(data, f, indent=1)
   return 0
 
 

@@ -34,6 +34,8 @@ class RunSettings:
   dump_compiler_ir: bool = False
   # --localize_mismatches: the first diverging dispatch of each mismatch, in the report.
   localize_mismatches: bool = False
+  # --reduce_failures: each failure reduced to the smallest program failing the same way.
+  reduce_failures: bool = False
   # --compile_timeout, --load_timeout, --call_timeout.
   timeouts: timeouts_lib.Timeouts = timeouts_lib.DEFAULT
   # --examples, --examples_seed, --examples_timeout (None: no limit): inputs drawn per method.

@@ -253,6 +253,13 @@ class TestRun:
           "localized: " + localized[i].get("message", localized[i]["summary"])))))
                   if i in localized else o for i, o in enumerate(outcomes)]
       results = [(o, r) for o, (_, r) in zip(outcomes, results)]
+    reduced = self._reduce_failures(ref_trace, outcomes)
+    if reduced:
+      outcomes = [dataclasses.replace(o, repro_command="\n".join(filter(None, (
+          o.repro_command, "reduced: " + reduced[i]["summary"]
+          + (f"; reproduce: {reduced[i]['repro']}" if "repro" in reduced[i] else "")))))
+                  if i in reduced else o for i, o in enumerate(outcomes)]
+      results = [(o, r) for o, (_, r) in zip(outcomes, results)]
     session.outcome_log.setdefault(self.name, []).extend(outcomes)
     listings = [test_setup.listed(s.info, session.settings, session.test_file,
                                   session.class_name, self.name)
@@ -281,6 +288,8 @@ class TestRun:
         record["method_compiles"] = module.method_compiles.to_json()
     for index, localization in localized.items():
       records[index]["localization"] = localization
+    for index, reduction in reduced.items():
+      records[index]["reduction"] = reduction
     report_files.record(session.artifacts_dir, self.test_id,
                         report_files.trace_record(trace_name, ref_trace.backend, recorded,
                                                   records),
@@ -461,6 +470,30 @@ class TestRun:
         continue
       found[index] = in_child.localize(trace_dir, spec.name, outcomes[index].call_index,
                                        session.options.localize_arguments)
+    return found
+
+  def _reduce_failures(self, ref_trace: Trace,
+                       outcomes: Sequence[Outcome]) -> Dict[int, Dict[str, Any]]:
+    """--reduce_failures: each failing IREE target's failure reduced to the smallest program
+    failing the same way (what the reducer wrote, by the outcome's index); {} when the setting
+    is off, which imports nothing."""
+    session = self.session
+    if not session.settings.reduce_failures:
+      return {}
+    failing = [i for i, o in enumerate(outcomes) if o.status.failed]
+    if not failing:
+      return {}
+    from pyiree_tf_support.reducing import in_child  # pylint: disable=import-outside-toplevel
+    trace_dir = artifacts.trace_path(session.artifacts_dir, ref_trace.function_name,
+                                     ref_trace.backend, suffix="")
+    found = {}
+    for index in failing:
+      spec = backends.find_by_artifact_name(outcomes[index].backend)
+      if spec is None or not spec.is_iree:
+        continue
+      backend = outcomes[index].backend  # as the test named it, unless indexed (a duplicate).
+      found[index] = in_child.reduce(trace_dir, backend if backends.find(backend) else spec.name,
+                                     session.options.localize_arguments)
     return found
 
   def _check_deterministic(self, ref_trace: Trace, trace_function, trace_name: str,

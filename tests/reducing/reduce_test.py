@@ -4,6 +4,7 @@ keeps the failing method; each reduced module dir fails as the original did when
 runs, and replays like any module dir. Real TensorFlow (to make the traces), IREE and replay."""
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -81,8 +82,9 @@ def passing(module):
   module.double(ones())
 
 
-def run_traces(module_class, *trace_functions) -> str:
-  """The module dir after the trace functions ran on vmvx."""
+def run_traces(module_class, *trace_functions, **flag_values):
+  """The module dir after the trace functions ran on vmvx (and, with `flag_values`, the test
+  result too)."""
   root = tempfile.mkdtemp()
 
   @tf_test_utils.compile_module(module_class)
@@ -93,10 +95,11 @@ def run_traces(module_class, *trace_functions) -> str:
     setattr(Case, f"test_{function.__name__}",
             lambda self, f=function: self.compare_backends(f))
   cli_flags.ensure_parsed()
-  with flagsaver.flagsaver(artifacts_dir=root, target_backends=["iree_vmla"]):
+  with flagsaver.flagsaver(artifacts_dir=root, target_backends=["iree_vmla"], **flag_values):
     suite = unittest.defaultTestLoader.loadTestsFromTestCase(Case)
-    unittest.TextTestRunner(stream=io.StringIO(), verbosity=0).run(suite)
-  return os.path.join(root, module_class.__name__)
+    result = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0).run(suite)
+  module_dir = os.path.join(root, module_class.__name__)
+  return (module_dir, result) if flag_values else module_dir
 
 
 def reduce(trace_dir: str, *args: str) -> subprocess.CompletedProcess:
@@ -161,6 +164,17 @@ class ReduceTest(absltest.TestCase):
     self.assertEqual(completed.returncode, 2)
     self.assertRegex(completed.stderr.strip(), r"^reduce: iree_vmla: PASS on the whole trace "
                      r".*: nothing to reduce\.$")
+
+  def test_reduce_failures_puts_the_reduction_into_the_report(self):
+    module_dir, result = run_traces(Mixed, stateless, reduce_failures=True)
+    (message,) = [text for _, text in result.failures]
+    self.assertIn("reduced: iree_vmla: MISMATCH in truncate (values): calls 8 -> 1", message)
+    self.assertIn(f"reproduce: {module_dir}/reduce/stateless__iree_vmvx/repro.sh", message)
+    with open(os.path.join(module_dir, "report.json")) as f:
+      (test,) = json.load(f)["tests"].values()
+    reduction = test["traces"][0]["backends"][0]["reduction"]
+    self.assertEqual(reduction["calls"], [8, 1])
+    self.assert_reproduces(reduction["directory"], "iree_vmla: MISMATCH")
 
   def test_bad_requests_are_one_line(self):
     for args, expected in ((["--target_backends=tf"], "is not an IREE backend"),
