@@ -111,13 +111,15 @@ class Campaign:
   modules: int = 0
   functions: int = 0
   hits: int = 0
+  precision: int = 0  # mismatches set aside as float32 precision (`precision_artefact`)
   seconds: float = 0.0
   findings: Dict[str, Finding] = dataclasses.field(default_factory=dict)
 
   def to_json(self) -> Dict[str, Any]:
     return {"format": FORMAT, "seed": self.seed, "ops": list(self.ops),
             "targets": list(self.targets), "modules": self.modules, "functions": self.functions,
-            "hits": self.hits, "seconds": round(self.seconds, 1),
+            "hits": self.hits, "precision": self.precision,
+            "seconds": round(self.seconds, 1),
             "findings": [dataclasses.asdict(f) for f in self.findings.values()]}
 
   @classmethod
@@ -132,7 +134,8 @@ class Campaign:
     if data.get("format") != FORMAT:
       raise FuzzError(f"--resume: {path} is not a campaign of this version ({FORMAT}).")
     campaign = cls(directory, data["seed"], tuple(data["ops"]), tuple(data["targets"]),
-                   data["modules"], data["functions"], data["hits"], data["seconds"])
+                   data["modules"], data["functions"], data["hits"], data["precision"],
+                   data["seconds"])
     for entry in data["findings"]:
       entry["ops"], entry["agrees"] = tuple(entry["ops"]), tuple(entry["agrees"])
       campaign.findings[entry["signature"]] = Finding(**entry)
@@ -147,7 +150,9 @@ class Campaign:
     rate = self.functions / (self.seconds / 60) if self.seconds else 0.0
     lines = [f"# Fuzzing campaign, seed {self.seed}", "",
              f"{self.modules} modules, {self.functions} functions compared on "
-             f"{', '.join(self.targets)} ({rate:.1f} per minute), {self.hits} hits, "
+             f"{', '.join(self.targets)} ({rate:.1f} per minute), {self.hits} hits "
+             f"({self.precision} more set aside as float32 precision: the backend as close to "
+             "a float64 run as TensorFlow), "
              f"{len(self.findings)} distinct findings "
              f"({sum(f.confirmed for f in self.findings.values())} confirmed in a fresh "
              "process).", "",
@@ -162,9 +167,9 @@ class Campaign:
     return "\n".join(lines) + "\n"
 
 
-def _load_module_class(path: str, class_name: str):
+def _load_module_class(path: str, class_name: str, module_name: Optional[str] = None):
   """The generated module's class, from its file (a module of its own name)."""
-  spec = importlib.util.spec_from_file_location(f"pyiree_fuzz_{class_name}", path)
+  spec = importlib.util.spec_from_file_location(f"pyiree_fuzz_{module_name or class_name}", path)
   module = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(module)
   return getattr(module, class_name)
@@ -220,7 +225,9 @@ class _Runner:
         except Exception:  # pylint: disable=broad-except  # e.g. TF refuses the candidate.
           self._candidates[key] = None
       outcome = self._candidates[key]
-      return outcome is not None and failures.same_failure(failure, outcome)
+      # A smaller program whose difference is only float32 precision has lost the bug.
+      return (outcome is not None and failures.same_failure(failure, outcome)
+              and precision_artefact(candidate, inputs, outcome, self.work) is None)
     return programs.Program(program.name, tuple(search.minimize(list(program.steps), holds)))
 
 
@@ -244,6 +251,47 @@ def _confirm(test_file: str, backend: str, artifact_name: str, status: Status,
       completed.stdout + completed.stderr)
 
 
+def _float64_result(program: programs.Program, inputs: Tuple[np.ndarray, ...],
+                    work: str) -> np.ndarray:
+  """The function run by TensorFlow with float64 floats (in this process; its source written
+  to `work` as every generated module is)."""
+  source = ("import tensorflow as tf\n\n\nclass Module(tf.Module):\n\n"
+            + programs.function_source(program, "float64") + "\n")
+  name = "Float64_" + hashlib.sha256(source.encode()).hexdigest()[:10]
+  path = os.path.join(work, f"{name}.py")
+  artifacts.write_text(path, source)
+  x, y, n, b = inputs
+  result = getattr(_load_module_class(path, "Module", name)(), program.name)(
+      x.astype(np.float64), y.astype(np.float64), n, b)
+  return np.asarray(result)
+
+
+def precision_artefact(program: programs.Program, inputs: Tuple[np.ndarray, ...],
+                       outcome: Outcome, work: str) -> Optional[str]:
+  """Why a mismatch is float32 precision, not a bug (None: it may be one). The policy: at the
+  element where the backend differs most from TensorFlow, the same function computed in
+  float64 is the judge; when the backend is at least as close to it as TensorFlow's float32
+  result, the difference is TensorFlow's rounding as much as the backend's (an ulp of exp
+  amplified by a sin of a large argument, a floor at a product's rounding), and set aside."""
+  if outcome.status is not Status.MISMATCH:
+    return None
+  for mismatch in outcome.mismatches:
+    element = getattr(mismatch, "greatest_abs", None) or getattr(mismatch, "first", None)
+    if element is None:
+      continue
+    try:
+      exact = float(_float64_result(program, inputs, work)[tuple(element.index)])
+    except Exception as e:  # pylint: disable=broad-except  # no float64 run: no judge, keep it.
+      logging.info("fuzz: no float64 run of %s: %s", program.name, e)
+      return None
+    backend_error = abs(float(element.got) - exact)
+    tensorflow_error = abs(float(element.expected) - exact)
+    if backend_error <= 2.0 * tensorflow_error:
+      return (f"at {list(element.index)} the backend is {backend_error:.3g} from float64, "
+              f"TensorFlow {tensorflow_error:.3g}")
+  return None
+
+
 def _triage(runner: _Runner, campaign: Campaign, index: int, program: programs.Program,
             inputs: Tuple[np.ndarray, ...], outcomes: Sequence[Outcome]) -> None:
   """Each failing backend's hit: reduced, deduplicated, written and confirmed when new."""
@@ -251,6 +299,12 @@ def _triage(runner: _Runner, campaign: Campaign, index: int, program: programs.P
   for target, outcome in zip(campaign.targets, outcomes):
     failure = failures.failure_of(outcome)
     if failure is None:
+      continue
+    artefact = precision_artefact(program, inputs, outcome, runner.work)
+    if artefact is not None:
+      campaign.precision += 1
+      logging.info("fuzz: %s on %s set aside as float32 precision: %s", program.name, target,
+                   artefact)
       continue
     campaign.hits += 1
     reduced = runner.reduced(program, inputs, failure, target)

@@ -145,8 +145,13 @@ _SIGNATURE = ",\n      ".join(f"tf.TensorSpec({list(SHAPE)}, tf.{d})"
                              for d in (F32, F32, I32, BOOL))
 
 
-def function_source(program: Program) -> str:
-  """The method's source: a tf.function of (x, y, n, b)."""
+def function_source(program: Program, float_dtype: str = F32) -> str:
+  """The method's source: a tf.function of (x, y, n, b); with `float_dtype` "float64" its
+  floats are float64 (what the fuzzer's precision policy runs on TensorFlow)."""
+  return _function_source(program).replace("tf.float32", f"tf.{float_dtype}")
+
+
+def _function_source(program: Program) -> str:
   lines = [f"  @tf.function(input_signature=[\n      {_SIGNATURE}])",
            f"  def {program.name}(self, x, y, n, b):", "    v = x"]
   dtype = F32
