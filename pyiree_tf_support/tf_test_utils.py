@@ -537,6 +537,9 @@ class TracedModuleTestCase(tf.test.TestCase):
     except faults.OwnFault:
       type(self)._own_faults += 1
       raise
+    except KeyboardInterrupt:
+      self._record_interrupted("during compare_backends or its examples")
+      raise
 
   def check_examples(self, method: str, examples: Optional[int] = None,
                      input_signature: Optional[Sequence[Any]] = None) -> None:
@@ -555,6 +558,17 @@ class TracedModuleTestCase(tf.test.TestCase):
     except faults.OwnFault:
       type(self)._own_faults += 1
       raise
+    except KeyboardInterrupt:
+      self._record_interrupted(f"during check_examples('{method}')")
+      raise
+
+  def _record_interrupted(self, what: str) -> None:
+    """Ctrl-C: the test's entry in report.json says it was interrupted, so the traces it finished
+    (or an earlier run's) never stand as its pass."""
+    try:
+      report_files.mark_interrupted(self._artifacts_dir, self.id(), what, self._test_file())
+    except Exception as e:  # pylint: disable=broad-except  # the interrupt goes on regardless.
+      logging.warning("Could not record the interruption of %s: %s", self.id(), e)
 
   def _example_signature(self, method: str,
                          input_signature: Optional[Sequence[Any]]) -> signatures.FunctionSignature:
