@@ -1,7 +1,10 @@
-"""Ctrl-C during examples (issue 29, item 8).
+"""Examples that never end, and Ctrl-C during examples (issue 29, items 7 and 8).
 
-A test whose hand-written trace passed and whose examples were then interrupted must not stand
-as passed in report.json (the run never finished it).
+A method whose loop runs as many times as its input says (`tf.while_loop` up to `n`) runs for
+hours on a drawn int32: `--call_timeout` must stop such a call of the TF reference (its input is
+then not compared, and counted), and Ctrl-C must end the run within seconds, not when the loop
+ends. A test whose hand-written trace passed and whose examples were then interrupted must not
+stand as passed in report.json (the run never finished it).
 
 Each case runs a real test file as a subprocess in its own session, as a terminal runs a command,
 on the TF reference and llvm-cpu; Ctrl-C is SIGINT to its process group.
@@ -40,6 +43,15 @@ _TEST_FILE = textwrap.dedent('''
 
     class Looping(tf.Module):
 
+      @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
+      def count(self, n):  # ~2.4 us a turn in TF, ~24 us on llvm-cpu: 2**31 - 1 takes hours.
+        return tf.while_loop(lambda i: i < n, lambda i: i + 1, [tf.constant(0)])[0]
+
+      @tf.function(input_signature=[tf.TensorSpec([], tf.int32)])
+      def spin(self, n):  # up to 1000 turns, or n when n > 10**7: over 20 s in TF.
+        n = tf.where(n > 10**7, n, tf.minimum(n, 1000))
+        return tf.while_loop(lambda i: i < n, lambda i: i + 1, [tf.constant(0)])[0]
+
       @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
       def f(self, x):
         return x * 2.0 + 1.0
@@ -47,6 +59,12 @@ _TEST_FILE = textwrap.dedent('''
 
     @tf_test_utils.compile_module(Looping)
     class LoopingTest(tf_test_utils.TracedModuleTestCase):
+
+      def test_spin_examples(self):
+        self.check_examples("spin", examples=30)
+
+      def test_count_long_on_iree(self):  # TF: ~0.5 s; llvm-cpu: ~5 s.
+        self.compare_backends(lambda module: module.count(np.int32(200000)))
 
       def test_f_then_examples(self):
         self.compare_backends(lambda module: module.f(np.arange(4, dtype=np.float32)))
@@ -116,6 +134,44 @@ class _Run:
       return None
     with open(path) as f:
       return json.load(f)
+
+
+class NeverEndingExamplesTest(parameterized.TestCase):
+
+  def test_call_timeout_stops_a_reference_call_that_loops_for_hours(self):
+    run = _Run(self, ["{file}", "LoopingTest.test_spin_examples"], ["--call_timeout=2"])
+    status, output, _ = run.finish(_RESCUE_SECONDS * 3)
+    self.assertEqual(status, 0, output[-3000:])
+    with open(os.path.join(run.module_dir(), "examples", "spin.examples",
+                           "summary.txt")) as f:
+      summary = f.read()
+    self.assertIn("--call_timeout", summary)  # the inputs it stopped are counted, by reason.
+
+  def test_an_in_process_iree_call_past_call_timeout_ends_the_process_saying_why(self):
+    run = _Run(self, ["{file}", "LoopingTest.test_count_long_on_iree"], ["--call_timeout=2.5"])
+    status, output, seconds = run.finish(_RESCUE_SECONDS)
+    self.assertLess(seconds, 60.0, output[-3000:])
+    self.assertNotEqual(status, 0, output[-3000:])
+    self.assertIn("call 'count' of IREE driver 'local-task' did not end within", output)
+    self.assertIn("--call_timeout=2.5 s", output)
+    report = run.report()  # nothing recorded for the unfinished trace, certainly no pass.
+    self.assertTrue(report is None or not any(e["passed"] for e in report["tests"].values()))
+
+  @parameterized.named_parameters(
+      ("absltest", ["{file}", "LoopingTest.test_spin_examples"]),
+      ("pytest", ["-m", "pytest", "-q", "-p", "no:cacheprovider", "{file}", "-k",
+                  "test_spin_examples"]))
+  def test_ctrl_c_ends_a_reference_call_that_loops_for_hours(self, args):
+    run = _Run(self, args)
+    if not run.wait_for_examples("spin"):
+      self.fail(run.finish(1)[1][-3000:])
+    time.sleep(3.0)  # hypothesis soon draws an int32 far from 0: the loop is running.
+    os.killpg(run.process.pid, signal.SIGINT)
+    status, output, seconds = run.finish(_RESCUE_SECONDS)
+    print(f"{self._testMethodName}: exit status {status}, {seconds:.2f} s after Ctrl-C",
+          file=sys.stderr)
+    self.assertLess(seconds, _STOP_SECONDS, output[-3000:])
+    self.assertNotEqual(status, 0, output[-3000:])
 
 
 class InterruptedExamplesReportTest(parameterized.TestCase):
