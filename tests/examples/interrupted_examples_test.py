@@ -66,6 +66,9 @@ _TEST_FILE = textwrap.dedent('''
       def test_count_long_on_iree(self):  # TF: ~0.5 s; llvm-cpu: ~5 s.
         self.compare_backends(lambda module: module.count(np.int32(200000)))
 
+      def test_count_longer_on_iree(self):  # TF: ~2.5 s; llvm-cpu: ~25 s.
+        self.compare_backends(lambda module: module.count(np.int32(1000000)))
+
       def test_f_then_examples(self):
         self.compare_backends(lambda module: module.f(np.arange(4, dtype=np.float32)))
 
@@ -156,6 +159,22 @@ class NeverEndingExamplesTest(parameterized.TestCase):
     self.assertIn("--call_timeout=2.5 s", output)
     report = run.report()  # nothing recorded for the unfinished trace, certainly no pass.
     self.assertTrue(report is None or not any(e["passed"] for e in report["tests"].values()))
+
+  def test_ctrl_c_during_an_in_process_iree_call_it_cannot_stop_ends_the_process(self):
+    run = _Run(self, ["{file}", "LoopingTest.test_count_longer_on_iree"])
+    traces = os.path.join(run.module_dir(), "traces")
+    deadline = time.monotonic() + 300
+    while not (os.path.isdir(traces) and any("tf_ref" in n for n in os.listdir(traces))):
+      if time.monotonic() > deadline or run.process.poll() is not None:
+        self.fail(run.finish(1)[1][-3000:])
+      time.sleep(0.02)
+    time.sleep(0.5)  # the reference's trace is saved: llvm-cpu's ~25 s call runs.
+    os.killpg(run.process.pid, signal.SIGINT)
+    status, output, seconds = run.finish(_RESCUE_SECONDS)
+    self.assertLess(seconds, 12.0, output[-3000:])  # the grace is 3 s; the call ~25 s.
+    self.assertEqual(status, 128 + signal.SIGINT, output[-3000:])
+    self.assertIn("Ctrl-C: call 'count' of IREE driver 'local-task' could not be stopped",
+                  output)
 
   @parameterized.named_parameters(
       ("absltest", ["{file}", "LoopingTest.test_spin_examples"]),
