@@ -156,7 +156,8 @@ _define_duration("call_timeout", timeouts.CALL_SECONDS,
                    "Seconds one call in a worker process (Vulkan, --run_in_worker) may take, plus "
                    f"{timeouts.CALL_SECONDS_PER_MIB:g} s per MiB of the module and the inputs; "
                    "past it the worker is killed (a fresh one serves the next test) and that "
-                   "backend is a RUNTIME ERROR. 0: no limit.")
+                   "backend is a RUNTIME ERROR; a TF reference call is cancelled; an IREE call "
+                   "in this process, which cannot be stopped, ends the process. 0: no limit.")
 
 flags.DEFINE_integer("examples", 0,
                      "Also check every method a test's trace calls on N inputs drawn from its "

@@ -343,16 +343,20 @@ class TracedModuleTestCase(tf.test.TestCase):
       raise ValueError(
           f"compare_backends: the modules record is of {modules.module_class!r} but "
           f"{type(self).__name__} compiles {self._module_class!r}; pass self._modules.")
-    compared = self._compare(trace_function)
-    session = self.module_session
-    if session.settings.examples:  # --examples: every method the trace called, once a class.
-      for method in dict.fromkeys(compared.called):
-        if method not in session.methods_with_examples:
-          session.methods_with_examples.add(method)
-          try:
-            self._check_examples(method, session.settings.examples, None)
-          except examples_strategies.UnsupportedInputError as e:  # e.g. a string input.
-            logging.warning("No examples of %s.%s(): %s", self._module_name, method, e)
+    try:
+      compared = self._compare(trace_function)
+      session = self.module_session
+      if session.settings.examples:  # --examples: every method the trace called, once a class.
+        for method in dict.fromkeys(compared.called):
+          if method not in session.methods_with_examples:
+            session.methods_with_examples.add(method)
+            try:
+              self._check_examples(method, session.settings.examples, None)
+            except examples_strategies.UnsupportedInputError as e:  # e.g. a string input.
+              logging.warning("No examples of %s.%s(): %s", self._module_name, method, e)
+    except KeyboardInterrupt:
+      self._run.record_interrupted("during compare_backends or its examples")
+      raise
 
   def _compare(self, trace_function) -> session_lib.ComparedTrace:
     compared = self._run.compare(trace_function)
@@ -372,8 +376,12 @@ class TracedModuleTestCase(tf.test.TestCase):
     then compared as a trace named `<method>.shrunk` (`<method>.example`): its report, traces
     and replay command are a trace's. A run that compared nothing fails the test.
     """
-    self._check_examples(method, examples or self.module_session.settings.examples or 100,
-                         input_signature)
+    try:
+      self._check_examples(method, examples or self.module_session.settings.examples or 100,
+                           input_signature)
+    except KeyboardInterrupt:
+      self._run.record_interrupted(f"during check_examples('{method}')")
+      raise
 
   def _check_examples(self, method: str, examples: int,
                       input_signature: Optional[Sequence[Any]]) -> None:

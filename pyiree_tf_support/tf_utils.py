@@ -26,12 +26,14 @@ from pyiree_tf_support.compiling import module_compiles
 from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import interrupts
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.importing import method_imports
 from pyiree_tf_support.importing import module_imports
+from pyiree_tf_support.importing import reference_calls
 from pyiree_tf_support.importing.reference_calls import ReferenceMethods
 from pyiree_tf_support.importing.module_imports import (  # 2020's tf_utils names.
     ModuleClass, ModuleConstructionError, import_module_class, module_identity, module_name_of,
@@ -274,7 +276,7 @@ class BackendInfo:
       return IreeCompiledModule(module, self, exported_names, artifacts_dir,
                                 compile_cache=compile_cache,
                                 each_method_on_failure=each_method_on_failure, limits=limits)
-    return TfCompiledModule(module, self, exported_names, artifacts_dir)
+    return TfCompiledModule(module, self, exported_names, artifacts_dir, call_limit=limits.call)
 
   @classmethod
   def get_all_backends(cls, run_in_worker: bool = False) -> list:
@@ -423,8 +425,10 @@ class TfCompiledModule(CompiledModule):
 
   def __init__(self, module_class: ModuleClass, backend_info: BackendInfo,
                exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None,
-               _signatures: Optional[Dict[str, FunctionSignature]] = None):
+               _signatures: Optional[Dict[str, FunctionSignature]] = None,
+               call_limit: timeouts.Limit = timeouts.DEFAULT.call):
     super().__init__(module_class, backend_info, exported_names, artifacts_dir)
+    self._call_limit = call_limit  # a call past it is cancelled (--call_timeout).
     self._instance = (module_imports.take_pristine_instance(module_class)
                       or module_imports.instantiate(module_class))
     module_imports.register_reference_instance(module_class, self._instance)
@@ -450,7 +454,8 @@ class TfCompiledModule(CompiledModule):
 
   def create_reinitialized(self) -> "TfCompiledModule":
     return TfCompiledModule(self._module_class, self._backend_info, self._exported_names,
-                            self._artifacts_dir, _signatures=self._signatures)
+                            self._artifacts_dir, _signatures=self._signatures,
+                            call_limit=self._call_limit)
 
   def reinitialize(self) -> None:
     self._instance = module_imports.instantiate(self._module_class)
@@ -458,7 +463,12 @@ class TfCompiledModule(CompiledModule):
 
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     flat = signature.flatten_inputs(self.module_name, args, kwargs)
-    result = self._methods.call(name, flat, signature.pack_inputs)
+    seconds = self._call_limit.seconds(sum(getattr(value, "nbytes", 0) for value in flat))
+    # A call looping for hours on its input is cancelled past --call_timeout, and on Ctrl-C.
+    with reference_calls.cancellable() as cancel, interrupts.watched_call(
+        f"call '{name}' of {self.backend}", seconds,
+        self._call_limit.explain(seconds or 0.0), cancel):
+      result = self._methods.call(name, flat, signature.pack_inputs)
     return structure.map_structure(_to_numpy, result)
 
 

@@ -22,13 +22,25 @@ from 0.146-0.175 ms to 0.110 ms.
 ## What it does
 `traces.run_trace` wraps each call of a module whose calls run on this process's threads (the TF
 reference, an in-process IREE driver: `runs_in_process` on the compiled module; never a worker
-process's). Before a call of a method judged short, every native thread of this process is
-allowed only the CPU the calling thread is on; before any other call, and when the trace ends
-(also by an exception), every thread gets back the CPUs it had. Excepted are the other Python
-threads (a compile pool, a probe, the user's own): their work and the processes they start keep
-every CPU. A thread a pinned thread starts is pinned too, and gets the caller's CPUs back with
-the rest. Results do not depend on it: the runtimes keep their threads and their partitioning of
-the work; only where those threads run changes, for the length of short calls.
+process's). Before a call of a method judged short, every native thread of this process that is
+not a Python thread (the runtimes' pools and task workers) is allowed only the CPU the calling
+thread is on; before any other call, and when the trace ends (also by an exception), every
+thread gets back the CPUs it had. The Python threads are never pinned, the caller included: the
+trace function's own code between calls, and the threads, pools and processes it starts, keep
+every CPU (the caller's threads and children inherit its affinity). A thread or process started
+by a pinned thread during a call (a `tf.py_function`'s Python runs on TensorFlow's threads)
+inherits the one CPU: at the release each such thread, Python's too, and each thread of each
+such process and of its descendants gets the caller's CPUs back. They are told from older ones
+by their ids, handed out after the last id the kernel gave when the pin began (the last field
+of `/proc/loadavg`); when no id was handed out meanwhile, nothing is looked for. Results do not
+depend on it: the runtimes keep their threads and their partitioning of the work; only where
+those threads run changes, for the length of short calls.
+
+Pinning each call alone (and releasing after it) was measured and rejected: the pin and release
+around every call of that 3000-call loop cost more than they saved (TF 376 us a call, llvm-cpu
+226 us, against 188 and 71 us unpinned); leaving the caller unpinned kept llvm-cpu's gain
+(46-50 us against 62-150 unpinned) and made TF's none (181-198 us against 172 pinned with the
+caller, 184-211 unpinned), on the same VM under other work.
 
 A trace's first call is never pinned: a pin and its release cost about what a call saves
 (~0.08 ms for a process of 10 threads), so a trace of one call, such as each example of
@@ -51,7 +63,7 @@ import dataclasses
 import os
 import threading
 import weakref
-from typing import Any, Dict, FrozenSet, Optional
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional
 
 from pyiree_tf_support.core import faults
 
@@ -109,14 +121,45 @@ def _current_cpu() -> Optional[int]:
     return None
 
 
+def _last_id() -> Optional[int]:
+  """The last process or thread id the kernel handed out in this PID namespace (the last field
+  of /proc/loadavg): unchanged, nothing was started anywhere meanwhile."""
+  try:
+    with open("/proc/loadavg", "rb") as f:
+      return int(f.read().split()[-1])
+  except (OSError, ValueError, IndexError):
+    return None
+
+
+def _started_between(task_id: int, first: int, last: int) -> bool:
+  """Whether `task_id` was handed out after `first` up to `last` (ids wrap around)."""
+  return first < task_id <= last if first <= last else task_id > first or task_id <= last
+
+
+def _threads_of(pid: str) -> List[int]:
+  try:
+    return [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
+  except OSError:
+    return []
+
+
+def _children_of(pid: str) -> Iterator[int]:
+  """The child processes of every thread of process `pid` (/proc/<pid>/task/<tid>/children)."""
+  for tid in _threads_of(pid):
+    try:
+      with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+        yield from (int(child) for child in f.read().split())
+    except (OSError, ValueError):
+      pass
+
+
 def _pinnable_threads() -> FrozenSet[int]:
-  """This process's threads (ids) but the Python threads other than the caller."""
+  """This process's threads (ids) but its Python threads, the caller's included."""
   try:
     native = frozenset(int(tid) for tid in os.listdir("/proc/self/task"))
   except OSError:
     return frozenset()
-  me = threading.get_native_id()
-  return native - {t.native_id for t in threading.enumerate() if t.native_id != me}
+  return native - {t.native_id for t in threading.enumerate()}
 
 
 def _judgements(module: Any) -> Dict[str, _Judgement]:
@@ -137,6 +180,7 @@ class Colocation:
     self._saved: Dict[int, FrozenSet[int]] = {}
     self._home: FrozenSet[int] = frozenset()
     self._cpu: Optional[int] = None
+    self._last_id: Optional[int] = None  # the kernel's last id when the pin began.
     self._calls = 0  # calls of the trace so far.
     self.pinned = False
 
@@ -182,6 +226,7 @@ class Colocation:
       return
     self._home, self._cpu = home, cpu
     with _lock:
+      self._last_id = _last_id()
       for tid in _pinnable_threads():
         try:
           self._saved[tid] = frozenset(os.sched_getaffinity(tid))
@@ -191,17 +236,37 @@ class Colocation:
     self.pinned = bool(self._saved)
 
   def release(self) -> None:
-    """Gives every pinned thread back its CPUs (a thread started pinned: the caller's)."""
+    """Gives every pinned thread back its CPUs, and the caller's CPUs to every thread and process
+    started while pinned that still has only the one CPU."""
     if not self.pinned:
       return
     self.pinned = False
     with _lock:
-      for tid in _pinnable_threads():
+      for tid, cpus in self._saved.items():
         try:
-          if tid in self._saved:
-            os.sched_setaffinity(tid, self._saved[tid])
-          elif os.sched_getaffinity(tid) == {self._cpu}:  # started by a pinned thread.
-            os.sched_setaffinity(tid, self._home)
-        except OSError:
+          os.sched_setaffinity(tid, cpus)
+        except OSError:  # it ended.
           pass
+      first, last = self._last_id, _last_id()
+      if first is None or last is None or last != first:
+        self._release_started(first, last)
     self._saved.clear()
+
+  def _release_started(self, first: Optional[int], last: Optional[int]) -> None:
+    """The caller's CPUs for each thread of this process and each thread of a descendant process
+    started while pinned (all of them when the ids cannot say) and left on the one CPU."""
+    def started(task_id: int) -> bool:
+      return (first is None or last is None or _started_between(task_id, first, last))
+
+    tasks = [t for t in _threads_of("self") if t not in self._saved and started(t)]
+    todo = [c for c in _children_of("self") if started(c)]
+    while todo:
+      child = todo.pop()
+      tasks.extend(_threads_of(str(child)))
+      todo.extend(c for c in _children_of(str(child)) if started(c))
+    for tid in tasks:
+      try:
+        if os.sched_getaffinity(tid) == {self._cpu}:
+          os.sched_setaffinity(tid, self._home)
+      except OSError:
+        pass

@@ -5,16 +5,23 @@ C++ static destructors: 1-2 s of a 4 s single-file run, for nothing anyone can o
 process is ours to end (the test file run as `python file.py`: absltest's main, the test driver's
 main), `run_then_exit` does what an exit does that can be observed, in the same order: joins
 non-daemon threads (and the thread pools' exit hooks), runs every atexit handler (logging's flush,
-weakref finalizers: the workers are stopped, temporary dirs removed), flushes stdout and stderr,
-then `os._exit` with the status the SystemExit would have given. Anything else keeps the normal
-exit: an exception other than SystemExit, a profiler or tracer (cProfile, coverage, pdb write their
-results after the script returns), or a script run by another program (`python -m cProfile`,
-runpy); pytest never calls these mains.
+weakref finalizers: the workers are stopped, temporary dirs removed), collects the garbage (its
+finalizers run), closes every file object still open (what the teardown's finalizers would do
+that is seen outside: a buffer written to its file, a `NamedTemporaryFile` removed), flushes
+stdout and stderr, then `os._exit` with the status the SystemExit would have given. Skipped are
+the `__del__` methods of other objects still reachable at exit, and files opened before the
+library was imported (frozen with TensorFlow's objects, see `collector`). Anything else keeps
+the normal exit: an exception other than SystemExit, a profiler or tracer (cProfile, coverage, pdb
+write their results after the script returns), or a script run by another program (`python -m
+cProfile`, runpy); pytest never calls these mains.
 """
 
 import atexit
+import gc
+import io
 import os
 import sys
+import tempfile
 import threading
 from typing import Any, Callable
 
@@ -56,11 +63,39 @@ def _flush_standard_streams() -> None:
       pass
 
 
+def _close_open_files() -> None:
+  """Closes what a teardown would finalize with an effect outside the process: temporary files
+  (removed by their close), then text, buffered and raw files, outermost first so that no
+  wrapper's buffer is lost under a closed file. The standard streams are only flushed."""
+  standard = {id(s) for s in (sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__,
+                              sys.__stderr__) if s is not None}
+  standard |= {id(getattr(s, "buffer", None)) for s in (sys.stdout, sys.stderr, sys.__stdout__,
+                                                       sys.__stderr__)}
+  kinds = (tempfile._TemporaryFileWrapper, io.TextIOBase,  # pylint: disable=protected-access
+           io.BufferedIOBase, io.RawIOBase)
+  found = [[] for _ in kinds]
+  for obj in gc.get_objects():
+    for i, kind in enumerate(kinds):
+      if isinstance(obj, kind):
+        found[i].append(obj)
+        break
+  for files in found:
+    for file in files:
+      try:
+        if id(file) not in standard and not file.closed:
+          file.close()
+      except Exception:  # pylint: disable=broad-except  # as a teardown, which ignores them.
+        pass
+
+
 def _exit(status: int) -> None:
   shutdown = getattr(threading, "_shutdown", None)  # what the interpreter calls first at exit
   if shutdown is not None and threading.current_thread() is threading.main_thread():
     shutdown()
   atexit._run_exitfuncs()  # pylint: disable=protected-access
+  _flush_standard_streams()
+  gc.collect()
+  _close_open_files()
   _flush_standard_streams()
   os._exit(status)  # pylint: disable=protected-access
 

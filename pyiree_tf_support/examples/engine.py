@@ -27,6 +27,7 @@ import numpy as np
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import traces
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import interrupts
 from pyiree_tf_support.core import signatures as signatures_lib
 from pyiree_tf_support.examples import strategies
 from pyiree_tf_support.reporting import verdicts
@@ -175,8 +176,10 @@ class _Runner:
   """Runs examples and remembers what they did; the predicate hypothesis shrinks with."""
 
   def __init__(self, modules: ExampleModules, method: str,
-               signature: signatures_lib.FunctionSignature, settings: ExampleSettings):
+               signature: signatures_lib.FunctionSignature, settings: ExampleSettings,
+               notice: Optional[interrupts.Notice] = None):
     self.modules = modules
+    self.notice = notice or interrupts.Notice()
     self.method = method
     self.signature = signature
     self.settings = settings
@@ -202,6 +205,7 @@ class _Runner:
                only: Optional[str] = None) -> Optional[List[Outcome]]:
     """Each target's outcome for one example (only the target named `only`, if given); None
     when the reference rejects the input (its reason is counted)."""
+    self.notice.check()  # a Ctrl-C whose KeyboardInterrupt was lost ends the run here.
     call = _MethodCall(self.method, self.signature, inputs)
     if self.modules.stateful:
       self.modules.reference.reinitialize()
@@ -324,7 +328,16 @@ def run_examples(modules: ExampleModules, method: str,
   from hypothesis import configuration  # pylint: disable=import-outside-toplevel
   where = f"{getattr(modules.reference, 'module_name', 'module')}.{method}()"
   strategy = strategies.for_inputs(signature.inputs, where)
-  runner = _Runner(modules, method, signature, settings)
+  with interrupts.noticed() as notice:
+    return _run_examples(modules, method, signature, settings, strategy,
+                         _Runner(modules, method, signature, settings, notice))
+
+
+def _run_examples(modules: ExampleModules, method: str,
+                  signature: signatures_lib.FunctionSignature, settings: ExampleSettings,
+                  strategy: Any, runner: _Runner) -> ExamplesResult:
+  import hypothesis  # pylint: disable=import-outside-toplevel
+  from hypothesis import configuration  # pylint: disable=import-outside-toplevel
   shrunk = None
   # hypothesis caches what it reads from local source files in its home directory: ours for
   # this run, the caller's again afterwards.
@@ -342,6 +355,7 @@ def run_examples(modules: ExampleModules, method: str,
     shrunk = runner.smallest
   finally:
     configuration.set_hypothesis_home_dir(home)
+  runner.notice.check()  # hypothesis ended the search: not because it was told to stop?
   if runner.own_fault is not None:
     raise runner.own_fault
   failure = None
@@ -352,6 +366,7 @@ def run_examples(modules: ExampleModules, method: str,
                              _check_elements(runner, shrunk))
     if runner.own_fault is not None:
       raise runner.own_fault
+  runner.notice.check()
   others = tuple(k for k in runner.others if failure is None or k != failure.kind)
   return ExamplesResult(
       method=method, requested=settings.examples, seed=settings.seed, run=runner.run,

@@ -208,6 +208,15 @@ class TestRun:
         except Exception as e:  # pylint: disable=broad-except
           self.reset_errors[index] = f"{type(e).__name__}: {e}"
 
+  def record_interrupted(self, what: str) -> None:
+    """Ctrl-C: the test's entry in report.json says it was interrupted, so the traces it finished
+    (or an earlier run's) never stand as its pass."""
+    try:
+      report_files.mark_interrupted(self.session.artifacts_dir, self.test_id, what,
+                                    self.session.test_file)
+    except Exception as e:  # pylint: disable=broad-except  # the interrupt goes on regardless.
+      logging.warning("Could not record the interruption of %s: %s", self.test_id, e)
+
   # --- Comparing one trace ----------------------------------------------------------------------
 
   def compare(self, trace_function: Callable[[Any], None], summary: str = "") -> ComparedTrace:

@@ -14,15 +14,22 @@ own errors. A new instance (`reinitialize`) gets new `ReferenceMethods`, and the
 current values are read at each call (the captured inputs are their handles).
 """
 
+import contextlib
 import dataclasses
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 from pyiree_tf_support.core import verbosity
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
-__all__ = ["ReferenceMethods"]
+try:  # private TensorFlow API: what tf.function's calls consult to be cancellable.
+  # pylint: disable-next=g-direct-tensorflow-import
+  from tensorflow.python.eager import cancellation as _cancellation
+except ImportError:  # a TensorFlow without it: calls cannot be cancelled.
+  _cancellation = None
+
+__all__ = ["ReferenceMethods", "cancellable"]
 
 Dims = Optional[Tuple[Optional[int], ...]]
 
@@ -108,3 +115,17 @@ class ReferenceMethods:
     if direct is _UNSEEN:
       self._direct[name] = _direct_call(function)
     return result
+
+
+@contextlib.contextmanager
+def cancellable() -> Iterator[Optional[Callable[[], None]]]:
+  """Within, a tf.function call can be cancelled from another thread by the function yielded
+  (None when this TensorFlow cannot): its executor stops between ops, a `tf.while_loop` too,
+  and the call raises CancelledError. How the watchdog stops a reference call that would loop
+  for hours (`core/interrupts`)."""
+  if _cancellation is None:
+    yield None
+    return
+  manager = _cancellation.CancellationManager()
+  with _cancellation.CancellationManagerContext(manager):
+    yield manager.start_cancel

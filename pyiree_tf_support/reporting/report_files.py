@@ -136,8 +136,11 @@ def render_text(document: Dict[str, Any]) -> str:
   """report.txt: each test's reports, in test order."""
   blocks = []
   for test_id in sorted(document["tests"]):
-    for trace in document["tests"][test_id]["traces"]:
+    entry = document["tests"][test_id]
+    for trace in entry["traces"]:
       blocks.append(f"== {test_id}\n{trace['report']}\n")
+    if entry.get("interrupted"):
+      blocks.append(f"== {test_id}\nINTERRUPTED: {entry['interrupted']}; not a verdict.\n")
   return "\n".join(blocks)
 
 
@@ -180,5 +183,21 @@ def record(module_dir: str, test_id: str, trace: Dict[str, Any], first_of_test: 
         "passed": all(t["passed"] for t in traces + [trace]),
         "file": os.path.basename(test_file) if test_file else entry.get("file"),
         "traces": traces + [trace]}
+    artifacts.write_text(json_path(module_dir), json.dumps(document, indent=1, sort_keys=True))
+    artifacts.write_text(text_path(module_dir), render_text(document))
+
+
+def mark_interrupted(module_dir: str, test_id: str, what: str,
+                     test_file: Optional[str] = None) -> None:
+  """Records that test `test_id` was interrupted (`what`: e.g. "during its examples"): its entry
+  is not passed, whatever the traces it finished say, and readers of the run (`run_results`)
+  take no verdict from it. The next complete run of the test replaces the entry."""
+  with _locked(module_dir):
+    document = load(module_dir)
+    entry = document["tests"].get(test_id) or {}
+    document["tests"][test_id] = {
+        "passed": False, "interrupted": what,
+        "file": os.path.basename(test_file) if test_file else entry.get("file"),
+        "traces": entry.get("traces", [])}
     artifacts.write_text(json_path(module_dir), json.dumps(document, indent=1, sort_keys=True))
     artifacts.write_text(text_path(module_dir), render_text(document))

@@ -123,6 +123,8 @@ def _records(document: Dict[str, Any], source: str, file_hint: Optional[str]
     if not isinstance(entry, dict):
       raise RunError(f"{source}: test {test_id!r} is not an object, as a pyiree_tf_support "
                      "report has")
+    if entry.get("interrupted"):  # the run never finished it: no verdict (report_files).
+      continue
     name = entry.get("file") or _file_of_test_id(test_id) or file_hint
     for trace in _dicts(entry.get("traces", []), source, f"{test_id}'s traces"):
       for record in _dicts(trace.get("backends", []), source, f"{test_id}'s backends"):

@@ -15,6 +15,7 @@ from pyiree_tf_support.runtime.runtime_errors import (  # pylint: disable=unused
     BackendRuntimeError, WorkerCrashedError)
 from pyiree_tf_support.runtime.runtime_host import InProcessHost
 from pyiree_tf_support.core.signatures import FunctionSignature
+from pyiree_tf_support.core import interrupts
 from pyiree_tf_support.core import timeouts
 
 
@@ -33,16 +34,27 @@ class LoadedModule(Protocol):
 
 
 class InProcessModule:
-  """A module in a SystemContext of this process; runtime failures become BackendRuntimeError."""
+  """A module in a SystemContext of this process; runtime failures become BackendRuntimeError.
 
-  def __init__(self, vmfb: bytes, driver: str):
+  A call cannot be stopped here (IREE's runtime has no cancellation): past `call_limit`, or
+  GRACE_SECONDS after a Ctrl-C, the watchdog ends the process with a line saying why
+  (`core/interrupts`), rather than let it hang; a worker module is killed instead."""
+
+  def __init__(self, vmfb: bytes, driver: str,
+               call_limit: timeouts.Limit = timeouts.DEFAULT.call):
     self.driver = driver
     self._host = InProcessHost(vmfb, driver)
+    self._size = len(vmfb)
+    self._call_limit = call_limit
     self.function_names: Tuple[str, ...] = self._host.function_names
 
   def call(self, function_name: str, flat_inputs: Sequence[np.ndarray]) -> List[np.ndarray]:
+    seconds = self._call_limit.seconds(
+        self._size + sum(getattr(value, "nbytes", 0) for value in flat_inputs))
     try:
-      return self._host.call(function_name, flat_inputs)
+      with interrupts.watched_call(f"call '{function_name}' of IREE driver '{self.driver}'",
+                                   seconds, self._call_limit.explain(seconds or 0.0)):
+        return self._host.call(function_name, flat_inputs)
     except Exception as e:  # the runtime raises ValueError/RuntimeError with its own message.
       raise BackendRuntimeError(
           f"IREE driver '{self.driver}': call to '{function_name}' failed: "
@@ -82,10 +94,10 @@ def load_module(vmfb: bytes, driver: str, *, isolated: bool = False,
 
   A worker releases an idle Vulkan device (TF modules keep all their state in variables, which
   the worker carries over; see runtime_host). `limits.load` and `limits.call` bound a worker's
-  start and load, and each of its calls: past them it is killed (a thread of this process
-  cannot be, so in-process modules have no limit).
+  start and load, and each of its calls: past them it is killed. A call in this process cannot
+  be stopped: past `limits.call` the process ends (see InProcessModule).
   """
   if isolated:
     return worker_client.WorkerModule(vmfb, driver, release_when_idle=True,
                                       start_timeout=limits.load, call_timeout=limits.call)
-  return InProcessModule(vmfb, driver)
+  return InProcessModule(vmfb, driver, limits.call)

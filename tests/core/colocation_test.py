@@ -7,6 +7,7 @@ function runs between calls. Needs two allowed CPUs (skipped on one).
 """
 
 import os
+import subprocess
 import threading
 from typing import Dict, FrozenSet
 from unittest import mock
@@ -32,9 +33,8 @@ class Small(tf.Module):
 
 
 def _affinities() -> Dict[int, FrozenSet[int]]:
-  """Every thread of this process but the Python threads other than this one: its CPUs."""
-  me = threading.get_native_id()
-  python = {t.native_id for t in threading.enumerate() if t.native_id != me}
+  """Every thread of this process but its Python threads (the runtimes'): its CPUs."""
+  python = {t.native_id for t in threading.enumerate()}
   result = {}
   for tid in map(int, os.listdir("/proc/self/task")):
     if tid not in python:
@@ -58,6 +58,52 @@ def _pinned(affinities: Dict[int, FrozenSet[int]]) -> bool:
   return len(set(affinities.values())) == 1 and len(next(iter(affinities.values()))) == 1
 
 
+class _Watched:
+  """A compiled module whose method calls also read every runtime thread's CPUs as they end,
+  inside the call."""
+
+  def __init__(self, module):
+    self._module = module
+    self.runs_in_process = module.runs_in_process
+    self.seen = []
+
+  def __getattr__(self, name):
+    value = getattr(self._module, name)
+    if not callable(value):
+      return value
+
+    def call(*args, **kwargs):
+      result = value(*args, **kwargs)
+      self.seen.append(_affinities())
+      return result
+
+    return call
+
+
+class Spawning(tf.Module):
+  """On its third call, `spawn` starts a Python thread and a child process from inside the call
+  (a tf.py_function runs on TensorFlow's threads), as a module's own code might."""
+
+  def __init__(self):
+    super().__init__()
+    self.calls = 0
+    self.thread = None
+    self.child = None
+    self.stop = threading.Event()
+
+  def _start(self, x):
+    self.calls += 1
+    if self.calls == 3:
+      self.thread = threading.Thread(target=self.stop.wait, name="started-in-a-call")
+      self.thread.start()
+      self.child = subprocess.Popen(["sleep", "60"])
+    return x
+
+  @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+  def spawn(self, x):
+    return tf.py_function(self._start, [x], tf.float32)
+
+
 @absltest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs two allowed CPUs")
 class ColocationTest(absltest.TestCase):
 
@@ -71,6 +117,10 @@ class ColocationTest(absltest.TestCase):
   def setUp(self):
     super().setUp()
     self.addCleanup(os.environ.pop, colocation.COLOCATE_ENV, None)
+    # Reading every thread's CPUs inside a call (`_Watched`) lengthens it: short is longer here.
+    patch = mock.patch.object(colocation, "SHORT_CALL_SECONDS", 0.05)
+    patch.start()
+    self.addCleanup(patch.stop)
 
   def _fresh(self, name):
     """A module whose methods were never called (judgements are kept per module object)."""
@@ -78,19 +128,30 @@ class ColocationTest(absltest.TestCase):
     self.addCleanup(module.close)
     return module
 
-  def _watch(self, module, calls=("double",) * 4):
-    """Runs `calls` in a trace; the affinities after each call, then after the trace."""
+  def _watch(self, module, calls=("double",) * 4, between=None):
+    """Runs `calls` in a trace; the affinities as each call ends (inside it), then after the
+    trace. `between`: a list getting the affinities the trace function's own code runs with."""
     seen = []
     x = np.arange(4, dtype=np.float32)
 
     def trace(m):
       for method in calls:
         getattr(m, method)(x)
-        seen.append(_affinities())
+        if between is not None:
+          between.append(frozenset(os.sched_getaffinity(0)))
 
-    _, error = traces.run_trace(module, trace)
+    _, error = traces.run_trace(self._watched(module, seen), trace)
     self.assertIsNone(error)
     return seen, _affinities()
+
+  def _watched(self, module, seen):
+    """`module`, its calls reading every thread's CPUs into `seen` as they end; one wrapper per
+    module, as methods are judged per module object."""
+    watched = self.__dict__.setdefault("_wrappers", {}).get(id(module))
+    if watched is None:
+      watched = self._wrappers[id(module)] = _Watched(module)
+    watched.seen = seen
+    return watched
 
   def test_short_calls_run_on_one_cpu_and_every_cpu_comes_back(self):
     for name in self.modules:
@@ -106,12 +167,51 @@ class ColocationTest(absltest.TestCase):
           self.assertGreater(len(affinities), 1)
         self.assertEqual(after, {t: a for t, a in before.items() if t in after})
 
+  def test_the_trace_functions_own_code_runs_on_every_cpu(self):
+    for name in self.modules:
+      with self.subTest(name):
+        between = []
+        seen, _ = self._watch(self._fresh(name), between=between)
+        self.assertTrue(_pinned(seen[-1]), seen[-1])  # the runtime's threads were pinned,
+        self.assertEqual(between, [self.home] * 4)  # the caller, which runs the trace, not.
+
+  def test_threads_and_children_started_during_a_pinned_call_get_their_cpus_back(self):
+    module = Spawning()
+    self.addCleanup(module.stop.set)
+    pinned_during, between = [], []
+
+    def trace(m):
+      for _ in range(4):
+        m.spawn(np.ones([4], np.float32))
+        pinned_during.append(module.thread is not None
+                             and os.sched_getaffinity(module.thread.native_id) != self.home)
+        between.append(frozenset(os.sched_getaffinity(0)))
+
+    class InProcess:  # the TF module as run_trace sees a compiled module running here.
+      runs_in_process = True
+
+      def spawn(self, x):
+        return module.spawn(x)
+
+    with mock.patch.object(colocation, "SHORT_CALL_SECONDS", 1.0), \
+        mock.patch.object(colocation, "PIN_SLACK_SECONDS", 1.0):
+      _, error = traces.run_trace(InProcess(), trace)
+    self.assertIsNone(error)
+    self.assertIsNotNone(module.child)
+    self.addCleanup(module.child.wait)
+    self.addCleanup(module.child.kill)
+    self.assertEqual(frozenset(os.sched_getaffinity(module.thread.native_id)), self.home)
+    self.assertEqual(frozenset(os.sched_getaffinity(module.child.pid)), self.home)
+    self.assertEqual(pinned_during, [False, False, True, True])  # it was started pinned,
+    self.assertEqual(between, [self.home] * 4)  # not by the caller's code.
+
   def test_iree_task_workers_are_on_the_callers_cpu(self):
     seen, _ = self._watch(self._fresh("llvm-cpu"))
     names = _thread_names()
     workers = {t: a for t, a in seen[-1].items() if names.get(t, "").startswith("iree-worker")}
     self.assertNotEqual(workers, {})
-    self.assertEqual(set(workers.values()), {seen[-1][threading.get_native_id()]})
+    self.assertEqual(len(set(workers.values())), 1, workers)
+    self.assertEqual(len(next(iter(workers.values()))), 1, workers)
 
   def test_other_python_threads_keep_their_cpus(self):
     stop = threading.Event()
@@ -145,16 +245,17 @@ class ColocationTest(absltest.TestCase):
 
   def test_two_slow_pinned_calls_in_a_row_do_not_stop_pinning(self):
     module = self._fresh("llvm-cpu")
-    self._watch(module, ("double",) * 2)
-    seen = []
+    with mock.patch.object(colocation, "PIN_SLACK_SECONDS", 1.0):  # judged; no slow call yet.
+      self._watch(module, ("double",) * 2)
+    inside = []
 
     def trace(m):
-      for slack in (-1.0, -1.0, -1.0, colocation.PIN_SLACK_SECONDS, -1.0, -1.0):
+      for slack in (-1.0, -1.0, -1.0, 1.0, -1.0, -1.0):  # the fourth call quick, whatever.
         with mock.patch.object(colocation, "PIN_SLACK_SECONDS", slack):
           m.double(np.ones([4], np.float32))
-        seen.append(_pinned(_affinities()))
 
-    traces.run_trace(module, trace)
+    traces.run_trace(self._watched(module, inside), trace)
+    seen = [_pinned(a) for a in inside]
     # The first call is not pinned; two slow pinned calls, a quick one, two slow ones.
     self.assertEqual(seen, [False, True, True, True, True, True])
 

@@ -109,5 +109,50 @@ class QuickExitTest(absltest.TestCase):
     self.assertNotIn("finalized", done.stdout)
 
 
+# A real test file whose tearDownClass leaves a file written and never closed, and a
+# NamedTemporaryFile open: a normal exit's finalizers flush the one and remove the other.
+_UNCLOSED_TEST = textwrap.dedent('''
+    import os, tempfile
+    from absl.testing import absltest
+    from pyiree_tf_support import tf_test_utils  # pylint: disable=unused-import
+
+    class UnclosedTest(absltest.TestCase):
+
+      @classmethod
+      def tearDownClass(cls):
+        super().tearDownClass()
+        cls.log = open(os.environ["UNCLOSED_LOG"], "w")
+        cls.log.write("written in tearDownClass")
+        cls.temporary = tempfile.NamedTemporaryFile(dir=os.environ["UNCLOSED_DIR"])
+        cls.temporary.write(b"x")
+
+      def test_nothing(self):
+        pass
+
+    if __name__ == "__main__":
+      absltest.main()
+    ''')
+
+
+class FinalizersTest(absltest.TestCase):
+
+  def test_files_left_open_at_exit_are_flushed_and_temporary_files_removed(self):
+    directory = tempfile.mkdtemp()
+    path = os.path.join(directory, "unclosed_test.py")
+    with open(path, "w") as f:
+      f.write(_UNCLOSED_TEST)
+    temporaries = os.path.join(directory, "tmp")
+    os.mkdir(temporaries)
+    log = os.path.join(directory, "log.txt")
+    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2", UNCLOSED_LOG=log,
+               UNCLOSED_DIR=temporaries)
+    done = subprocess.run([sys.executable, path], capture_output=True,
+                          text=True, cwd=directory, env=env, timeout=300, check=False)
+    self.assertEqual(done.returncode, 0, done.stderr[-2000:])
+    with open(log) as f:
+      self.assertEqual(f.read(), "written in tearDownClass")
+    self.assertEqual(os.listdir(temporaries), [])  # the NamedTemporaryFile's finalizer ran.
+
+
 if __name__ == "__main__":
   absltest.main()
