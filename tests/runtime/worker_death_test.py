@@ -15,8 +15,8 @@ from absl.testing import absltest
 
 from pyiree_tf_support.runtime import drivers
 from pyiree_tf_support.reporting import report_files
+from tests.support.repo import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BACKENDS = "--target_backends=iree_llvmcpu,iree_vulkan"
 
 _TEST_FILE = textwrap.dedent("""
@@ -80,7 +80,7 @@ class IdleWorkerDeathTest(absltest.TestCase):
       f.write(_TEST_FILE)
 
   def run_python(self, *args):
-    environment = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+    environment = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     environment.pop("PYIREE_TF_SUPPORT_FLAGS", None)
     return subprocess.run([sys.executable, *args, BACKENDS, f"--artifacts_dir={self.root}"],
                           capture_output=True, text=True, env=environment, timeout=600,
