@@ -1,7 +1,8 @@
 """The fast tier's import contract, checked by running it: tests/core, tests/comparing and
 tests/reporting's files that need no TensorFlow run with none imported, every file of
 tests/comparing among them (the comparing package imports no TensorFlow, so neither need its
-tests), and a fast-tier test that imports TensorFlow where the rule cannot see it fails."""
+tests), and a fast-tier file or test that imports TensorFlow where the rule cannot see it
+fails."""
 
 import os
 import subprocess
@@ -61,6 +62,16 @@ class FastTierTest(unittest.TestCase):
     self.assertIn("hidden_import_test.py::test_hidden imported TensorFlow, which the tier rule",
                   process.stdout)
     self.assertIn("1 failed, 1 passed", process.stdout)
+
+  def test_a_fast_file_whose_import_imports_tensorflow_unseen_is_a_collection_error(self):
+    directory = tempfile.mkdtemp()
+    with open(os.path.join(directory, "hidden_helper.py"), "w") as f:
+      f.write("import tensorflow\n")  # Not a module of this repo: the rule does not follow it.
+    with open(os.path.join(directory, "hidden_helper_test.py"), "w") as f:
+      f.write("import hidden_helper\n\ndef test_a():\n  pass\n")
+    process = run_pytest(directory, "-p", "tests.conftest", "--tier=fast", ".")
+    self.assertEqual(process.returncode, 2, process.stdout[-3000:])
+    self.assertIn("hidden_helper_test.py imported TensorFlow, which the tier rule", process.stdout)
 
 
 if __name__ == "__main__":
