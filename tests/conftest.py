@@ -8,6 +8,7 @@ module-level imports, and an import it cannot see (inside a function, in a libra
 test calls) would otherwise make the fast tier slow without anybody noticing.
 """
 
+import fnmatch
 import sys
 
 import pytest
@@ -23,13 +24,15 @@ def pytest_addoption(parser):
                         "run no Bazel (tests/support/tiers.py); slow: the others.")
 
 
-def _is_test_file(path) -> bool:
-  return path.suffix == ".py" and path.name.endswith("_test.py")
+def _is_test_file(path, config) -> bool:
+  """Whether pytest collects `path` as a test file (pytest.ini's `python_files`)."""
+  return path.suffix == ".py" and any(fnmatch.fnmatch(path.name, pattern)
+                                      for pattern in config.getini("python_files"))
 
 
 def pytest_ignore_collect(collection_path, config):
   tier = config.getoption("tier")
-  if tier is None or not _is_test_file(collection_path):
+  if tier is None or not _is_test_file(collection_path, config):
     return None
   slow = tiers.SLOW in tiers.markers_of(str(collection_path))
   return True if slow != (tier == "slow") else None
