@@ -1,7 +1,10 @@
 """pyiree_tf_support/tools/test_summary.py, the last lines of scripts/test.sh, on the logs of real
-pytest runs (run as test.sh runs pytest: piped through tee, the status from PIPESTATUS)."""
+pytest runs (run as test.sh runs pytest: piped through tee, the status from PIPESTATUS), and
+scripts/test.sh itself with a pytest and a bazel that only print a result: the order of its
+parts, its stop after a failing fast tier, and its one last line."""
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -129,15 +132,53 @@ class TestSummaryTest(parameterized.TestCase):
     self.assertEqual(status, 4)
     self.assertIn("pytest ended with exit status 4 and no count", self.summary(log, status)[0])
 
-  def test_test_sh_runs_the_fast_tier_first_and_prints_the_summary_of_every_run(self):
-    with open(os.path.join(ROOT, "scripts", "test.sh")) as f:
-      script = f.read()
-    self.assertLess(script.index("--tier=fast"), script.index("--tier=slow"))
-    self.assertLess(script.index("--tier=slow"), script.index("bazel test"))
-    for argument in ('--unit "fast tier" "$fast_log" "$fast_status"',
-                     '--unit "slow tier" "$slow_log" "$slow_status"', '--e2e "$e2e_log"',
-                     '-m pyiree_tf_support.tools.test_summary "${summary[@]}"'):
-      self.assertIn(argument, script)
+  def run_test_sh(self, fast_status: int) -> tuple:
+    """(output, exit status, the commands run) of scripts/test.sh in a scratch copy whose pytest
+    and bazel only print a result (the fast tier fails when `fast_status` is not 0)."""
+    root = tempfile.mkdtemp()
+    calls = os.path.join(root, "calls.txt")
+    os.makedirs(os.path.join(root, "scripts"))
+    shutil.copy(os.path.join(ROOT, "scripts", "test.sh"), os.path.join(root, "scripts"))
+    fake_python = textwrap.dedent(f"""\
+        #!/usr/bin/env bash
+        echo "python $*" >> {calls}
+        case "$*" in
+          *--tier=fast*) echo "2 passed, {fast_status} failed in 0.5s"; exit {fast_status};;
+          *--tier=slow*) echo "3 passed in 0.5s"; exit 0;;
+          *) PYTHONPATH={ROOT} exec {sys.executable} "$@";;
+        esac
+        """)
+    fake_bazel = f"#!/usr/bin/env bash\necho \"bazel $*\" >> {calls}\n" + \
+        "[ \"$1\" = test ] && echo '//e2e:a__tf__iree_vmla  PASSED in 1.0s'\nexit 0\n"
+    for path, text in ((os.path.join(root, ".venv", "bin", "python"), fake_python),
+                       (os.path.join(root, "bin", "bazel"), fake_bazel)):
+      os.makedirs(os.path.dirname(path), exist_ok=True)
+      with open(path, "w") as f:
+        f.write(text)
+      os.chmod(path, 0o755)
+    env = dict(os.environ, PATH=os.path.join(root, "bin") + os.pathsep + os.environ["PATH"])
+    process = subprocess.run(["bash", os.path.join(root, "scripts", "test.sh")], env=env,
+                             capture_output=True, text=True, timeout=120, check=False)
+    with open(calls) as f:
+      return process.stdout.splitlines(), process.returncode, f.read()
+
+  def test_test_sh_stops_after_a_failing_fast_tier(self):
+    lines, status, calls = self.run_test_sh(fast_status=1)
+    self.assertEqual(status, 1)
+    self.assertNotIn("--tier=slow", calls)
+    self.assertNotIn("bazel", calls)
+    self.assertEqual(lines[-2:], [
+        "fast tier: 2 passed, 1 failed; slow tier: not run; e2e (Bazel): not run",
+        "2 passed, 1 failed"])
+
+  def test_test_sh_runs_both_tiers_then_bazel_and_adds_them_up(self):
+    lines, status, calls = self.run_test_sh(fast_status=0)
+    self.assertEqual(status, 0, lines)
+    self.assertLess(calls.index("--tier=fast"), calls.index("--tier=slow"))
+    self.assertLess(calls.index("--tier=slow"), calls.index("bazel test"))
+    self.assertEqual(lines[-2:], [
+        "fast tier: 2 passed, 0 failed; slow tier: 3 passed, 0 failed; e2e (Bazel): 1 passed, "
+        "0 failed", "6 passed, 0 failed"])
 
 
 if __name__ == "__main__":
