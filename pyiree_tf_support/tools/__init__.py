@@ -18,8 +18,9 @@ build_tools/ find the repository from this package's location, `source_tree`):
 - `generate_backends_bzl`: build_tools/bazel/backends.bzl from the backend table.
 - `e2e_lists`: the e2e suites as data (backends, lists, Bazel test names) for the others.
 - `source_tree`: where the repository is, and the one-line error when there is none.
-- `test_summary`: the last two lines of scripts/test.sh (what the unit tests and the Bazel
-  suites reported; a crashed pytest is named with its exit status, never "0 failed").
+- `test_summary`: the last two lines of scripts/test.sh (what the unit tests' two tiers and the
+  Bazel suites reported, added up; a crashed pytest is named with its run and exit status, never
+  "0 failed").
 
 The FAILING lists are read and rewritten by `reporting.expected_failures`, report.json files read
 by `reporting.run_results`: the tools import them, as the library does.

@@ -1,17 +1,18 @@
-"""The last two lines of scripts/test.sh: what the unit tests (pytest) and the e2e suites (Bazel)
-reported, and nothing they did not.
+"""The last two lines of scripts/test.sh: what the unit tests' pytest runs (the fast tier, then
+the slow one) and the e2e suites (Bazel) reported, and nothing they did not.
 
 A count is printed only when the tool printed it. pytest that crashed (a segfault, an internal
 error, an interrupted or refused run) ends without a summary line of failures, and counting that
-as "0 failed" told a crashed run as a clean one; its exit status is printed instead.
-
-usage: python -m pyiree_tf_support.tools.test_summary UNIT_LOG UNIT_STATUS E2E_LOG
+as "0 failed" told a crashed run as a clean one; its exit status is printed instead, named with
+its run, and the last line adds up the runs that counted and says which did not. A part that
+did not run (test.sh stops after a failing fast tier) is named as not run.
 """
 
+import argparse
 import dataclasses
 import re
 import sys
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 _PYTEST_SUMMARY = re.compile(r"\b\d+ (passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b"
                              r".* in \d+(\.\d+)?s\b")
@@ -60,28 +61,65 @@ def e2e_counts(log: str) -> List[int]:
   return [len(_BAZEL_PASSED.findall(log)), len(_BAZEL_FAILED.findall(log))]
 
 
-def summary_lines(unit_log: str, unit_status: int, e2e_log: str) -> List[str]:
-  unit = unit_result(unit_log, unit_status)
-  e2e_passed, e2e_failed = e2e_counts(e2e_log)
-  first = f"unit tests: {unit.describe()}; e2e (Bazel): {e2e_passed} passed, {e2e_failed} failed"
-  if unit.failed is None:
-    return [first, f"{e2e_passed} passed, {e2e_failed} failed (e2e only: the unit tests' pytest "
-                   f"ended with exit status {unit.status} and no count)"]
-  return [first, f"{unit.passed + e2e_passed} passed, {unit.failed + e2e_failed} failed"]
+def _and(names: Sequence[str]) -> str:
+  return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _possessive(name: str) -> str:
+  return name + ("'" if name.endswith("s") else "'s")
+
+
+def summary_lines(units: Sequence[Tuple[str, str, int]], e2e_log: Optional[str],
+                  not_run: Sequence[str] = ()) -> List[str]:
+  """The two lines for pytest runs `units` ((name, log, status), in the order they ran), the
+  Bazel log (None when Bazel did not run) and the parts `not_run` (stopped before them)."""
+  results = [(name, unit_result(log, status)) for name, log, status in units]
+  parts = [f"{name}: {result.describe()}" for name, result in results]
+  counted = [(name, result.passed, result.failed) for name, result in results
+             if result.failed is not None]
+  if e2e_log is not None:
+    e2e_passed, e2e_failed = e2e_counts(e2e_log)
+    parts.append(f"e2e (Bazel): {e2e_passed} passed, {e2e_failed} failed")
+    counted.append(("e2e", e2e_passed, e2e_failed))
+  parts += [f"{name}: not run" for name in not_run]
+  total = (f"{sum(passed for _, passed, _ in counted)} passed, "
+           f"{sum(failed for _, _, failed in counted)} failed")
+  crashed = [f"the {_possessive(name)} pytest ended with exit status {result.status} and no "
+             "count" for name, result in results if result.failed is None]
+  if crashed:
+    scope = _and([name for name, _, _ in counted]) + " only" if counted else "nothing counted"
+    total += f" ({scope}: {'; '.join(crashed)})"
+  return ["; ".join(parts), total]
+
+
+def _parser() -> argparse.ArgumentParser:
+  parser = argparse.ArgumentParser(
+      prog="python -m pyiree_tf_support.tools.test_summary",
+      description=__doc__.strip().split("\n\n")[0])
+  parser.add_argument("--unit", nargs=3, action="append", default=[],
+                      metavar=("NAME", "LOG", "STATUS"),
+                      help="a pytest run: its name, its log and its exit status (repeated, in "
+                           "the order they ran)")
+  parser.add_argument("--e2e", metavar="LOG", help="the log of `bazel test` (the e2e suites)")
+  parser.add_argument("--not_run", action="append", default=[], metavar="NAME",
+                      help="a part the run stopped before (repeated)")
+  return parser
 
 
 def main(argv: Sequence[str]) -> int:
-  if list(argv) in (["-h"], ["--help"]):
-    print(__doc__.strip())
-    return 0
-  if len(argv) != 3 or not argv[1].lstrip("-").isdigit():
-    sys.stderr.write(__doc__.strip().splitlines()[-1] + "\n")
-    return 2
-  with open(argv[0], errors="replace") as f:
-    unit_log = f.read()
-  with open(argv[2], errors="replace") as f:
-    e2e_log = f.read()
-  print("\n".join(summary_lines(unit_log, int(argv[1]), e2e_log)))
+  parser = _parser()
+  args = parser.parse_args(argv)
+  units = []
+  for name, log, status in args.unit:
+    if not status.lstrip("-").isdigit():
+      parser.error(f"--unit {name}: the exit status {status!r} is no number")
+    with open(log, errors="replace") as f:
+      units.append((name, f.read(), int(status)))
+  e2e_log = None
+  if args.e2e is not None:
+    with open(args.e2e, errors="replace") as f:
+      e2e_log = f.read()
+  print("\n".join(summary_lines(units, e2e_log, args.not_run)))
   return 0
 
 

@@ -7,7 +7,8 @@ import re
 from typing import Iterable, List, Set, Tuple
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support.repo import ROOT
+
 FOLDERS = ("pyiree_tf_support", "tests", "bench", "scripts")
 MAX_COLUMNS = 100
 # Templates whose lines are lines of the files made from them (e2e/repros/ holds that output): a

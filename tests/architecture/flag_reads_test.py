@@ -7,8 +7,9 @@ import ast
 import os
 import unittest
 
-PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "pyiree_tf_support")
+from tests.support.repo import ROOT
+
+PACKAGE = os.path.join(ROOT, "pyiree_tf_support")
 BELOW = ("core", "comparing", "compiling", "runtime", "importing", "reporting", "examples",
          "localizing", "harness")
 # harness/main_files runs a later-API file's `main` under pytest: it has cli_flags parse that

@@ -12,7 +12,8 @@ import sys
 import tempfile
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support.repo import ROOT
+
 LINT_IMPORTS = os.path.join(os.path.dirname(sys.executable), "lint-imports")
 
 

@@ -7,8 +7,9 @@ import ast
 import os
 import unittest
 
-PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "pyiree_tf_support")
+from tests.support.repo import ROOT
+
+PACKAGE = os.path.join(ROOT, "pyiree_tf_support")
 
 # (file, attribute): why another project's private name is used.
 EXTERNAL = {

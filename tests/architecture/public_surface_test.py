@@ -11,7 +11,12 @@ import types
 from typing import Iterator, Set, Tuple
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import pytest
+
+from tests.support.repo import ROOT
+
+# The public modules are imported by name (importlib), which the tier rule cannot see.
+pytestmark = pytest.mark.tensorflow
 PUBLIC_MODULES = ("tf_utils", "tf_test_utils", "tf_test_driver", "cli_flags", "replay", "bundle",
                   "pytest_plugin")
 # Names users import that the files below do not show: 2020's tf_test_driver module

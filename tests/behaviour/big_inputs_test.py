@@ -15,7 +15,8 @@ import time
 
 from absl.testing import absltest
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support.repo import ROOT
+
 
 BIG = 12_500_000  # float32 elements: 50 MB in, 50 MB out.
 SMALL = 100  # over 64 elements, so summarized too.
@@ -66,7 +67,7 @@ class Run:
 
 
 def environment() -> dict:
-  env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+  env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
   env.pop("PYIREE_TF_SUPPORT_FLAGS", None)
   return env
 

@@ -29,8 +29,8 @@ from pyiree_tf_support import cli_flags
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support import tf_test_utils
 from tests.support import child_processes
+from tests.support.repo import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _PROMPT_SECONDS = 10.0
 
 # Two methods, so a whole-module failure would start per-method compiles; `chain` makes
@@ -79,7 +79,7 @@ class InterruptTest(parameterized.TestCase):
     with open(path, "w") as f:
       f.write(_TEST_FILE)
     artifacts_dir = os.path.join(work, "artifacts")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=REPO)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT)
     env.pop("PYIREE_TF_SUPPORT_FLAGS", None)
     process = subprocess.Popen(
         [sys.executable, *[a.format(file=path) for a in args],

@@ -28,9 +28,10 @@ from pyiree_tf_support.importing import importer
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.harness import test_setup
 from pyiree_tf_support import tf_test_utils
+from tests.support import test_files
+from tests.support.repo import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-E2E_FILE = os.path.join(REPO, "e2e", "simple_stateful_test.py")
+E2E_FILE = os.path.join(ROOT, "e2e", "simple_stateful_test.py")
 
 
 class AccumulatorModule(tf.Module):
@@ -107,12 +108,8 @@ def messages(result: unittest.TestResult) -> str:
   return "\n".join(text for _, text in result.failures + result.errors)
 
 
-def run_python(args, env=None, cwd=REPO):
-  environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=REPO, **(env or {}))
-  if "PYIREE_TF_SUPPORT_FLAGS" not in (env or {}):
-    environment.pop("PYIREE_TF_SUPPORT_FLAGS", None)
-  return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=environment,
-                        cwd=cwd, timeout=300, check=False)
+def run_python(args, env=None, cwd=ROOT):
+  return test_files.run_test_file(*args, env=env, cwd=cwd)
 
 
 class CaseTest(absltest.TestCase):

@@ -19,7 +19,8 @@ import zipfile
 
 from absl.testing import absltest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support.repo import ROOT
+
 # Each test starts the engine itself (bazel, pytest -n, a venv), which a Bazel sandbox cannot.
 NEEDS_BAZEL = unittest.skipIf("TEST_SRCDIR" in os.environ, "starts bazel / pytest / a venv itself")
 if "TEST_SRCDIR" not in os.environ:

@@ -11,8 +11,8 @@ import numpy as np
 
 from pyiree_tf_support.importing import import_pipeline
 from pyiree_tf_support.comparing import trace_io
+from tests.support.repo import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROCESSES = 8
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from pyiree_tf_support.comparing import comparison
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import traces
-from pyiree_tf_support.tf_test_utils import ModuleCall, Trace
+from pyiree_tf_support.comparing.traces import ModuleCall, Trace
 
 nan, inf = float("nan"), float("inf")
 f32 = lambda *values: np.array(values, np.float32)

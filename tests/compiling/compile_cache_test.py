@@ -20,14 +20,13 @@ from pyiree_tf_support.compiling import compile_cache
 from pyiree_tf_support.compiling import compile_key
 from pyiree_tf_support.compiling import compiler
 from tests.support.second_user import as_nobody, needs_second_user
+from tests.support.repo import ROOT
 
 MLIR = """
 func.func @double(%arg0: tensor<4xf32>) -> tensor<4xf32> {
   %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>
   return %0 : tensor<4xf32>
 }"""
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class CompileCacheTest(absltest.TestCase):

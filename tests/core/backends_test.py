@@ -12,6 +12,7 @@ from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
 from pyiree_tf_support.tools import generate_backends_bzl
+from tests.support.repo import ROOT
 
 
 class BackendTableTest(absltest.TestCase):
@@ -55,9 +56,6 @@ class BazelNamesTest(parameterized.TestCase):
   def test_a_row_without_driver_tags_is_tagged_with_its_name_without_iree(self):
     spec = backends.BackendSpec(name="iree_new", description="", driver="local-task")
     self.assertEqual((spec.e2e_name, spec.bazel_driver_tags), ("iree_new", ("new",)))
-
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 @unittest.skipIf("TEST_SRCDIR" in os.environ, "build_tools/ is not in a Bazel test's runfiles")
@@ -125,7 +123,6 @@ class TargetBackendFlagTest(absltest.TestCase):
       cli_flags.FLAGS.validate_all_flags()
     self.assertIn("Unknown backend 'iree_bogus'", str(raised.exception))
     self.assertIn("iree_llvmjit", str(raised.exception))
-
 
 
 class ArtifactNameTest(parameterized.TestCase):

@@ -15,8 +15,8 @@ import textwrap
 from absl.testing import absltest
 
 from pyiree_tf_support.core import collector
+from tests.support.repo import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 PROBE = textwrap.dedent("""
     import gc, json, sys
@@ -31,10 +31,10 @@ PROBE = textwrap.dedent("""
 
 
 def probe(before: str = "", args=()) -> dict:
-  env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+  env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
   env.pop("PYIREE_TF_SUPPORT_FLAGS", None)
   result = subprocess.run([sys.executable, "-c", PROBE.format(before=before), *args],
-                          capture_output=True, text=True, env=env, cwd=REPO, timeout=300,
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=300,
                           check=False)
   for line in result.stdout.splitlines():
     if line.startswith("RESULT "):

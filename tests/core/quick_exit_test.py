@@ -16,8 +16,8 @@ import textwrap
 from absl.testing import absltest
 
 from tests.support import test_files
+from tests.support.repo import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # A script ending through run_then_exit: `main` exits with argv[1] (an int, "none" or a string).
 # Its teardown witness prints at finalization: only a normal exit prints it.
@@ -52,7 +52,7 @@ def _run(args):
   path = os.path.join(directory, "script.py")
   with open(path, "w") as f:
     f.write(SCRIPT)
-  env = dict(os.environ, PYTHONPATH=REPO)
+  env = dict(os.environ, PYTHONPATH=ROOT)
   marker = os.path.join(directory, "atexit.txt")
   done = subprocess.run([sys.executable] + [a.replace("SCRIPT", path) for a in args] + [marker],
                         capture_output=True, text=True, cwd=directory, env=env, timeout=120,
@@ -100,7 +100,7 @@ class QuickExitTest(absltest.TestCase):
               .replace("import numpy as np",
                        "import numpy as np\nclass _W:\n  def __del__(self):\n"
                        "    print('finalized', flush=True)\n_WITNESS = _W()"))
-    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     done = subprocess.run([sys.executable, path, "--target_backends=iree_llvmjit",
                            f"--artifacts_dir={directory}/artifacts"], capture_output=True,
                           text=True, cwd=directory, env=env, timeout=300, check=False)

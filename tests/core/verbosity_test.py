@@ -14,9 +14,9 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from pyiree_tf_support.core import verbosity
+from tests.support.repo import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-E2E_FILE = os.path.join(REPO, "e2e", "simple_arithmetic_test.py")
+E2E_FILE = os.path.join(ROOT, "e2e", "simple_arithmetic_test.py")
 # Lines that only TensorFlow's or IREE's noise prints.
 NOISE = ("oneDNN custom operations", "reader.cc", "Sharding callback", "Assets written",
          "Invoke IREE Tool", "time(")
@@ -25,9 +25,9 @@ NOISE = ("oneDNN custom operations", "reader.cc", "Sharding callback", "Assets w
 def run_python(args, **env):
   environment = {k: v for k, v in os.environ.items()
                  if k not in ("TF_CPP_MIN_LOG_LEVEL", verbosity.FLAGS_ENV)}
-  environment.update(PYTHONPATH=REPO, TMPDIR=tempfile.mkdtemp(), **env)
+  environment.update(PYTHONPATH=ROOT, TMPDIR=tempfile.mkdtemp(), **env)
   return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=environment,
-                        cwd=REPO, timeout=600, check=False)
+                        cwd=ROOT, timeout=600, check=False)
 
 
 def lines(result) -> list:

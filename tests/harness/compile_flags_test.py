@@ -2,8 +2,6 @@
 
 import glob
 import os
-import subprocess
-import sys
 import tempfile
 
 from absl.testing import absltest
@@ -12,16 +10,14 @@ from pyiree_tf_support.compiling import module_compiles
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.harness import test_setup
+from tests.support import test_files
+from tests.support.repo import ROOT
 
-E2E_FILE = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "e2e",
-    "simple_stateful_test.py")
+E2E_FILE = os.path.join(ROOT, "e2e", "simple_stateful_test.py")
 
 
 def run_e2e(*args):
-  environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  return subprocess.run([sys.executable, E2E_FILE, *args], capture_output=True, text=True,
-                        env=environment, timeout=600, check=False)
+  return test_files.run_test_file(E2E_FILE, *args, timeout=600)
 
 
 class ParseTest(absltest.TestCase):

@@ -13,16 +13,14 @@ from absl.testing import parameterized
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import timeouts
+from tests.support import test_files
+from tests.support.repo import ROOT
 
-E2E_FILE = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "e2e",
-    "simple_stateful_test.py")
+E2E_FILE = os.path.join(ROOT, "e2e", "simple_stateful_test.py")
 
 
 def run_e2e(*args, env=None):
-  environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", **(env or {}))
-  return subprocess.run([sys.executable, E2E_FILE, *args], capture_output=True, text=True,
-                        env=environment, timeout=300, check=False)
+  return test_files.run_test_file(E2E_FILE, *args, env=env)
 
 
 class BadFlagsTest(absltest.TestCase):

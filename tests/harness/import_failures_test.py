@@ -12,7 +12,8 @@ import tempfile
 
 from absl.testing import absltest
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support.repo import ROOT
+
 CAUSE = "'tf.TensorListReserve' op unknown tensor list element shape"
 
 TEST_FILE = '''
@@ -40,7 +41,7 @@ if __name__ == "__main__":
 
 
 def environment():
-  env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+  env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
   env.pop("TEST_UNDECLARED_OUTPUTS_DIR", None)
   return env
 
@@ -152,7 +153,6 @@ class OneFunctionImportFailureTest(absltest.TestCase):
     self.assertRegex(report, r"call 1 \(prefixes\): method 'prefixes' did not import: "
                      r"ModuleImportFailure: Function 'prefixes' of module 'GrowingRowsModule' "
                      r"did not import: UnknownError: " + re.escape(CAUSE))
-
 
 
 if __name__ == "__main__":

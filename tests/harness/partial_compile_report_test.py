@@ -10,7 +10,8 @@ import tempfile
 
 from absl.testing import absltest
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support.repo import ROOT
+
 
 TEST_FILE = '''
 import numpy as np
@@ -52,7 +53,7 @@ class PartialCompileReportTest(absltest.TestCase):
     with open(path, "w") as f:
       f.write(TEST_FILE)
     artifacts = os.path.join(cls.dir, "artifacts")
-    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     env.pop("TEST_UNDECLARED_OUTPUTS_DIR", None)
     cls.run_result = subprocess.run(
         [sys.executable, path, "--target_backends=iree_vmla", f"--artifacts_dir={artifacts}",

@@ -15,8 +15,8 @@ from xml.etree import ElementTree
 from absl.testing import absltest
 
 from pyiree_tf_support import cli_flags
+from tests.support.repo import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLUGIN = "pyiree_tf_support.pytest_plugin"
 
 MUL_TEST = textwrap.dedent('''
@@ -212,7 +212,7 @@ class PluginTest(absltest.TestCase):
       f.write(text)
 
   def pytest(self, *args, cache=False):
-    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2", TRACE_LOG=self.log)
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2", TRACE_LOG=self.log)
     env.pop(cli_flags.ENV_VAR, None)
     no_cache = () if cache else ("-p", "no:cacheprovider")
     return subprocess.run(
@@ -226,7 +226,7 @@ class PluginTest(absltest.TestCase):
       return f.read().split()
 
   def test_collect_only_shows_one_item_per_backend(self):
-    shutil.copy(os.path.join(REPO, "e2e", "simple_arithmetic_test.py"), self.dir)
+    shutil.copy(os.path.join(ROOT, "e2e", "simple_arithmetic_test.py"), self.dir)
     process = self.pytest("simple_arithmetic_test.py", "--collect-only", "-q",
                           "--target_backends=iree_vmla,iree_llvmjit")
     items = [line for line in process.stdout.splitlines() if "::" in line]
@@ -236,7 +236,7 @@ class PluginTest(absltest.TestCase):
         self.assertIn(f"simple_arithmetic_test.py::SimpleArithmeticTest::{test}[{backend}]", items)
 
   def test_k_runs_only_that_backend_and_the_reference_once(self):
-    shutil.copy(os.path.join(REPO, "e2e", "simple_arithmetic_test.py"), self.dir)
+    shutil.copy(os.path.join(ROOT, "e2e", "simple_arithmetic_test.py"), self.dir)
     self.write("mul_test.py", MUL_TEST)
     junit = os.path.join(self.dir, "junit.xml")
     process = self.pytest("simple_arithmetic_test.py", "mul_test.py", "-k", "iree_llvmjit",
@@ -331,7 +331,7 @@ class PluginTest(absltest.TestCase):
                       "operation 'stablehlo.custom_call'", out)
         self.assertIn("update its expected-failure phase (FAILING in BUILD.bazel, or "
                       "--xfail_backends=iree_vmla:compile).\nlisted reason: why", out)
-      env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+      env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
       env.pop(cli_flags.ENV_VAR, None)
       absl = subprocess.run(
           [sys.executable, "phases_test.py", "--target_backends=iree_vmla",
@@ -353,7 +353,7 @@ class PluginTest(absltest.TestCase):
     self.assertIn("1 failed", process.stdout)
     self.assertNotIn("xfailed", process.stdout)
     self.assertIn("RuntimeError: the test's own error", process.stdout)
-    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     env.pop(cli_flags.ENV_VAR, None)
     absl = subprocess.run(
         [sys.executable, "own_error_test.py", "--target_backends=iree_llvmjit",

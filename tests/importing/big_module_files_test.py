@@ -15,8 +15,8 @@ from absl.testing import absltest
 
 from pyiree_tf_support.tools import make_repros
 from pyiree_tf_support.tools import repro_layout
+from tests.support.repo import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.dirname(sys.executable)
 ROWS, COLS = 1024, 1280
 WEIGHT_BYTES = ROWS * COLS * 4  # 5.2 MB of float32: 10.5 MB as hex text.

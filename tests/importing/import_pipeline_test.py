@@ -16,6 +16,7 @@ import tensorflow as tf
 
 from pyiree_tf_support.importing import import_pipeline
 from pyiree_tf_support.importing import importer
+from tests.support.repo import ROOT
 
 STEPS = 4
 FEATURES = 3
@@ -237,9 +238,8 @@ class LazyBindingsTest(absltest.TestCase):
   """IREE's MLIR dialect bindings (~0.2 s to import) load only for a module a rewrite needs."""
 
   def test_a_static_module_imports_without_the_dialect_bindings(self):
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     done = subprocess.run([sys.executable, "-c", _STATIC_IMPORT], capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=repo, TF_CPP_MIN_LOG_LEVEL="2"),
+                          env=dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2"),
                           timeout=300, check=False)
     self.assertEqual(done.returncode, 0, done.stderr[-2000:])
     self.assertEqual(done.stdout.strip().splitlines()[-1], "[]")

@@ -28,8 +28,8 @@ from pyiree_tf_support.importing import importer
 from pyiree_tf_support.core import locked_dirs
 from pyiree_tf_support.importing import saved_models
 from pyiree_tf_support import tf_test_utils
+from tests.support.repo import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PREFIX = "pyiree_tf_support_saved_model_"
 
 _MODULE = textwrap.dedent("""
@@ -68,7 +68,7 @@ class Small(tf.Module):
 
 
 def _env():
-  return dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+  return dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
 
 
 class StaleSavedModelsTest(absltest.TestCase):

@@ -20,8 +20,7 @@ import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_test_utils
-
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support.repo import ROOT
 
 
 class Truncating(tf.Module):
@@ -127,7 +126,7 @@ class LocalizeMismatchesFlagTest(absltest.TestCase):
               self.compare_backends(lambda module: module.truncate(
                   np.array([0.7, 1.2, 2.6, -3.3], np.float32)))
           """))
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=REPO)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT)
     env.pop(cli_flags.ENV_VAR, None)
     completed = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "pyiree_tf_support.pytest_plugin", "-p",

@@ -11,7 +11,8 @@ import tempfile
 
 from absl.testing import absltest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support.repo import ROOT
+
 
 USER_TEST = '''
 import numpy as np

@@ -6,14 +6,14 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import textwrap
 
 from absl.testing import absltest
+from tests.support import test_files
+from tests.support.repo import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-LATER_FILE = os.path.join(REPO, "tests", "data", "later_api_math.py")
+LATER_FILE = os.path.join(ROOT, "tests", "data", "later_api_math.py")
 
 
 def make_tempdir(test: absltest.TestCase) -> str:
@@ -22,11 +22,8 @@ def make_tempdir(test: absltest.TestCase) -> str:
   return path
 
 
-def run(args, env=None, cwd=REPO) -> subprocess.CompletedProcess:
-  environment = {k: v for k, v in os.environ.items() if k != "PYIREE_TF_SUPPORT_FLAGS"}
-  environment.update(PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2", **(env or {}))
-  return subprocess.run([sys.executable, *args], cwd=cwd, env=environment, capture_output=True,
-                        text=True, timeout=900, check=False)
+def run(args, env=None, cwd=ROOT) -> subprocess.CompletedProcess:
+  return test_files.run_test_file(*args, env=env, cwd=cwd, timeout=900)
 
 
 class AbsltestTest(absltest.TestCase):

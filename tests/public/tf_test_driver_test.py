@@ -19,9 +19,10 @@ from absl.testing import parameterized
 
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support import tf_test_driver
+from tests.support import test_files
+from tests.support.repo import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-EXAMPLE = os.path.join(REPO, "docs", "examples", "saved_model_import_lit.py")
+EXAMPLE = os.path.join(ROOT, "docs", "examples", "saved_model_import_lit.py")
 
 _MODULES = '''
 import tensorflow.compat.v2 as tf
@@ -105,9 +106,7 @@ def run(kind: str, *args: str) -> subprocess.CompletedProcess:
   path = {"passing": lambda: _file("passing_lit.py", PASSING),
           "failing": lambda: _file("failing_lit.py", FAILING),
           "example": lambda: EXAMPLE}[kind]()
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  return subprocess.run([sys.executable, path, *args], capture_output=True, text=True, env=env,
-                        timeout=300, check=False)
+  return test_files.run_test_file(path, *args)
 
 
 FILECHECKS = (("python_filecheck", ()),

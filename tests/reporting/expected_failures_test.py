@@ -14,6 +14,7 @@ from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.reporting.expected_failures import ExpectedFailure, Verdict
 from pyiree_tf_support.core.phases import Phase
 from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from tests.support.repo import ROOT
 
 STATUS_OF = {Phase.IMPORT: Status.IMPORT_ERROR, Phase.COMPILE: Status.COMPILE_ERROR,
              Phase.RUNTIME: Status.RUNTIME_ERROR, Phase.MISMATCH: Status.MISMATCH}
@@ -350,8 +351,7 @@ class FailingByBackendTest(parameterized.TestCase):
       ("keras", "e2e/keras"),
   )
   def test_our_own_lists_are_all_typed(self, directory):
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    lists = expected_failures.failing_by_backend(os.path.join(root, directory, "BUILD.bazel"))
+    lists = expected_failures.failing_by_backend(os.path.join(ROOT, directory, "BUILD.bazel"))
     untyped = [(b, f) for b, files in lists.items() for f, e in files.items() if e.phase is None]
     self.assertTrue(lists)
     self.assertEqual(untyped, [])

@@ -21,8 +21,8 @@ from pyiree_tf_support import cli_flags
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.reporting import report_files
 from pyiree_tf_support import tf_test_utils
+from tests.support.repo import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 BACKEND_KEYS = {"backend", "outcome", "phase", "first_error", "hint", "detail", "call", "worst",
                 "paths", "commands", "worst_fraction_of_tolerance"}
@@ -159,7 +159,7 @@ class ConcurrentWritersTest(absltest.TestCase):
             "  report_files.record(sys.argv[1], f'{sys.argv[2]}.test_{i}', "
             "report_files.trace_record('t', 'tf_ref', 'report', []), first_of_test=True)\n")
     processes = [subprocess.Popen([sys.executable, "-c", code, module_dir, f"P{p}"],
-                                  env=dict(os.environ, PYTHONPATH=REPO)) for p in range(6)]
+                                  env=dict(os.environ, PYTHONPATH=ROOT)) for p in range(6)]
     self.assertEqual([p.wait(timeout=120) for p in processes], [0] * 6)
     with open(report_files.json_path(module_dir)) as f:
       self.assertLen(json.load(f)["tests"], 60)
@@ -235,7 +235,7 @@ class PerBackendProcessesTest(absltest.TestCase):
     test_file = os.path.join(tempfile.mkdtemp(), "double_test.py")
     with open(test_file, "w") as f:
       f.write(_TEST_FILE)
-    environment = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+    environment = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     environment.pop("PYIREE_TF_SUPPORT_FLAGS", None)
     processes = [subprocess.Popen([sys.executable, test_file, f"--target_backends={backend}",
                                    f"--artifacts_dir={root}"], env=environment,

@@ -25,8 +25,7 @@ from pyiree_tf_support.runtime import runtime_host
 from pyiree_tf_support.runtime import runtime_worker
 from pyiree_tf_support.runtime import worker_client
 from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError, WorkerCrashedError
-
-_REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support.repo import ROOT
 
 # A counter variable (state), a vector variable, several results with bool and scalar ones,
 # a bool input, and a function without results.
@@ -329,7 +328,7 @@ class LocalTaskWorkerTest(_ResultAssertions):
       f.write(self.vmfb)
     self.addCleanup(os.remove, f.name)
     path = f.name
-    env = dict(os.environ, PYTHONPATH=_REPO_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     completed = subprocess.run([sys.executable, "-c", script, path], capture_output=True,
                                text=True, timeout=60, env=env, check=True)
     pid = int(completed.stdout.split()[0])
@@ -574,7 +573,7 @@ class ImportHygieneTest(absltest.TestCase):
             "bad = sorted(m for m in sys.modules if m == 'tensorflow' "
             "or m.startswith(('tensorflow.', 'keras', 'tf_keras')))\n"
             "print(repr(bad))\n")
-    env = dict(os.environ, PYTHONPATH=_REPO_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                timeout=120, env=env, check=True)
     self.assertEqual(completed.stdout.strip(), "[]")

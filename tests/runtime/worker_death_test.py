@@ -6,8 +6,6 @@ Vulkan worker (SIGKILL) between two tests, under absltest and under pytest.
 """
 
 import os
-import subprocess
-import sys
 import tempfile
 import textwrap
 
@@ -15,8 +13,8 @@ from absl.testing import absltest
 
 from pyiree_tf_support.runtime import drivers
 from pyiree_tf_support.reporting import report_files
+from tests.support import test_files
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BACKENDS = "--target_backends=iree_llvmcpu,iree_vulkan"
 
 _TEST_FILE = textwrap.dedent("""
@@ -80,11 +78,8 @@ class IdleWorkerDeathTest(absltest.TestCase):
       f.write(_TEST_FILE)
 
   def run_python(self, *args):
-    environment = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
-    environment.pop("PYIREE_TF_SUPPORT_FLAGS", None)
-    return subprocess.run([sys.executable, *args, BACKENDS, f"--artifacts_dir={self.root}"],
-                          capture_output=True, text=True, env=environment, timeout=600,
-                          check=False, cwd=os.path.dirname(self.test_file))
+    return test_files.run_test_file(*args, BACKENDS, f"--artifacts_dir={self.root}",
+                                    cwd=os.path.dirname(self.test_file), timeout=600)
 
   def outcomes(self, test):
     tests = report_files.load(os.path.join(self.root, "Double"))["tests"]

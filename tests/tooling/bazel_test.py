@@ -18,7 +18,8 @@ from typing import List, Set
 from absl.testing import absltest
 from absl.testing import parameterized
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support.repo import ROOT
+
 UNDER_BAZEL = "TEST_SRCDIR" in os.environ
 NEEDS_BAZEL = unittest.skipIf(UNDER_BAZEL, "runs bazel itself, which a Bazel test sandbox cannot")
 

@@ -14,8 +14,8 @@ from absl.testing import absltest
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.tools import check_suite_verdicts
 from tests.support import test_files
+from tests.support.repo import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = ["-m", "pyiree_tf_support.tools.check_suite_verdicts"]
 
 BUILD = textwrap.dedent('''
@@ -43,7 +43,7 @@ class CheckSuiteVerdictsTest(absltest.TestCase):
     with open(os.path.join(cls.suite, "BUILD.bazel"), "w") as f:
       f.write(BUILD)
     cls.junit = os.path.join(cls.dir, "junit.xml")
-    env = cls.env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2")
+    env = cls.env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     env.pop(cli_flags.ENV_VAR, None)
     cls.run_log = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "pyiree_tf_support.pytest_plugin", "-p",

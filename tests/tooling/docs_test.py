@@ -11,8 +11,8 @@ import tempfile
 import unittest
 
 from pyiree_tf_support import cli_flags
+from tests.support.repo import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGES = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
 # Paths of this repository as the pages write them (not the artifacts' or a user's).
 REPO_PATH = re.compile(r"(?<![\w/.~-])((?:scripts|e2e|tests|pyiree_tf_support|build_tools"

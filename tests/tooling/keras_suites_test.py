@@ -15,8 +15,8 @@ from absl.testing import parameterized
 
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.reporting import expected_failures
+from tests.support.repo import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 UNDER_BAZEL = "TEST_SRCDIR" in os.environ
 ALL_BACKENDS = {spec.e2e_name for spec in backends.BACKENDS}
 

@@ -10,7 +10,8 @@ import unittest
 
 from absl.testing import absltest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support.repo import ROOT
+
 NEEDS_BAZEL = unittest.skipIf("TEST_SRCDIR" in os.environ, "starts bazel and a worker itself")
 if "TEST_SRCDIR" not in os.environ:
   from tests.tooling.bazel_test import TempWorkspace  # pylint: disable=g-import-not-at-top

@@ -19,8 +19,8 @@ from pyiree_tf_support.tools import make_repros
 from pyiree_tf_support.tools import repro_layout
 from pyiree_tf_support.tools import repro_templates
 from pyiree_tf_support.tools import repro_values
+from tests.support.repo import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 UNDER_BAZEL = "TEST_SRCDIR" in os.environ
 NOT_IN_BAZEL = unittest.skipIf(UNDER_BAZEL, "e2e/repros/ is not in a Bazel test's runfiles")
 
@@ -56,11 +56,11 @@ class ReprosTest(parameterized.TestCase):
 
   def test_no_repro_dir_is_orphaned(self):
     wanted = {e.repro_dir for e in repro_layout.iree_failures()}
-    orphans = [os.path.relpath(d, REPO) for d in repro_layout.repro_dirs() if d not in wanted]
+    orphans = [os.path.relpath(d, ROOT) for d in repro_layout.repro_dirs() if d not in wanted]
     self.assertEqual(orphans, [], "not listed as failing: remove them (make_repros does)")
 
   @parameterized.named_parameters(
-      (os.path.relpath(d, os.path.join(REPO, "e2e", "repros")).replace(os.sep, "__"), d)
+      (os.path.relpath(d, os.path.join(ROOT, "e2e", "repros")).replace(os.sep, "__"), d)
       for d in _all_repro_dirs())
   def test_repro_still_fails_with_its_recorded_line(self, directory):
     if _needs_vulkan(directory):
@@ -74,7 +74,7 @@ class ReprosTest(parameterized.TestCase):
     self.assertNotEmpty(imports)
     for entry in imports:
       stem = entry.file[:-len(".py")]
-      self.assertEqual(os.path.relpath(entry.repro_dir, REPO),
+      self.assertEqual(os.path.relpath(entry.repro_dir, ROOT),
                        os.path.join("e2e", "repros", "import", stem))
       self.assertFalse(os.path.exists(os.path.join(repro_layout.REPROS_DIR, entry.backend, stem)),
                        f"{entry.backend}/{stem}: an import repro stored per backend")
