@@ -20,10 +20,13 @@ ML_KINDS = {
     "float6_e3m2fn": Kind.FLOAT, "float8_e3m4": Kind.FLOAT, "float8_e4m3": Kind.FLOAT,
     "float8_e4m3b11fnuz": Kind.FLOAT, "float8_e4m3fn": Kind.FLOAT, "float8_e4m3fnuz": Kind.FLOAT,
     "float8_e5m2": Kind.FLOAT, "float8_e5m2fnuz": Kind.FLOAT, "float8_e8m0fnu": Kind.FLOAT,
+    "float8_e5m3fnu": Kind.FLOAT,  # ml_dtypes 0.7
     "int1": Kind.INTEGER, "int2": Kind.INTEGER, "int4": Kind.INTEGER, "uint1": Kind.INTEGER,
     "uint2": Kind.INTEGER, "uint4": Kind.INTEGER, "complex32": Kind.COMPLEX,
     "bcomplex32": Kind.COMPLEX,
 }
+# The listed types this ml_dtypes has (a newer one adds types, e.g. float8_e5m3fnu in 0.7).
+ML_KINDS = {name: kind for name, kind in ML_KINDS.items() if hasattr(ml_dtypes, name)}
 ML_FLOATS = sorted(name for name, kind in ML_KINDS.items() if kind is Kind.FLOAT)
 ML_INTEGERS = sorted(name for name, kind in ML_KINDS.items() if kind is Kind.INTEGER)
 
