@@ -144,7 +144,7 @@ class FinalizersTest(absltest.TestCase):
     temporaries = os.path.join(directory, "tmp")
     os.mkdir(temporaries)
     log = os.path.join(directory, "log.txt")
-    env = dict(os.environ, PYTHONPATH=REPO, TF_CPP_MIN_LOG_LEVEL="2", UNCLOSED_LOG=log,
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2", UNCLOSED_LOG=log,
                UNCLOSED_DIR=temporaries)
     done = subprocess.run([sys.executable, path], capture_output=True,
                           text=True, cwd=directory, env=env, timeout=300, check=False)

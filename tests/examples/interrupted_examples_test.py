@@ -29,8 +29,8 @@ from pyiree_tf_support import tf_utils
 from pyiree_tf_support.examples import engine
 from pyiree_tf_support.reporting import run_results
 from tests.support import child_processes
+from tests.support.repo import ROOT
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Generous bounds on how long something takes to stop, never on how fast it runs.
 _STOP_SECONDS = 20.0
 _RESCUE_SECONDS = 120.0
@@ -88,7 +88,7 @@ class _Run:
     with open(self.path, "w") as f:
       f.write(_TEST_FILE)
     self.artifacts = os.path.join(work, "artifacts")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=REPO)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT)
     env.pop("PYIREE_TF_SUPPORT_FLAGS", None)
     flags = ["--target_backends=iree_llvmjit", f"--artifacts_dir={self.artifacts}",
              "--nocompile_cache", *flags]
