@@ -184,6 +184,23 @@ class ModuleSession:
     return first
 
 
+def _iree_targets(outcomes: Sequence[Outcome],
+                  wanted: Callable[[Outcome], bool]) -> List[Tuple[int, backends.BackendSpec]]:
+  """(index, backend spec) of each outcome `wanted` picks whose backend is IREE's."""
+  found = []
+  for index, outcome in enumerate(outcomes):
+    spec = backends.find_by_artifact_name(outcome.backend) if wanted(outcome) else None
+    if spec is not None and spec.is_iree:
+      found.append((index, spec))
+  return found
+
+
+def _with_lines(outcomes: Sequence[Outcome], lines: Dict[int, str]) -> List[Outcome]:
+  """`outcomes` with `lines[i]` added below outcome i's repro commands."""
+  return [dataclasses.replace(o, repro_command="\n".join(filter(None, (
+      o.repro_command, lines[i])))) if i in lines else o for i, o in enumerate(outcomes)]
+
+
 class TestRun:
   """One test of a session: its fresh modules and whether it has reported yet."""
 
@@ -256,19 +273,15 @@ class TestRun:
     outcomes = [outcome for outcome, _ in results]
     self._check_deterministic(ref_trace, trace_function, trace_name, outcomes)
     localized = self._localize_mismatches(ref_trace, outcomes)
-    if localized:
-      outcomes = [dataclasses.replace(o, repro_command="\n".join(filter(None, (
-          o.repro_command,
-          "localized: " + localized[i].get("message", localized[i]["summary"])))))
-                  if i in localized else o for i, o in enumerate(outcomes)]
-      results = [(o, r) for o, (_, r) in zip(outcomes, results)]
+    outcomes = _with_lines(outcomes, {
+        i: "localized: " + found.get("message", found["summary"])
+        for i, found in localized.items()})
     reduced = self._reduce_failures(ref_trace, outcomes)
-    if reduced:
-      outcomes = [dataclasses.replace(o, repro_command="\n".join(filter(None, (
-          o.repro_command, "reduced: " + reduced[i]["summary"]
-          + (f"; reproduce: {reduced[i]['repro']}" if "repro" in reduced[i] else "")))))
-                  if i in reduced else o for i, o in enumerate(outcomes)]
-      results = [(o, r) for o, (_, r) in zip(outcomes, results)]
+    outcomes = _with_lines(outcomes, {
+        i: "reduced: " + found["summary"]
+        + (f"; reproduce: {found['repro']}" if "repro" in found else "")
+        for i, found in reduced.items()})
+    results = [(o, r) for o, (_, r) in zip(outcomes, results)]
     session.outcome_log.setdefault(self.name, []).extend(outcomes)
     listings = [test_setup.listed(s.info, session.settings, session.test_file,
                                   session.class_name, self.name)
@@ -465,21 +478,15 @@ class TestRun:
     verdict as data, by the outcome's index); {} when the setting is off, which imports
     nothing."""
     session = self.session
-    mismatches = [i for i, o in enumerate(outcomes)
-                  if o.status is Status.MISMATCH and o.call_index is not None]
-    if not session.settings.localize_mismatches or not mismatches:
+    targets = _iree_targets(outcomes, lambda o: (o.status is Status.MISMATCH
+                                                 and o.call_index is not None))
+    if not session.settings.localize_mismatches or not targets:
       return {}
     from pyiree_tf_support.localizing import in_child  # pylint: disable=import-outside-toplevel
-    trace_dir = artifacts.trace_path(session.artifacts_dir, ref_trace.function_name,
-                                     ref_trace.backend, suffix="")
-    found = {}
-    for index in mismatches:
-      spec = backends.find_by_artifact_name(outcomes[index].backend)
-      if spec is None or not spec.is_iree:
-        continue
-      found[index] = in_child.localize(trace_dir, spec.name, outcomes[index].call_index,
-                                       session.options.localize_arguments)
-    return found
+    trace_dir = self._loadable_path(ref_trace)
+    return {index: in_child.localize(trace_dir, spec.name, outcomes[index].call_index,
+                                     session.options.localize_arguments)
+            for index, spec in targets}
 
   def _reduce_failures(self, ref_trace: Trace,
                        outcomes: Sequence[Outcome]) -> Dict[int, Dict[str, Any]]:
@@ -487,19 +494,13 @@ class TestRun:
     failing the same way (what the reducer wrote, by the outcome's index); {} when the setting
     is off, which imports nothing."""
     session = self.session
-    if not session.settings.reduce_failures:
-      return {}
-    failing = [i for i, o in enumerate(outcomes) if o.status.failed]
-    if not failing:
+    targets = _iree_targets(outcomes, lambda o: o.status.failed)
+    if not session.settings.reduce_failures or not targets:
       return {}
     from pyiree_tf_support.reducing import in_child  # pylint: disable=import-outside-toplevel
-    trace_dir = artifacts.trace_path(session.artifacts_dir, ref_trace.function_name,
-                                     ref_trace.backend, suffix="")
+    trace_dir = self._loadable_path(ref_trace)
     found = {}
-    for index in failing:
-      spec = backends.find_by_artifact_name(outcomes[index].backend)
-      if spec is None or not spec.is_iree:
-        continue
+    for index, spec in targets:
       backend = outcomes[index].backend  # as the test named it, unless indexed (a duplicate).
       found[index] = in_child.reduce(trace_dir, backend if backends.find(backend) else spec.name,
                                      session.options.localize_arguments)
