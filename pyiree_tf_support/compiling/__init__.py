@@ -1,6 +1,10 @@
-"""Internal. Compile: iree_input.mlir -> .vmfb with iree-compile, the on-disk compile cache and
-its key, the per-process de-duplication of identical compiles (`module_compiles`) and the
-per-method fallback when the whole module does not compile (`method_compiles`).
+"""Internal. Compile: iree_input.mlir -> .vmfb with iree-compile (`compiler`: reproducers, errors
+located in functions; `compile_process`: iree-compile as a child in its own session, killed on a
+timeout or an interrupt), the on-disk compile cache (`compile_cache`) and its key
+(`compile_key`), the per-process de-duplication of identical compiles (`module_compiles`), the
+per-method fallback when the whole module does not compile (`method_compiles`, with
+`mlir_functions`: one function kept, the others' bodies removed) and a saved iree_input.mlir read
+as text (`mlir_files`).
 
 Import rule: no TensorFlow and no device (never `iree.runtime`); imports only `core` of the
 package.

@@ -1,1 +1,9 @@
-"""The dispatch localizer: which IREE dispatch of a mismatching call diverges first (TF-free)."""
+"""Internal. The dispatch localizer (`python -m pyiree_tf_support.localize`, docs/localizing.md):
+which IREE dispatch of a mismatching call diverges first. `formation` (one dispatch formation,
+traced compiles of suspect and trusted), `traced_run` (a child process running a traced vmfb
+with a debug sink), `events` (alignment and verdict rules, numpy only), `engine` (the steps and
+verdicts), `report` (the verdict's text and JSON), `dispatch_repro` (a standalone repro of the
+diverging dispatch) and `in_child` (--localize_mismatches: the command run in a child process).
+
+Import rule: never TensorFlow; devices only in `traced_run`'s child process.
+"""

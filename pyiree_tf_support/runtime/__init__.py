@@ -1,6 +1,8 @@
-"""Internal. Run: loading a .vmfb into an IREE driver and calling its functions, in this process
-(`runtime_host`) or in a TF-free worker process (`worker_client` <-> `runtime_worker`, spoken
-over `worker_protocol`), and reading results back to numpy (`readback`).
+"""Internal. Run: loading a .vmfb into an IREE driver and calling its functions behind one
+interface (`loading`), in this process (`runtime_host`) or in a TF-free worker process
+(`worker_client` <-> `runtime_worker`, spoken over `worker_protocol`), facts about the drivers and
+whether this machine can run one (`drivers`), reading results back to numpy (`readback`) and the
+errors a run raises (`runtime_errors`).
 
 Import rule: never imports TensorFlow (TF and lavapipe cannot share a process) nor the IREE
 compiler; imports only `core` of the package.

@@ -36,6 +36,9 @@ without a phase, any phase); "skipped": it could not run on this machine (every 
 XPASS and WRONG PHASE fail the class (the list must be updated); XFAIL logs one line. A test's
 own error (the reference failed, an exception in the test body) is no backend's verdict: it fails
 as it is, listed or not.
+
+Import rule: as `reporting`'s (no TensorFlow, no IREE); the list tools import it, as the library
+does.
 """
 
 from pyiree_tf_support.reporting.expected_failures.class_verdicts import (  # noqa: F401
