@@ -27,6 +27,7 @@ import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.reporting import replay_input
@@ -56,10 +57,10 @@ def _read(directory: str, relative: str, what: str) -> bytes:
   """A file below `directory`, never read through a symlink; BundleError naming it."""
   path = os.path.join(directory, relative)
   try:
-    return artifacts.read_bytes(path, root=directory)
+    return safe_files.read_bytes(path, root=directory)
   except FileNotFoundError:
     raise BundleError(f"{path} ({what}) is missing.") from None
-  except artifacts.ArtifactsDirError as e:  # a link on the way, not a regular file: says which.
+  except safe_files.ArtifactsDirError as e:  # a link on the way, not a regular file: says which.
     raise BundleError(str(e)) from None
   except OSError as e:
     raise BundleError(f"Cannot read {what} {path}: {e.strerror}.") from None
@@ -88,7 +89,7 @@ def write(module_dir: str, bundle_dir: str, target_backends: Sequence[str], cach
   except replay_input.ReplayError as e:
     raise BundleError(str(e)) from None
   module = os.path.basename(module_dir)
-  root = artifacts.open_root(bundle_dir, "The bundle dir")
+  root = safe_files.open_root(bundle_dir, "The bundle dir")
   compiled = {}
   for name in target_backends:
     vmfb, absent = _compile(iree_input, module, name, cache)
@@ -106,8 +107,8 @@ def write(module_dir: str, bundle_dir: str, target_backends: Sequence[str], cach
   staging = os.path.join(root, f".tmp-{module}-{secrets.token_hex(6)}")
   try:
     for relative, data in contents.items():
-      artifacts.write_bytes(os.path.join(staging, relative), data)
-    artifacts.replace_dir(staging, out)
+      safe_files.write_bytes(os.path.join(staging, relative), data)
+    safe_files.replace_dir(staging, out)
   finally:
     shutil.rmtree(staging, ignore_errors=True)
   return out
@@ -252,7 +253,7 @@ def main(argv: Sequence[str]) -> int:
   from pyiree_tf_support.compiling import compiler  # pylint: disable=import-outside-toplevel
   try:
     out = write(argv[1], argv[2], targets, cli_flags.compile_cache_from_flags())
-  except (BundleError, KeyError, artifacts.ArtifactsDirError, compiler.CompileError,
+  except (BundleError, KeyError, safe_files.ArtifactsDirError, compiler.CompileError,
           OSError) as e:  # one line; no bundle, not even part of one, was left.
     message = str(e.args[0] if isinstance(e, KeyError) else e)
     print("bundle: " + _one_line(message), file=sys.stderr)

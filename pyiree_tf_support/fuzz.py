@@ -47,7 +47,7 @@ import numpy as np
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support.comparing import tolerances
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import verbosity
@@ -142,9 +142,9 @@ class Campaign:
     return campaign
 
   def save(self) -> None:
-    artifacts.write_text(os.path.join(self.directory, "findings.json"),
+    safe_files.write_text(os.path.join(self.directory, "findings.json"),
                          json.dumps(self.to_json(), indent=1) + "\n")
-    artifacts.write_text(os.path.join(self.directory, "findings.md"), self.table())
+    safe_files.write_text(os.path.join(self.directory, "findings.md"), self.table())
 
   def table(self) -> str:
     rate = self.functions / (self.seconds / 60) if self.seconds else 0.0
@@ -191,7 +191,7 @@ class _Runner:
     """Each function's outcomes on the targets (all, or `targets`)."""
     calls = [(p.name, a) for p, a in zip(functions, arrays)]
     path = os.path.join(self.work, f"{class_name}.py")
-    artifacts.write_text(path, programs.module_source(class_name, functions, calls, self.rtol,
+    safe_files.write_text(path, programs.module_source(class_name, functions, calls, self.rtol,
                                                       self.atol))
     settings = self.settings if targets is None else dataclasses.replace(
         self.settings, target_backends=targets)
@@ -259,7 +259,7 @@ def _float64_result(program: programs.Program, inputs: Tuple[np.ndarray, ...],
             + programs.function_source(program, "float64") + "\n")
   name = "Float64_" + hashlib.sha256(source.encode()).hexdigest()[:10]
   path = os.path.join(work, f"{name}.py")
-  artifacts.write_text(path, source)
+  safe_files.write_text(path, source)
   x, y, n, b = inputs
   result = getattr(_load_module_class(path, "Module", name)(), program.name)(
       x.astype(np.float64), y.astype(np.float64), n, b)
@@ -319,7 +319,7 @@ def _triage(runner: _Runner, campaign: Campaign, index: int, program: programs.P
     header = (f"Fuzzer finding {signature}: {failure.describe()}.\n\nFirst hit: module {index} "
               f"of the campaign with seed {campaign.seed}; reduced to {len(ops)} op(s). Run:\n"
               f"  python {os.path.basename(test_file)} --target_backends={target}")
-    artifacts.write_text(test_file, programs.module_source(
+    safe_files.write_text(test_file, programs.module_source(
         class_name, [reduced], [(reduced.name, inputs)], runner.rtol, runner.atol, header))
     confirmed = _confirm(test_file, target, outcome.backend, failure.status,
                          os.path.join(directory, "artifacts"))
@@ -374,7 +374,7 @@ def main(argv: Sequence[str]) -> int:
     if not _OUT.value:
       raise FuzzError("--out names the campaign's directory (it is created if missing).")
     directory = os.path.abspath(_OUT.value)
-    artifacts.open_root(directory, "The campaign dir")
+    safe_files.open_root(directory, "The campaign dir")
     targets = tuple(n for n in cli_flags.target_backend_names() or ()
                     if backends.lookup(n).is_iree)
     if not targets:

@@ -45,6 +45,7 @@ from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import mlir_files
 from pyiree_tf_support.compiling.compile_cache import CompileCache, CompileCacheError
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import faults
@@ -275,13 +276,13 @@ def _write(result: Reduction, loaded: ReplayInput, trace: Trace, iree_input: str
   """The reduced module dir: itself replayable and localizable, with its repro and report."""
   directory = result.directory
   root = os.path.dirname(directory)
-  artifacts.open_root(os.path.dirname(root), "The module's artifacts dir")
-  artifacts.remove_tree(directory)
-  artifacts.make_dirs(directory)
-  artifacts.write_text(os.path.join(directory, "iree_input.mlir"), iree_input)
+  safe_files.open_root(os.path.dirname(root), "The module's artifacts dir")
+  safe_files.remove_tree(directory)
+  safe_files.make_dirs(directory)
+  safe_files.write_text(os.path.join(directory, "iree_input.mlir"), iree_input)
   module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
-  artifacts.write_bytes(artifacts.signatures_path(directory),
-                        artifacts.read_bytes(artifacts.signatures_path(module_dir)))
+  safe_files.write_bytes(artifacts.signatures_path(directory),
+                        safe_files.read_bytes(artifacts.signatures_path(module_dir)))
   trace_dir = artifacts.trace_path(directory, trace.function_name, trace.backend, suffix="")
   trace_io.save_trace(trace, trace_dir, reference=True, iree_input=iree_input)
   replay_command = shlex.join([sys.executable, "-m", "pyiree_tf_support.replay", trace_dir,
@@ -303,8 +304,8 @@ def _write(result: Reduction, loaded: ReplayInput, trace: Trace, iree_input: str
     f.write(("\n".join(lines) + "\n").encode("utf-8"))
     os.fchmod(f.fileno(), 0o755)
 
-  artifacts.write_with(script, executable)
-  artifacts.write_text(os.path.join(directory, "report.md"),
+  safe_files.write_with(script, executable)
+  safe_files.write_text(os.path.join(directory, "report.md"),
                        _report(result, loaded, trace, iree_input, backend, script,
                                compile_command))
 

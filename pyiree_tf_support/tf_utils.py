@@ -25,6 +25,7 @@ from pyiree_tf_support.compiling import method_compiles
 from pyiree_tf_support.compiling import module_compiles
 from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import interrupts
 from pyiree_tf_support.core import structure
@@ -204,7 +205,7 @@ def save_input_values(inputs: Sequence[np.ndarray], artifacts_dir: Optional[str]
   if artifacts_dir is not None:
     path = os.path.join(artifacts_dir, "inputs.txt")
     logging.info("Saving IREE input values to: %s", path)
-    artifacts.write_text(path, text + "\n")
+    safe_files.write_text(path, text + "\n")
   return text
 
 

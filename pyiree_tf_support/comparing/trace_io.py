@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import signatures
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.comparing.traces import ModuleCall, Trace
@@ -164,13 +164,13 @@ def save_trace(trace: Trace, directory: str, reference: bool = False,
     npz.seek(0)
     digest.append(hashlib.file_digest(npz, "sha256").hexdigest())
 
-  artifacts.write_with(os.path.join(directory, ARRAYS_NAME), fill)
+  safe_files.write_with(os.path.join(directory, ARRAYS_NAME), fill)
   document["arrays_sha256"] = digest[0]  # the arrays are written first: the two must pair up.
   if named:  # arrays it names in the reference's file: which one, as it was.
     document["shared_arrays"] = {"trace": os.path.basename(shared.directory),
                                  "arrays_sha256": shared.arrays_sha256}
   # One line: json's C encoder (indented output is its pure-Python one: seconds for long traces).
-  artifacts.write_text(os.path.join(directory, "trace.json"), json.dumps(document))
+  safe_files.write_text(os.path.join(directory, "trace.json"), json.dumps(document))
   return SavedReference(directory, digest[0], {
       id(leaf): (leaf, spec) for leaf, spec in written if isinstance(leaf, np.ndarray)})
 

@@ -15,7 +15,7 @@ from typing import Any, BinaryIO, Callable, List, Optional, Sequence
 
 import numpy as np
 
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import structure
 
 NUMPY_LINEWIDTH = 120  # 2020's width for arrays in traces (tf_test_utils.NUMPY_LINEWIDTH).
@@ -211,4 +211,4 @@ def save(trace: Any, path: str, summarize: bool = True,
     text.flush()
     text.detach()  # `binary` is closed by its owner.
 
-  artifacts.write_with(path, fill)
+  safe_files.write_with(path, fill)

@@ -23,7 +23,7 @@ import stat
 import time
 from typing import Iterator, Optional
 
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import faults
 
 _DIGEST_BYTES = 32
@@ -66,14 +66,14 @@ def default_cache_dir() -> Optional[str]:
       return os.path.join(base, "pyiree_tf_support", "compile_cache")
     except OSError:  # a home that cannot be written (e.g. /nonexistent of a service user).
       pass
-  private = artifacts.private_temp_dir("The compile cache's private temp dir",
+  private = safe_files.private_temp_dir("The compile cache's private temp dir",
                                        "set HOME or pass --compile_cache_dir",
                                        CompileCacheError)
   return os.path.join(private, "compile_cache")
 
 
 def _check(path: str, status: os.stat_result, what: str) -> None:
-  artifacts.refuse_foreign(path, status, what, CompileCacheError, _REFUSAL, _FIX, _OTHER_WRITERS)
+  safe_files.refuse_foreign(path, status, what, CompileCacheError, _REFUSAL, _FIX, _OTHER_WRITERS)
 
 
 class CompileCache:
@@ -200,7 +200,7 @@ class CompileCache:
   @staticmethod
   def _write(shard: int, name: str, payload: bytes) -> None:
     """Writes the entry `name` atomically (a temp file renamed over it; removed on failure)."""
-    fd, temp = artifacts.create_temp_at(shard, _TEMP_PREFIX, _ENTRY_MODE)
+    fd, temp = safe_files.create_temp(shard, _TEMP_PREFIX, _ENTRY_MODE)
     try:
       with os.fdopen(fd, "wb") as f:
         f.write(_MAGIC + hashlib.sha256(payload).digest() + payload)

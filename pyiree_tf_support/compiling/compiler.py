@@ -15,7 +15,8 @@ from iree.compiler.tools import binaries as iree_binaries
 from iree.compiler.tools import core as iree_core
 from iree.compiler.tools import debugging as iree_debugging
 
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import bazel_paths
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.compiling import compile_key
 from pyiree_tf_support.compiling import compile_process
 from pyiree_tf_support.core import exit_status
@@ -98,7 +99,7 @@ def rerun_command(request: CompileRequest, reproducer_path: str) -> str:
   """A shell command that compiles the reproducer with the flags of `request` (iree-compile
   reads a pass crash reproducer as its input; `iree-opt --run-reproducer` cannot run IREE's).
   It enters the reproducer's directory first (unzipping Bazel's outputs when needed)."""
-  return (f"{artifacts.shell_cd(os.path.dirname(reproducer_path) or '.')} && "
+  return (f"{bazel_paths.shell_cd(os.path.dirname(reproducer_path) or '.')} && "
           + request.command_line(os.path.basename(reproducer_path), "reproduced.vmfb"))
 
 
@@ -209,7 +210,7 @@ def compile_request(request: CompileRequest, description: str,
   if reproducer_path:
     # iree-compile writes it by name: a fresh name in the (checked) module dir.
     with faults.writing(reproducer_path):
-      artifacts.make_dirs(os.path.dirname(reproducer_path) or ".")
+      safe_files.make_dirs(os.path.dirname(reproducer_path) or ".")
     crash_path = os.path.join(os.path.dirname(reproducer_path) or ".",
                               f".tmp-reproducer-{secrets.token_hex(8)}.mlir")
   seconds = timeout.seconds(len(request.iree_input))
@@ -225,11 +226,11 @@ def compile_request(request: CompileRequest, description: str,
     command = ""
     if reproducer_path:
       if crash_path and os.path.exists(crash_path):
-        artifacts.rename(crash_path, reproducer_path)
+        safe_files.rename(crash_path, reproducer_path)
       else:
-        artifacts.write_text(reproducer_path, _input_reproducer(request, reproducer_path, str(e)))
+        safe_files.write_text(reproducer_path, _input_reproducer(request, reproducer_path, str(e)))
       command = rerun_command(request, reproducer_path)
-      message += (f" Reproducer: {artifacts.display_path(reproducer_path)} "
+      message += (f" Reproducer: {bazel_paths.display_path(reproducer_path)} "
                   f"(compile it again with: {command})")
     raise CompileError(message, reproducer_path, reason, methods, command) from e
   finally:

@@ -13,7 +13,7 @@ It needs no TensorFlow (replay can do the same) and costs no import.
 import dataclasses
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import bazel_paths
 from pyiree_tf_support.core import phases
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.compiling.compiler import CompileError, CompileRequest
@@ -39,7 +39,7 @@ class MethodFailure:
     if not self.reproducer_path:
       return self.reason
     rerun = f" (compile it again with: {self.rerun_command})" if self.rerun_command else ""
-    return f"{self.reason} Reproducer: {artifacts.display_path(self.reproducer_path)}{rerun}"
+    return f"{self.reason} Reproducer: {bazel_paths.display_path(self.reproducer_path)}{rerun}"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -18,6 +18,7 @@ from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import method_compiles
 from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core.backends import BackendSpec
 
@@ -90,9 +91,9 @@ def save_vmfb(artifacts_dir: str, names: str, vmfb: bytes, needed: bool = False)
   is left for `needed` (an older run's file is removed: it is not this module's)."""
   path = artifacts.compiled_path(artifacts_dir, names)
   if needed or len(vmfb) <= artifacts.VMFB_WRITTEN_UP_TO:
-    artifacts.write_bytes(path, vmfb)
+    safe_files.write_bytes(path, vmfb)
   else:
-    artifacts.remove_tree(path)  # the file (or a link, never its target).
+    safe_files.remove_tree(path)  # the file (or a link, never its target).
 
 
 def compile_each_method(iree_input: str, module_name: str, spec: BackendSpec, backend: str,

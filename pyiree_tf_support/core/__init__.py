@@ -1,10 +1,11 @@
 """Internal. The leaves every phase shares: the backend table (`backends`), the artifacts layout
-(`artifacts`), the phases of a failure (`phases`), nested structures (`structure`), function
-signatures and input casting (`signatures`, `casting`), what a run was asked (`run_settings`),
-the compile flags a run adds (`compile_flags`), compile, load and call limits (`timeouts`), our
-own faults, never a backend's verdict (`faults`), a name as MLIR spells its symbol
-(`mlir_symbols`), temporary dirs held by a lock (`locked_dirs`), the garbage collector around
-TensorFlow's import (`collector`), a trace's calls with the runtimes' threads on one CPU
+(`artifacts`), writes that never follow a link below a root (`safe_files`), module directories
+(`module_dirs`), where Bazel leaves an artifact (`bazel_paths`), the phases of a failure
+(`phases`), nested structures (`structure`), function signatures and input casting
+(`signatures`, `casting`), what a run was asked (`run_settings`), the compile flags a run adds
+(`compile_flags`), compile, load and call limits (`timeouts`), our own faults, never a backend's
+verdict (`faults`), a name as MLIR spells its symbol (`mlir_symbols`), the garbage collector
+around TensorFlow's import (`collector`), a trace's calls with the runtimes' threads on one CPU
 (`colocation`), Ctrl-C and the watchdog of in-process calls (`interrupts`), long set-up steps
 said (`progress`), log verbosity (`verbosity`), exit statuses (`exit_status`) and the end of a
 finished test process without the interpreter's teardown (`quick_exit`).

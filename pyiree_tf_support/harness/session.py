@@ -26,6 +26,8 @@ from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.comparing.traces import Trace, check_same_calls, run_trace
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import bazel_paths
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import progress as progress_lib
@@ -172,7 +174,7 @@ class ModuleSession:
     if self._iree_input_sha256 is None:
       path = os.path.join(self.artifacts_dir, "iree_input.mlir")
       try:
-        self._iree_input_sha256 = trace_io.content_sha256(artifacts.read_bytes(path))
+        self._iree_input_sha256 = trace_io.content_sha256(safe_files.read_bytes(path))
       except OSError:
         return None
     return self._iree_input_sha256
@@ -292,7 +294,7 @@ class TestRun:
     full = verdicts.format_report(ref_trace.function_name, ref_trace.backend,
                                   self._before_notes(shown, in_file=True))
     # The message shows each backend's first failing call in full; report.txt every call.
-    report_path = artifacts.display_path(report_files.text_path(session.artifacts_dir))
+    report_path = bazel_paths.display_path(report_files.text_path(session.artifacts_dir))
     verdict = verdicts.format_report(ref_trace.function_name, ref_trace.backend,
                                      self._before_notes(shown, in_file=False), report_path)
     setup = session.setup
@@ -552,8 +554,8 @@ class TestRun:
     with faults.writing(directory):
       # hypothesis writes its caches there with plain opens: a directory made afresh holds no
       # link an earlier hand-over planted.
-      artifacts.remove_tree(storage)
-      artifacts.make_dirs(storage)
+      safe_files.remove_tree(storage)
+      safe_files.make_dirs(storage)
     state = self.reference.holds_variables()
     targets = tuple(
         examples_engine.ExampleTarget(s.info.name, m)
@@ -569,10 +571,10 @@ class TestRun:
     where = f"{session.module_name}.{method}()"
     summary = examples_summary.format_summary(
         result, where, f"--examples={examples} --examples_seed={result.seed}")
-    artifacts.write_text(os.path.join(directory, "summary.txt"), summary + "\n")
+    safe_files.write_text(os.path.join(directory, "summary.txt"), summary + "\n")
     if result.failure:  # the shrunk input is saved as a trace below.
       first = {f"input_{i}": a for i, a in enumerate(result.failure.first_inputs)}
-      artifacts.write_with(os.path.join(directory, "first_failing_inputs.npz"),
+      safe_files.write_with(os.path.join(directory, "first_failing_inputs.npz"),
                            lambda f: np.savez(f, **first))
     if result.failure:  # shown under pytest too, whose backend items judge the trace below.
       logging.warning("%s", summary)

@@ -15,6 +15,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from absl import logging
 
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import module_dirs
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.reporting import expected_failures
@@ -136,8 +137,8 @@ def _plan_backends(settings: RunSettings, probe: bool) -> BackendPlan:
 
 def claim_artifacts_dir(module_class, settings: RunSettings) -> str:
   """<artifacts_dir>/<Module>, or <Module>__<hash> when another module already has the name."""
-  root = settings.artifacts_dir or artifacts.default_root()
-  return artifacts.claim_module_dir(root, tf_utils.module_name_of(module_class),
+  root = settings.artifacts_dir or module_dirs.default_root()
+  return module_dirs.claim_module_dir(root, tf_utils.module_name_of(module_class),
                                     tf_utils.module_identity(module_class))
 
 

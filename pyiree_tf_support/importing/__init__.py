@@ -1,5 +1,6 @@
-"""Internal. Import: a tf.Module -> SavedModel (`saved_models`) -> tf_input.mlir ->
-iree_input.mlir (StableHLO) by `importer` with TF's pass sequences as data (`import_pipeline`),
+"""Internal. Import: a tf.Module -> SavedModel (`saved_models`, in temporary dirs held by a
+lock: `locked_dirs`) -> tf_input.mlir -> iree_input.mlir (StableHLO) by `importer`, with TF's
+pass sequences as data (`import_pipeline`),
 the per-process import cache (`module_imports`), the TF reference's calls (`reference_calls`),
 the per-function fallback when the whole module does not import (`method_imports`) and the
 StableHLO rewrites after TF's lowering (`rewrites`).

@@ -20,6 +20,7 @@ verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbo
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core.signatures import FunctionSignature, signatures_to_json
 from pyiree_tf_support.importing import import_pipeline
 from pyiree_tf_support.importing import importer
@@ -83,10 +84,10 @@ def save_import_artifacts(imported: importer.ImportedModule, artifacts_dir: Opti
   """tf_input.mlir (for people: weights elided), iree_input.mlir (whole: replay, repro and the
   compile cache load it) and signatures.json in `artifacts_dir`."""
   if artifacts_dir is not None:
-    artifacts.write_text(os.path.join(artifacts_dir, "tf_input.mlir"),
+    safe_files.write_text(os.path.join(artifacts_dir, "tf_input.mlir"),
                          importer.elide_large_constants(imported.tf_input))
     save_iree_input(os.path.join(artifacts_dir, "iree_input.mlir"), imported.iree_input)
-    artifacts.write_text(artifacts.signatures_path(artifacts_dir),
+    safe_files.write_text(artifacts.signatures_path(artifacts_dir),
                          signatures_to_json(imported.signatures))
 
 
@@ -96,7 +97,7 @@ def save_iree_input(path: str, iree_input: str) -> None:
   it as it is, `iree-opt iree_input.mlir` prints it), streamed to the file. The importer's `//`
   header is not in the bytecode; it is logged instead. Text MLIR's parser rejects stays text."""
   if len(iree_input) <= artifacts.BYTECODE_ABOVE:
-    artifacts.write_text(path, iree_input)
+    safe_files.write_text(path, iree_input)
     return
   from iree.compiler import ir  # pylint: disable=import-outside-toplevel (~0.2 s: only here)
   with ir.Context():
@@ -105,9 +106,9 @@ def save_iree_input(path: str, iree_input: str) -> None:
     except ir.MLIRError:
       module = None
     if module is None:
-      artifacts.write_text(path, iree_input)
+      safe_files.write_text(path, iree_input)
       return
-    artifacts.write_with(path, module.operation.write_bytecode)
+    safe_files.write_with(path, module.operation.write_bytecode)
     del module
   header = iree_input[:len(iree_input) - len(import_pipeline.strip_header(iree_input))]
   if header:
@@ -128,10 +129,10 @@ def save_failure_artifacts(failure: importer.ModuleImportFailure, artifacts_dir:
   files = []
   if failure.tf_input is not None:
     path = os.path.join(artifacts_dir, "tf_input.mlir")
-    artifacts.write_text(path, importer.elide_large_constants(failure.tf_input))
+    safe_files.write_text(path, importer.elide_large_constants(failure.tf_input))
     files.append((f"the lowering's input ({importer.LOWERING_PIPELINE})", path))
   path = os.path.join(artifacts_dir, IMPORT_ERROR_FILE)
-  artifacts.write_text(path, failure.diagnostics + "\n")
+  safe_files.write_text(path, failure.diagnostics + "\n")
   lines = len(failure.diagnostics.splitlines())
   files.insert(0, (f"TensorFlow's whole message ({lines} lines, with the IR it quotes)", path))
   files += [("the SavedModel (--keep_saved_model)", path) for path in keep_saved_model_at

@@ -21,8 +21,8 @@ from typing import Callable, Iterator, Optional
 
 import tensorflow as tf
 
-from pyiree_tf_support.core import artifacts
-from pyiree_tf_support.core import locked_dirs
+from pyiree_tf_support.core import safe_files
+from pyiree_tf_support.importing import locked_dirs
 
 _PREFIX = "pyiree_tf_support_saved_model_"
 # Not a pid after the prefix: earlier versions' cleaners judge such names by pid liveness.
@@ -65,7 +65,7 @@ def keep(destination: str, identity: Optional[str], write: Callable[[str], None]
   """Makes `destination` the SavedModel of the module `identity` names; True if it was written.
 
   Kept when it already records `identity`; else `write(path)` writes a SavedModel at a new path
-  beside it, which then replaces it in one step (`artifacts.replace_dir`). `identity` None (the
+  beside it, which then replaces it in one step (`safe_files.replace_dir`). `identity` None (the
   module did not import whole, so nothing names it) always writes.
   """
   if identity is not None and kept_identity(destination) == identity:
@@ -76,8 +76,8 @@ def keep(destination: str, identity: Optional[str], write: Callable[[str], None]
   try:
     write(staging)
     if identity is not None:
-      artifacts.write_text(os.path.join(staging, IDENTITY_FILE), identity + "\n")
-    artifacts.replace_dir(staging, destination)
+      safe_files.write_text(os.path.join(staging, IDENTITY_FILE), identity + "\n")
+    safe_files.replace_dir(staging, destination)
   finally:
     shutil.rmtree(staging, ignore_errors=True)
   return True

@@ -19,7 +19,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from pyiree_tf_support.comparing import tolerances
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 
 _STATIC_TENSOR = re.compile(r"^tensor<(?:\d+x)*[a-z]+\d*>$")
@@ -136,12 +136,12 @@ def write(directory: str, flow_path: str, key: str, inputs: Sequence[np.ndarray]
   module, reason, count = _cut(flow_path, key)
   if module is None:
     return Repro(None, reason)
-  artifacts.make_dirs(directory)
-  artifacts.write_text(os.path.join(directory, "dispatch.mlir"), module)
+  safe_files.make_dirs(directory)
+  safe_files.write_text(os.path.join(directory, "dispatch.mlir"), module)
   names = []
   for index, array in enumerate(inputs):
     names.append(f"input_{index}.npy")
-    artifacts.write_with(os.path.join(directory, names[-1]),
+    safe_files.write_with(os.path.join(directory, names[-1]),
                          lambda f, a=array: np.save(f, a, allow_pickle=False))
   table = {}
   for name in tolerances.DEFAULT_TOLERANCES:
@@ -159,5 +159,5 @@ def write(directory: str, flow_path: str, key: str, inputs: Sequence[np.ndarray]
     f.write(script.encode("utf-8"))
     os.fchmod(f.fileno(), 0o755)  # the file, never what a name might link to.
 
-  artifacts.write_with(os.path.join(directory, "repro.py"), executable)
+  safe_files.write_with(os.path.join(directory, "repro.py"), executable)
   return Repro(directory)

@@ -32,7 +32,7 @@ from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.compiling.compile_cache import CompileCache
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import structure
@@ -120,9 +120,9 @@ def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
   """Replays `calls` on `vmfb_path` in a fresh TF-free child process (see traced_run);
   `judged_against`: the trusted run's dir, tolerances and backend names, to stop the run once
   the divergence is found."""
-  artifacts.make_dirs(run_dir)
-  artifacts.write_with(os.path.join(run_dir, traced_run.INPUTS), lambda f: np.savez(f, **inputs))
-  artifacts.write_text(os.path.join(run_dir, traced_run.REQUEST), json.dumps(
+  safe_files.make_dirs(run_dir)
+  safe_files.write_with(os.path.join(run_dir, traced_run.INPUTS), lambda f: np.savez(f, **inputs))
+  safe_files.write_text(os.path.join(run_dir, traced_run.REQUEST), json.dumps(
       {"vmfb": vmfb_path, "driver": driver, "calls": calls, **(judged_against or {})}))
   size = os.path.getsize(vmfb_path)
   load, call = limits.load.seconds(size), limits.call.seconds(size)
@@ -197,7 +197,7 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   (another user's planted link, or one inside a directory someone handed over). The module
   dir (or the work dir's parent when one is given) is treated as an artifacts root: it must
   be this user's and not writable by every user, and every write and removal below it walks
-  there without following links (core/artifacts). Two localizers of one trace and suspect
+  there without following links (core/safe_files). Two localizers of one trace and suspect
   (two pytest runs with --localize_mismatches) would empty each other's files mid-run: the
   second waits on `<work dir>.lock`'s lock until the first is done, then starts afresh.
   """
@@ -207,11 +207,11 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   work_dir = os.path.abspath(work_dir or default_work_dir(loaded.trace_dir, suspect))
   parent = os.path.dirname(work_dir)
   root = (os.path.dirname(parent) if os.path.basename(parent) == LOCALIZE_DIR else parent)
-  artifacts.open_root(root, "The module's artifacts dir")
+  safe_files.open_root(root, "The module's artifacts dir")
   lock = os.path.join(parent, f".{os.path.basename(work_dir)}.lock")
-  with artifacts.locked(lock):
-    artifacts.remove_tree(work_dir)
-    artifacts.make_dirs(work_dir)
+  with safe_files.locked(lock):
+    safe_files.remove_tree(work_dir)
+    safe_files.make_dirs(work_dir)
     return _localize(loaded, suspect, trusted, call, work_dir=work_dir, **options)
 
 
@@ -277,7 +277,7 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
     reuse = (cache if (attempt == loaded.iree_input or reduced == loaded.iree_input)
              and len(attempt) <= CACHE_INPUT_LIMIT
              else None)
-    artifacts.write_bytes(untraced_path, _untraced_vmfb(loaded, suspect_spec, suspect_flags,
+    safe_files.write_bytes(untraced_path, _untraced_vmfb(loaded, suspect_spec, suspect_flags,
                                                         limits, attempt, reuse))
     untraced = run_child(untraced_path, suspect_spec.driver,
                          os.path.join(work_dir, "untraced"), all_calls[:last],
@@ -288,7 +288,7 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
     if attempt == loaded.iree_input:
       break  # right either way: the reduced module is as good and cheaper to trace.
   source_path = os.path.join(work_dir, "iree_input.mlir")
-  artifacts.write_text(source_path, source)
+  safe_files.write_text(source_path, source)
   wrong = first_wrong_call(untraced, reference, names, policy)
   if call is None:
     call = wrong if wrong is not None else (
@@ -372,7 +372,7 @@ def _against_trusted(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
     trusted_names = (trusted_spec.name,) + trusted_spec.aliases
     trusted_flags = _flags(trusted_spec, extra_flags)
     side_dir = os.path.join(base["work_dir"], trusted_spec.name)
-    artifacts.make_dirs(side_dir)
+    safe_files.make_dirs(side_dir)
     try:
       formed = formation.form(source_path, side_dir, suspect_spec, suspect_flags, trusted_spec,
                               trusted_flags, limits.compile)
@@ -533,7 +533,7 @@ def _every_backend_off(suspect_spec: backends.BackendSpec, suspect_off: events.T
 
 
 def _write(path: str, data: bytes) -> str:
-  artifacts.write_bytes(path, data)
+  safe_files.write_bytes(path, data)
   return path
 
 

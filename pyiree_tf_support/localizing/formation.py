@@ -19,7 +19,7 @@ from typing import Optional, Sequence, Tuple
 from iree.compiler.tools import binaries as iree_binaries
 
 from pyiree_tf_support.compiling import compile_process
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import timeouts
 
@@ -146,7 +146,7 @@ def _swap_device(flow_path: str, device_path: str, out_path: str) -> None:
       device = ir.Module.parse(f.read())
     _device_global(flow).attributes["initial_value"] = (
         _device_global(device).attributes["initial_value"])
-    artifacts.write_with(out_path, flow.operation.write_bytecode)
+    safe_files.write_with(out_path, flow.operation.write_bytecode)
 
 
 def count_traces(flow: str) -> Tuple[int, int]:
@@ -184,13 +184,13 @@ def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
              seconds)
     flow = _read_flow(flow_path)
   readable_path = os.path.join(work_dir, "flow.mlir")
-  artifacts.write_text(readable_path, flow)
+  safe_files.write_text(readable_path, flow)
   device_path = os.path.join(work_dir, "trusted_device.mlirbc")
   # The device target comes from the backend and its flags, not from the module: a one-op
   # module gives it in a fraction of the module's compile (2.5 s of a ResNet50's); the module
   # itself is the fallback should the flags refuse the probe.
   probe_path = os.path.join(work_dir, "device_probe.mlir")
-  artifacts.write_text(probe_path, DEVICE_PROBE)
+  safe_files.write_text(probe_path, DEVICE_PROBE)
   for source in (probe_path, iree_input_path):
     try:
       _compile([source, *common[1:], *_targets(trusted), *trusted_flags,

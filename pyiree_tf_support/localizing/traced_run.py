@@ -32,7 +32,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from pyiree_tf_support.comparing import tolerances
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.localizing import events as events_lib
 
@@ -71,7 +71,7 @@ def digest(array: np.ndarray) -> str:
 
 
 def _save(run_dir: str, name: str, array: np.ndarray) -> None:
-  artifacts.write_with(os.path.join(run_dir, TENSORS, name + ".npy"),
+  safe_files.write_with(os.path.join(run_dir, TENSORS, name + ".npy"),
                        lambda f: np.save(f, array, allow_pickle=False))
 
 
@@ -199,8 +199,8 @@ def run(run_dir: str) -> Dict[str, Any]:
     judge = events_lib.Judge(policy, request.get("backend_names", ()),
                              float(request.get("floor", 1.0)))
   # Written below the run dir without following links (the parent made it afresh).
-  artifacts.open_root(run_dir, "The localizer's run dir")
-  artifacts.make_dirs(os.path.join(run_dir, TENSORS))
+  safe_files.open_root(run_dir, "The localizer's run dir")
+  safe_files.make_dirs(os.path.join(run_dir, TENSORS))
   recorder = _Recorder(run_dir, int(request.get("max_bytes", MAX_BYTES)),
                        int(request.get("max_total_bytes", MAX_TOTAL_BYTES)), trusted, judge,
                        bool(request.get("stop_at_divergence")))
@@ -233,7 +233,7 @@ def run(run_dir: str) -> Dict[str, Any]:
       error = f"call {recorder.call}: {type(e).__name__}: {e}"  # sink (divergence, fault).
   document = {"events": recorder.events, "outputs": outputs, "error": error,
               "stopped": recorder.stopped, "fault": recorder.fault}
-  artifacts.write_text(os.path.join(run_dir, RESULT), json.dumps(document))
+  safe_files.write_text(os.path.join(run_dir, RESULT), json.dumps(document))
   return document
 
 

@@ -12,7 +12,8 @@ import shlex
 import sys
 from typing import Optional, Tuple
 
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import bazel_paths
+from pyiree_tf_support.core import safe_files
 
 # The TF-only import script: the test file's module source, then SavedModel -> MLIR -> StableHLO.
 IMPORT_SCRIPT = '''"""{title}
@@ -176,6 +177,6 @@ def write(module_dir: str, source_path: Optional[str], module_class: str, pipeli
   except (SyntaxError, UnicodeDecodeError, OSError) as e:
     return None, f"its source file {source_path} could not be read ({type(e).__name__})"
   path = repro_path(module_dir)
-  artifacts.make_dirs(os.path.dirname(path))
-  artifacts.write_text(path, script)
-  return f"{shlex.quote(python)} {shlex.quote(artifacts.display_path(path))}", ""
+  safe_files.make_dirs(os.path.dirname(path))
+  safe_files.write_text(path, script)
+  return f"{shlex.quote(python)} {shlex.quote(bazel_paths.display_path(path))}", ""

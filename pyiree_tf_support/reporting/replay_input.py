@@ -29,6 +29,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 import numpy as np
 
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.core.signatures import FunctionSignature, signatures_from_json
 from pyiree_tf_support.comparing.traces import Trace
@@ -146,8 +147,8 @@ def _read_bytes(path: str, what: str, module_dir: str) -> bytes:
   """`path` below `module_dir`, never read through a symlink: a bundle's files are its own (a
   link could make replay compare or run files from anywhere)."""
   try:
-    return artifacts.read_bytes(path, root=module_dir)
-  except artifacts.ArtifactsDirError as e:  # a link on the way, not a regular file: says which.
+    return safe_files.read_bytes(path, root=module_dir)
+  except safe_files.ArtifactsDirError as e:  # a link on the way, not a regular file: says which.
     raise ReplayError(str(e)) from None
   except OSError as e:
     raise ReplayError(f"Cannot read {what} {path}: {e.strerror}.") from None

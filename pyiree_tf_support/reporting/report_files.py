@@ -15,7 +15,7 @@ from typing import Any, ContextManager, Dict, Iterator, Optional, Sequence, Set
 
 from absl import logging
 
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.comparing import comparison
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import structure
@@ -114,14 +114,14 @@ def trace_record(trace_name: str, reference: str, report: str,
 
 
 def _locked(module_dir: str) -> ContextManager[None]:
-  return artifacts.locked(os.path.join(module_dir, ".report.lock"))
+  return safe_files.locked(os.path.join(module_dir, ".report.lock"))
 
 
 def load(module_dir: str) -> Dict[str, Any]:
   """The module's report.json, or an empty one when it is missing or not ours."""
   empty = {"format": FORMAT, "tests": {}}
   try:
-    document = json.loads(artifacts.read_bytes(json_path(module_dir)))
+    document = json.loads(safe_files.read_bytes(json_path(module_dir)))
   except FileNotFoundError:
     return empty
   except (OSError, ValueError) as e:
@@ -183,8 +183,8 @@ def record(module_dir: str, test_id: str, trace: Dict[str, Any], first_of_test: 
         "passed": all(t["passed"] for t in traces + [trace]),
         "file": os.path.basename(test_file) if test_file else entry.get("file"),
         "traces": traces + [trace]}
-    artifacts.write_text(json_path(module_dir), json.dumps(document, indent=1, sort_keys=True))
-    artifacts.write_text(text_path(module_dir), render_text(document))
+    safe_files.write_text(json_path(module_dir), json.dumps(document, indent=1, sort_keys=True))
+    safe_files.write_text(text_path(module_dir), render_text(document))
 
 
 def mark_interrupted(module_dir: str, test_id: str, what: str,
@@ -199,5 +199,5 @@ def mark_interrupted(module_dir: str, test_id: str, what: str,
         "passed": False, "interrupted": what,
         "file": os.path.basename(test_file) if test_file else entry.get("file"),
         "traces": entry.get("traces", [])}
-    artifacts.write_text(json_path(module_dir), json.dumps(document, indent=1, sort_keys=True))
-    artifacts.write_text(text_path(module_dir), render_text(document))
+    safe_files.write_text(json_path(module_dir), json.dumps(document, indent=1, sort_keys=True))
+    safe_files.write_text(text_path(module_dir), render_text(document))

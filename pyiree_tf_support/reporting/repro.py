@@ -22,6 +22,8 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import bazel_paths
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import structure
@@ -82,8 +84,8 @@ def replay_command(module_dir: str, ref_trace: Trace, tar_trace: Trace,
       artifacts.trace_path(module_dir, ref_trace.function_name, ref_trace.backend, suffix=""))
   arguments = [f"--target_backends={_replay_backend_name(tar_trace)}", *extra_arguments]
   program = f"{shlex.quote(sys.executable)} -m pyiree_tf_support.replay"
-  if artifacts.display_path(ref_dir) != ref_dir:  # under Bazel: the trace is in outputs.zip.
-    return f"{artifacts.shell_cd(ref_dir)} && {program} . {' '.join(map(shlex.quote, arguments))}"
+  if bazel_paths.display_path(ref_dir) != ref_dir:  # under Bazel: the trace is in outputs.zip.
+    return f"{bazel_paths.shell_cd(ref_dir)} && {program} . {' '.join(map(shlex.quote, arguments))}"
   return " ".join([program, shlex.quote(ref_dir)] + [shlex.quote(a) for a in arguments])
 
 
@@ -118,7 +120,7 @@ def save_value(directory: str, stem: str, array: np.ndarray) -> str:
   if reason:
     raise ValueError(reason)
   name = stem + ".bin"
-  artifacts.write_bytes(os.path.join(directory, name), array.tobytes())
+  safe_files.write_bytes(os.path.join(directory, name), array.tobytes())
   shape = "x".join(str(d) for d in array.shape)
   return f"{shape + 'x' if shape else ''}{element_type(array.dtype)}=@{name}"
 
@@ -169,7 +171,7 @@ class CallRepros(collections.abc.Sequence):
     # A target that raised in call k has calls 0..k-1: call k is reproduced from the reference's.
     self._count = min(len(tar_trace.calls) + 1, len(ref_trace.calls))
     self._written: Dict[int, CallRepro] = {}
-    artifacts.remove_tree(self._root)
+    safe_files.remove_tree(self._root)
 
   def __len__(self) -> int:
     return self._count
@@ -219,7 +221,7 @@ def _write_call(root: str, replay: str, index: int, tar_trace: Trace, ref_trace:
                     signature, policy)
   except Exception as e:  # named with its call, then the target's outcome.
     raise RuntimeError(f"call {index} ({tar_call.method}): {type(e).__name__}: {e}") from e
-  command = f"{artifacts.shell_cd(call_dir)} && {shlex.quote(binary)} --flagfile=flagfile"
+  command = f"{bazel_paths.shell_cd(call_dir)} && {shlex.quote(binary)} --flagfile=flagfile"
   return CallRepro(index, tar_call.method, replay, run_module_command=command)
 
 
@@ -233,7 +235,7 @@ def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, index: int,
                     signature: FunctionSignature,
                     policy: tolerances.TolerancePolicy) -> None:
   with faults.writing(call_dir):
-    artifacts.make_dirs(call_dir)
+    safe_files.make_dirs(call_dir)
   lines = [
       f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
       f"backend '{tar_trace.backend}' alone, from the module's initial state.",
@@ -248,7 +250,7 @@ def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, index: int,
     lines.append("--expected_output=" + save_value(call_dir, f"expected_output_{i}", value))
   lines += tolerance_flags(expected, tar_trace.backend_names, tar_call.given_rtol,
                            tar_call.given_atol, policy)
-  artifacts.write_text(os.path.join(call_dir, "flagfile"), "\n".join(lines) + "\n")
+  safe_files.write_text(os.path.join(call_dir, "flagfile"), "\n".join(lines) + "\n")
 
 
 def tolerance_flags(expected: Sequence[np.ndarray], backend_names: Sequence[str],

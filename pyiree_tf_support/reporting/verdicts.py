@@ -10,7 +10,7 @@ import dataclasses
 import enum
 from typing import Optional, Sequence, Tuple
 
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import bazel_paths
 from pyiree_tf_support.comparing import comparison
 from pyiree_tf_support.core import phases
 from pyiree_tf_support.comparing import tolerances
@@ -176,7 +176,7 @@ def format_outcome(outcome: Outcome, full_report: Optional[str] = None) -> str:
   if detail:
     line += "\n" + _indent(_with_hint(detail, outcome.first_error, outcome.hint))
   if outcome.trace_path and outcome.status in (Status.MISMATCH, Status.RUNTIME_ERROR, Status.XFAIL):
-    line += "\n" + _indent(f"trace: {artifacts.display_path(outcome.trace_path)}")
+    line += "\n" + _indent(f"trace: {bazel_paths.display_path(outcome.trace_path)}")
   if outcome.repro_command:
     line += "\n" + _indent(outcome.repro_command)
   return line

@@ -19,6 +19,7 @@ import tensorflow as tf
 
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.harness import test_setup
 from tests.behaviour import hostile_paths_test as hostile
@@ -53,7 +54,7 @@ def changed(victim: hostile.Victim) -> str:
 def plant(link: str, target: str) -> None:
   os.makedirs(os.path.dirname(link), exist_ok=True)
   if os.path.lexists(link):
-    artifacts.remove_tree(link)
+    safe_files.remove_tree(link)
   os.symlink(target, link)
 
 

@@ -28,6 +28,9 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import bazel_paths
+from pyiree_tf_support.core import module_dirs
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support import bundle
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import localize
@@ -165,7 +168,7 @@ class PlantedLinksTest(parameterized.TestCase):
     victim, module_dir = Victim(), tempfile.mkdtemp()
     os.makedirs(os.path.join(module_dir, "repro"))
     os.symlink(victim.documents, os.path.join(module_dir, REPRO))
-    artifacts.remove_other_entries(os.path.join(module_dir, REPRO), set())
+    safe_files.remove_other_entries(os.path.join(module_dir, REPRO), set())
     self.assertTrue(victim.untouched())
     self.assertFalse(os.path.lexists(os.path.join(module_dir, REPRO)))
 
@@ -188,7 +191,7 @@ class ForeignDirsTest(absltest.TestCase):
     return test_setup.claim_artifacts_dir(Hostile, RunSettings(artifacts_dir=root))
 
   def assert_one_line_refusal(self, root: str, expected: str) -> None:
-    with self.assertRaises(artifacts.ArtifactsDirError) as raised:
+    with self.assertRaises(safe_files.ArtifactsDirError) as raised:
       self.claim(root)
     self.assertLen(str(raised.exception).splitlines(), 1)
     self.assertIn(expected, str(raised.exception))
@@ -240,7 +243,7 @@ class DefaultRootTest(absltest.TestCase):
     saved = {name: os.environ.pop(name, None) for name in names}
     os.environ.update(environment)
     try:
-      return artifacts.default_root()
+      return module_dirs.default_root()
     finally:
       for name, value in saved.items():
         os.environ.pop(name, None)
@@ -267,11 +270,11 @@ class DefaultRootTest(absltest.TestCase):
     private = os.path.join(shared_tmp, f"pyiree_tf_support-{os.geteuid()}")
     with unittest.mock.patch.object(tempfile, "tempdir", shared_tmp):
       as_nobody("mkdir", "-m", "0700", private)  # made first by another user: refused.
-      with self.assertRaisesRegex(artifacts.ArtifactsDirError, "belongs to user 'nobody'"):
+      with self.assertRaisesRegex(safe_files.ArtifactsDirError, "belongs to user 'nobody'"):
         self.default_root()
       shutil.rmtree(private)
       as_nobody("ln", "-s", tempfile.mkdtemp(), private)  # a link: refused.
-      with self.assertRaisesRegex(artifacts.ArtifactsDirError, "is not a directory"):
+      with self.assertRaisesRegex(safe_files.ArtifactsDirError, "is not a directory"):
         self.default_root()
       os.remove(private)
       root = self.default_root()
@@ -552,7 +555,7 @@ class BazelCommandQuotingTest(absltest.TestCase):
     target = f"//hostile:t$(touch {marker})"
     environment = {"TEST_UNDECLARED_OUTPUTS_DIR": outputs, "TEST_TARGET": target}
     with unittest.mock.patch.dict(os.environ, environment):
-      command = artifacts.shell_cd(os.path.join(outputs, "Hostile", "repro"))
+      command = bazel_paths.shell_cd(os.path.join(outputs, "Hostile", "repro"))
     zip_path = os.path.join(workspace, "bazel-testlogs", "hostile", f"t$(touch {marker})",
                             "test.outputs", "outputs.zip")
     os.makedirs(os.path.dirname(zip_path))

@@ -28,7 +28,7 @@ from absl.testing import flagsaver
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.core import faults
 from pyiree_tf_support import tf_test_utils
@@ -190,7 +190,7 @@ class InfraFailureTest(absltest.TestCase):
       try:
         os.setgid(65534)
         os.setuid(65534)
-        artifacts.write_text(path, "text")
+        safe_files.write_text(path, "text")
         report = "written"
       except faults.ArtifactWriteError as e:
         report = str(e)

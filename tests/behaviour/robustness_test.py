@@ -22,6 +22,7 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import replay
 from pyiree_tf_support.importing import importer
@@ -383,13 +384,13 @@ class ModuleDirTest(absltest.TestCase):
   def test_a_symlink_at_the_module_dir_is_refused(self):
     root, elsewhere = tempfile.mkdtemp(), tempfile.mkdtemp()
     os.symlink(elsewhere, os.path.join(root, "AccumulatorModule"))
-    with self.assertRaisesRegex(artifacts.ArtifactsDirError, "is a symlink; refusing to follow"):
+    with self.assertRaisesRegex(safe_files.ArtifactsDirError, "is a symlink; refusing to follow"):
       self.claim(AccumulatorModule, root)
     self.assertEqual(os.listdir(elsewhere), [])
 
   def test_a_file_as_artifacts_dir_is_a_one_line_error_naming_it(self):
     path = tempfile.mkstemp()[1]
-    with self.assertRaisesRegex(artifacts.ArtifactsDirError,
+    with self.assertRaisesRegex(safe_files.ArtifactsDirError,
                                 f"The artifacts dir '{path}' is a file, not a directory"):
       self.claim(AccumulatorModule, path)
 

@@ -11,7 +11,9 @@ import zipfile
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import bazel_paths
+from pyiree_tf_support.core import module_dirs
+from pyiree_tf_support.core import safe_files
 
 
 def mode(path: str) -> int:
@@ -36,7 +38,7 @@ class BazelCommandsTest(parameterized.TestCase):
   def command(self, outputs: str, target: str) -> str:
     environment = {"TEST_UNDECLARED_OUTPUTS_DIR": outputs, "TEST_TARGET": target}
     with unittest.mock.patch.dict(os.environ, environment):
-      return artifacts.shell_cd(os.path.join(outputs, "M", "repro"))
+      return bazel_paths.shell_cd(os.path.join(outputs, "M", "repro"))
 
   @parameterized.named_parameters(("sandboxed", "sandbox/linux-sandbox/7/"), ("local", ""))
   def test_a_visible_execroot_gives_the_zips_absolute_path(self, sandbox):
@@ -88,8 +90,8 @@ class FileModesTest(parameterized.TestCase):
   def test_written_files_and_dirs_follow_the_umask(self, umask, file_mode, dir_mode):
     text = os.path.join(self.root, "Module", "traces", "f__tf_ref.txt")
     data = os.path.join(self.root, "Module", "compiled__iree_vmla.vmfb")
-    self.with_umask(umask, lambda: artifacts.write_text(text, "trace"))
-    self.with_umask(umask, lambda: artifacts.write_bytes(data, b"vmfb"))
+    self.with_umask(umask, lambda: safe_files.write_text(text, "trace"))
+    self.with_umask(umask, lambda: safe_files.write_bytes(data, b"vmfb"))
     self.assertEqual(oct(mode(text)), oct(file_mode))
     self.assertEqual(oct(mode(data)), oct(file_mode))
     self.assertEqual(oct(mode(os.path.dirname(text))), oct(dir_mode))
@@ -97,21 +99,21 @@ class FileModesTest(parameterized.TestCase):
   def test_rewriting_a_file_keeps_the_usual_mode(self):
     path = os.path.join(self.root, "report.txt")
     for text in ("first", "second"):
-      self.with_umask(0o022, lambda text=text: artifacts.write_text(path, text))
+      self.with_umask(0o022, lambda text=text: safe_files.write_text(path, text))
     self.assertEqual(oct(mode(path)), oct(0o644))
     with open(path) as f:
       self.assertEqual(f.read(), "second")
 
   def test_module_dir_and_owner_file_follow_the_umask(self):
     module_dir = self.with_umask(
-        0o022, lambda: artifacts.claim_module_dir(self.root, "Module", "identity"))
+        0o022, lambda: module_dirs.claim_module_dir(self.root, "Module", "identity"))
     self.assertEqual(oct(mode(module_dir)), oct(0o755))
     self.assertEqual(oct(mode(os.path.join(module_dir, ".owner"))), oct(0o644))
 
   def test_a_failed_write_leaves_no_temporary_file(self):
     path = os.path.join(self.root, "x.txt")
     with self.assertRaises(TypeError):
-      artifacts.write_bytes(path, object())
+      safe_files.write_bytes(path, object())
     self.assertEqual(os.listdir(self.root), [])
 
 

@@ -22,10 +22,10 @@ from absl.testing import flagsaver
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.importing import importer
-from pyiree_tf_support.core import locked_dirs
+from pyiree_tf_support.importing import locked_dirs
 from pyiree_tf_support.importing import saved_models
 from pyiree_tf_support import tf_test_utils
 from tests.support.repo import ROOT
@@ -196,7 +196,7 @@ class KeepSavedModelTest(absltest.TestCase):
           f.write(str(n))
       return path
 
-    artifacts.replace_dir(version(0), destination)
+    safe_files.replace_dir(version(0), destination)
     seen, done = [], threading.Event()
 
     def read():
@@ -208,7 +208,7 @@ class KeepSavedModelTest(absltest.TestCase):
     reader.start()
     try:
       for n in range(1, 300):
-        artifacts.replace_dir(version(n), destination)
+        safe_files.replace_dir(version(n), destination)
     finally:
       done.set()
       reader.join()

@@ -16,6 +16,7 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import bazel_paths
 from pyiree_tf_support.core import backends
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.reporting import verdicts
@@ -81,18 +82,18 @@ class BazelLocationTest(absltest.TestCase):
   def test_paths_and_commands_name_the_outputs_zip(self):
     environment = {"TEST_UNDECLARED_OUTPUTS_DIR": "/sandbox/out", "TEST_TARGET": "//e2e:t__x__y"}
     with absltest.mock.patch.dict(os.environ, environment):
-      self.assertEqual(artifacts.display_path("/sandbox/out/M/traces/f__b.txt"),
+      self.assertEqual(bazel_paths.display_path("/sandbox/out/M/traces/f__b.txt"),
                        "M/traces/f__b.txt in bazel-testlogs/e2e/t__x__y/test.outputs/outputs.zip")
       # No execroot holds /sandbox/out: the workspace root is found when the command runs.
-      command = artifacts.shell_cd("/sandbox/out/M/repro/f__b/call_0_f")
+      command = bazel_paths.shell_cd("/sandbox/out/M/repro/f__b/call_0_f")
       self.assertStartsWith(command, 'cd "$(d="$PWD"; until [ -e "$d/WORKSPACE" ]')
       self.assertEndsWith(command, '&& cd "$(mktemp -d)" && unzip -q "$OLDPWD"/bazel-testlogs/e2e/'
                           't__x__y/test.outputs/outputs.zip && cd M/repro/f__b/call_0_f')
-      self.assertEqual(artifacts.display_path("/elsewhere/x"), "/elsewhere/x")
+      self.assertEqual(bazel_paths.display_path("/elsewhere/x"), "/elsewhere/x")
 
   def test_outside_bazel_paths_are_absolute(self):
     with absltest.mock.patch.dict(os.environ, {"TEST_UNDECLARED_OUTPUTS_DIR": ""}):
-      self.assertEqual(artifacts.shell_cd("/a/b"), "cd /a/b")
+      self.assertEqual(bazel_paths.shell_cd("/a/b"), "cd /a/b")
 
 
 class SavedTraceTest(absltest.TestCase):
