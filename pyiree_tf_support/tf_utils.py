@@ -32,6 +32,7 @@ from pyiree_tf_support.core import structure
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.importing import importer
+from pyiree_tf_support.importing import keras_compat
 from pyiree_tf_support.importing import method_imports
 from pyiree_tf_support.importing import module_imports
 from pyiree_tf_support.importing import reference_calls
@@ -53,6 +54,7 @@ __all__ = [
 ]
 
 FLAGS = cli_flags.FLAGS  # 2020 code reads tf_utils.FLAGS.
+keras_compat.install()  # 2020 files set Keras 2's learning phase: see keras_compat.
 
 
 InputGenerator = Callable[[Sequence[int], Any], np.ndarray]  # (shape, dtype) -> an array.

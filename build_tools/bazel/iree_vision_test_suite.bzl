@@ -8,7 +8,9 @@ dataset) this macro calls `iree_e2e_test_suite` with those flags as `args`, name
 (e.g. `keras_vision_tests_MobileNet_cifar10_vision_model_test__tf__iree_vmla`) with its
 `driver=` tag, and `<name>` is a test_suite of those suites.
 
-Every test gets env `TF_USE_LEGACY_KERAS=1` (Keras 2, see keras_test_env.bzl), merged with a
+Every test gets env `TF_USE_LEGACY_KERAS=1` (Keras 2, see keras_test_env.bzl), or with
+`keras = 3` `TF_USE_LEGACY_KERAS=0` (Keras 3, where the library gives `tf.keras.backend` back
+the `set_learning_phase(False)` 2020's files call: importing/keras_compat.py), merged with a
 given `env`.
 
 Args:
@@ -19,6 +21,7 @@ Args:
   external_weights: base URL of trained weights, passed as `--url` (the test downloads them:
     leave unset for tests that must run offline; models then keep random weights).
   include_top: value of `--include_top` (1 keeps the classifier layers).
+  keras: 2 (tf-keras, as in 2020) or 3 (the Keras TF 2.21 ships).
   main: the test file.
   deps: deps of every py_test.
   tags: extra tags of every py_test; "manual" makes the suites manual too.
@@ -52,6 +55,7 @@ def iree_vision_test_suite(
         models_to_backends,
         external_weights = None,
         include_top = 1,
+        keras = 2,
         main = "vision_model_test.py",
         deps = None,
         tags = None,
@@ -63,7 +67,11 @@ def iree_vision_test_suite(
     """One iree_e2e_test_suite per (model, dataset), all in a test_suite `name`."""
     tags = tags or []
     extra_args = kwargs.pop("args", [])
+    if keras not in (2, 3):
+        fail("iree_vision_test_suite(%s): keras must be 2 or 3, got %r" % (name, keras))
     env = keras_env(kwargs.pop("env", None))
+    if keras == 3:
+        env["TF_USE_LEGACY_KERAS"] = "0"
     suites = []
     for model, backends in sorted(_models_to_backends(name, models_to_backends).items()):
         for dataset in datasets:

@@ -1,8 +1,9 @@
 """A keras.applications vision model, built with random weights (`weights=None`: nothing is
 downloaded), compared on one batch of images.
 
-Keras 2 era (`tf.keras.backend.set_learning_phase`): run with TF_USE_LEGACY_KERAS=1, which the
-Bazel macro `iree_vision_test_suite` sets. One model per run, chosen by flags:
+Keras 2 era (`tf.keras.backend.set_learning_phase`): it runs with TF_USE_LEGACY_KERAS=1, which
+the Bazel macro `iree_vision_test_suite` sets, and under Keras 3 as well (`keras = 3` in the
+macro; the library gives Keras 3 the phase 0 back). One model per run, chosen by flags:
 
   TF_USE_LEGACY_KERAS=1 python e2e/keras/vision_model_test.py --model=MobileNet --data=cifar10 \
       --include_top=1 --target_backends=iree_llvmjit

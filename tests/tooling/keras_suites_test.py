@@ -69,6 +69,14 @@ class KerasSuitesTest(parameterized.TestCase):
                        ("MobileNet", "cifar10", "1"))
       self.assertEqual(_flag(test, "url"), "", "nothing may download")
 
+  def test_keras_3_vision_suite_runs_the_same_file_without_tf_keras(self):
+    tests = query_tests("tests(//e2e/keras:keras_vision_tests_keras3)")
+    self.assertEqual({_flag(t, "target_backends") for t in tests}, ALL_BACKENDS)
+    for test in tests:
+      self.assertStartsWith(test.name, "keras_vision_tests_keras3_MobileNet_cifar10_")
+      self.assertEqual(test.main, "vision_model_test.py")
+      self.assertEqual(test.env.get("TF_USE_LEGACY_KERAS"), "0", test.name)
+
   def test_train_suite_is_one_test_per_optimizer_and_backend(self):
     tests = query_tests("tests(//e2e/keras:keras_train_tests)")
     self.assertEqual(
