@@ -39,7 +39,7 @@ from pyiree_tf_support.harness.generated_tests import (  # IREE's later (2020-11
 
 __all__ = ["FLAGS", "ModuleCall", "Modules", "Trace", "TracedModule",
            "TracedModuleTestCase", "compile_module", "get_reference_backend_info",
-           "get_target_backends", "session_options", "session_request",
+           "get_target_backends",
            # IREE's later (2020-11) generated-test API.
            "DEFAULT_INPUT_GENERATOR", "TestModule", "UnitTestSpec", "compile_tf_module",
            "tf_function_unit_test", "unit_test_specs_from_args",
