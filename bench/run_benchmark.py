@@ -1,7 +1,7 @@
 """Benchmarks pyiree_tf_support against hand-written code, itself and IREE's own iree.tf.support.
 
   .venv/bin/python bench/run_benchmark.py [--repeats 3] [--cheap_repeats 5] [--suite_repeats 1]
-      [--timeout 300] [--output /tmp/bench_results.json] [--only S,1,W,L,R,2,3,4,5,6,7,V]
+      [--timeout 300] [--output /tmp/bench_results.json] [--only suite,file,warm,long_trace,...]
       [--keep]
 
 Suite ratios S1 (pytest e2e/ / Bazel) and S2 (pytest -n 2 / pytest) are in suite_ratios.py; S3 is
@@ -39,7 +39,7 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import suite_ratios  # bench/ is on sys.path when this file runs as a script
 
@@ -750,6 +750,40 @@ def print_summary(ratios: Sequence[Dict[str, Any]]) -> None:
         "the whole process tree, less sensitive to other load on the machine)")
 
 
+# Benchmark name -> (its key: the letter or digit earlier versions' --only took, what it measures).
+SECTION_NAMES = {
+    "suite": ("S", "S1 pytest e2e/ vs Bazel, S2 pytest -n 2 vs pytest"),
+    "file": ("1", "S3 one e2e file vs the hand-written floor, 1c, B its bytes"),
+    "warm": ("W", "S3w the same with a warm compile cache"),
+    "long_trace": ("L", "a 3000-call stateful trace"),
+    "resnet50": ("R", "a ResNet50-sized Keras model"),
+    "duplicates": ("2", "duplicate backends"),
+    "cache": ("3", "the compile cache"),
+    "concurrent": ("4", "concurrent compiles"),
+    "startup": ("5", "set-up cost (shares the file benchmark's runs)"),
+    "examples": ("6", "6a one drawn example, 6b an --examples=100 run"),
+    "localize": ("7", "one dispatch localization vs the failing call's compile + run"),
+    "vulkan": ("V", "a Vulkan file's CPU, idle release"),
+}
+
+
+def selected_sections(only: str) -> Set[str]:
+  """The keys of the benchmarks `--only` names (names or the old keys); ValueError naming an
+  unknown one and what is valid."""
+  by_key = {key: key for key, _ in SECTION_NAMES.values()}
+  by_name = {name: key for name, (key, _) in SECTION_NAMES.items()}
+  keys = set()
+  for word in (w.strip() for w in only.split(",") if w.strip()):
+    key = by_name.get(word, by_key.get(word))
+    if key is None:
+      raise ValueError(f"--only: unknown benchmark {word!r}; valid: "
+                       f"{', '.join(SECTION_NAMES)} (or {', '.join(by_key)})")
+    keys.add(key)
+  if not keys:
+    raise ValueError(f"--only names no benchmark; valid: {', '.join(SECTION_NAMES)}")
+  return keys
+
+
 def main() -> int:
   """Runs every benchmark, prints the figures and the summary, writes the JSON results."""
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -759,18 +793,20 @@ def main() -> int:
                       help="runs per configuration for the cheaper benchmarks 1, 2 and 5")
   parser.add_argument("--timeout", type=float, default=300, help="seconds per child process")
   parser.add_argument("--output", default="/tmp/bench_results.json", help="JSON results path")
-  parser.add_argument("--only", default="S,1,W,L,R,2,3,4,5,6,7,V",
-                      help="comma list of benchmarks to run: S (suite: S1, S2), 1 (S3, 1c, B), "
-                      "W (S3w: warm cache), L (long trace), R (ResNet50), 2-5 (1 and 5 share "
-                      "their runs), 6 (examples: 6a, 6b), 7 (localize), V (a Vulkan file's CPU, "
-                      "idle release)")
+  parser.add_argument("--only", default=",".join(SECTION_NAMES),
+                      help="comma list of benchmarks to run, by name (or by the letter or digit "
+                      "of earlier versions): " + "; ".join(
+                          f"{name} ({key}): {what}" for name, (key, what) in SECTION_NAMES.items()))
   parser.add_argument("--suite_repeats", type=int, default=1,
                       help="runs per configuration of the suite ratios S1, S2 (minutes each)")
   parser.add_argument("--keep", action="store_true", help="keep the artifacts and cache dirs")
   args = parser.parse_args()
   if args.repeats < 1 or args.cheap_repeats < 1:
     parser.error("--repeats and --cheap_repeats must be >= 1")
-  only = set(args.only.split(","))
+  try:
+    only = selected_sections(args.only)
+  except ValueError as e:
+    parser.error(str(e))
 
   workdir = tempfile.mkdtemp(prefix="pyiree_tf_bench_")
   started = time.monotonic()
