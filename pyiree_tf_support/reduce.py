@@ -294,15 +294,14 @@ def reduce_failure(loaded: ReplayInput, backend: str,
   side = op_level.Side(spec, backend, spec.compiler_flags)
   ops_result = _op_level(loaded, trace, reduced_input, failure, side, directory, cache,
                          policy, limits, extra_flags, started + seconds)
-  ops_after = count_ops(reduced_input)
   if ops_result is not None and ops_result.program:
     ops_result = op_level.write(ops_result, directory, side, policy)
-    ops_after = count_ops(ops_result.program)
   timed_out = searching.timed_out or bool(ops_result and ops_result.timed_out)
+  tried = searching.tried + (ops_result.tried if ops_result else 0)
   result = Reduction(failure, outcome, len(reference.calls), len(trace.calls),
                      _functions(iree_input), _functions(reduced_input), count_ops(iree_input),
-                     ops_after, searching.tried + (ops_result.tried if ops_result else 0),
-                     time.monotonic() - started, timed_out, directory, ops_result)
+                     count_ops(reduced_input), tried, time.monotonic() - started, timed_out,
+                     directory, ops_result)
   _write(result, loaded, trace, reduced_input, spec, backend)
   return result
 
@@ -316,16 +315,16 @@ def _op_level(loaded: ReplayInput, trace: Trace, iree_input: str, failure: failu
   candidates' files go to a scratch dir inside `directory`, removed after."""
   if failure.status not in (verdicts.Status.MISMATCH, verdicts.Status.COMPILE_ERROR):
     return None
-  if len(trace.calls) != 1 or repro.has_state(iree_input):
-    return op_level.OpReduction("not at the op level: the calls left keep state between them "
-                                "(a stateful trace is not reduced below its calls yet)")
   call = trace.calls[0]
   signature = loaded.signatures[call.method]
   work_dir = os.path.join(directory, ".candidates")
   try:
-    if failure.status is verdicts.Status.COMPILE_ERROR:
+    if failure.status is verdicts.Status.COMPILE_ERROR:  # compiled only: state is no matter.
       return op_level.reduce_compile_error(iree_input, signature.name, failure, side,
                                            work_dir, cache, limits, deadline)
+    if len(trace.calls) != 1 or repro.has_state(iree_input):
+      return op_level.OpReduction("not at the op level: the calls left keep state between "
+                                  "them (a stateful trace is not reduced below its calls yet)")
     trusted = []
     for name in engine.TRUSTED_ORDER[side.spec.name]:
       spec = backends.lookup(name)

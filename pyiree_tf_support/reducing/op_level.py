@@ -146,7 +146,7 @@ class _Runner:
 
 def _tensor_results(function: ops.Function) -> Tuple[ops.Ref, ...]:
   return tuple(r for index in range(len(function.ops)) for r in function.results_of(index)
-               if function.type_of(r).startswith("tensor<"))
+               if ops.is_value(function.type_of(r)))
 
 
 def _is_splat(array: np.ndarray) -> bool:
@@ -239,12 +239,12 @@ class _Mismatch:
         state = alone
         break
     positions = [i for i in state.kept
-                 if any(function.type_of(r).startswith("tensor<")
+                 if any(ops.is_value(function.type_of(r))
                         for r in function.results_of(i))]
 
     def cut(position: int) -> _State:
       outputs = tuple(r for r in function.results_of(positions[position])
-                      if function.type_of(r).startswith("tensor<"))
+                      if ops.is_value(function.type_of(r)))
       return _State(self.normalized(state.kept, outputs), outputs)
 
     if positions and self.outcome(cut(len(positions) - 1)) is not None:

@@ -18,6 +18,12 @@ Ref = Tuple[Union[str, int], int]
 CONSTANT = "stablehlo.constant"
 
 
+def is_value(type_text: str) -> bool:
+  """Whether a value of this type can be a function's input or result: a tensor of numbers
+  (index tensors may not cross a dispatch boundary, so a function cannot take or return them)."""
+  return type_text.startswith("tensor<") and not type_text.endswith("index>")
+
+
 class OpsError(ValueError):
   """The function cannot be reduced at the op level; the message says why in one line."""
 
@@ -100,12 +106,38 @@ def _line(operation) -> int:
     return 0
 
 
+def _inline_assumings(block) -> None:
+  """Moves the body of each top-level `shape.assuming` of an always-true witness (what the
+  import's dynamic-broadcast rewrite wraps a function's body in) into the function itself:
+  the ops inside become top-level ops a reduction can take apart."""
+  for op in list(block.operations):
+    operation = op.operation
+    if operation.name != "shape.assuming" or len(operation.operands) != 1:
+      continue
+    witness = operation.operands[0].owner
+    if getattr(witness, "name", None) != "shape.const_witness" or \
+        str(witness.attributes["passing"]) != "true":
+      continue
+    inner = list(operation.regions[0].blocks[0].operations)
+    for nested in inner[:-1]:
+      nested.operation.move_before(operation)
+    for result, value in zip(operation.results, inner[-1].operation.operands):
+      result.replace_all_uses_with(value)
+    operation.erase()
+  for op in list(block.operations):
+    if op.operation.name == "shape.const_witness" and \
+        all(False for _ in op.operation.results[0].uses):
+      op.operation.erase()
+
+
 def _refs(function_op) -> Tuple[object, Dict[object, Ref]]:
-  """The function's entry block and every value of its top level, by Ref."""
+  """The function's entry block (shape.assuming bodies inlined) and every value of its top
+  level, by Ref."""
   regions = list(function_op.regions)
   if not regions or len(list(regions[0].blocks)) != 1:
     raise OpsError("the function's body is not one block")
   block = regions[0].blocks[0]
+  _inline_assumings(block)
   refs: Dict[object, Ref] = {v: ("arg", i) for i, v in enumerate(block.arguments)}
   for index, op in enumerate(list(block.operations)[:-1]):
     for k, value in enumerate(op.operation.results):
@@ -200,8 +232,9 @@ def build(text: str, function: Function, kept: Sequence[int], outputs: Sequence[
   kept = sorted(set(kept))
   inputs = inputs_of(function, kept, outputs)
   for ref in inputs:
-    if not function.type_of(ref).startswith("tensor<"):
-      raise OpsError(f"an input would be of type {function.type_of(ref)}, not a tensor")
+    if not is_value(function.type_of(ref)):
+      raise OpsError(f"an input would be of type {function.type_of(ref)}, not a tensor of "
+                     "numbers")
   with ir.Context(), ir.Location.unknown():
     module = ir.Module.parse(text)
     original = _find(module, function.name)

@@ -38,6 +38,18 @@ class Casting(tf.Module):
     return tf.cast(y + x, tf.int32) * 3, tf.reduce_sum(x)
 
 
+class DynamicWhere(tf.Module):
+  """Lavapipe reads a 3-element i1 condition as zeros (e2e/dynamic_elementwise_test.py): the
+  select sits inside the shape.assuming the import wraps dynamic broadcasts in, among 90 ops
+  of shape arithmetic, and the inputs' length is dynamic."""
+
+  @tf.function(input_signature=[tf.TensorSpec([None], tf.bool),
+                                tf.TensorSpec([None], tf.float32),
+                                tf.TensorSpec([None], tf.float32)])
+  def where(self, cond, a, b):
+    return tf.where(cond, a, b)
+
+
 class Erf(tf.Module):
   """erf lowers to a custom call no IREE backend compiles."""
 
@@ -52,6 +64,11 @@ def predict_once(module):
 
 def cast_once(module):
   module.f(np.array([0.3, -0.7, 1.2, 0.05], np.float32))
+
+
+def where_once(module):
+  module.where(np.array([True, False, True]), np.array([1.0, 2.0, 3.0], np.float32),
+               np.array([-1.0, -2.0, -3.0], np.float32))
 
 
 def erf_once(module):
@@ -71,6 +88,7 @@ class OpLevelTest(recorded_traces.RecordedTraces, absltest.TestCase):
 
   CASES = ((Mlp, predict_once, ("iree_llvmcpu",), True),
            (Casting, cast_once, ("iree_vmvx",), False),
+           (DynamicWhere, where_once, ("iree_vulkan",), False),
            (Erf, erf_once, ("iree_vmvx",), False))
 
   def reduced(self, name: str, backend: str, *args: str):
@@ -107,6 +125,14 @@ class OpLevelTest(recorded_traces.RecordedTraces, absltest.TestCase):
     # Deterministic: the same input reduces to the same program.
     again, _, program_again = self.reduced("Casting", "iree_vmvx")
     self.assertEqual(program_again, program)
+
+  def test_a_dynamic_body_is_taken_apart_and_its_length_cut(self):
+    completed, directory, program = self.reduced("DynamicWhere", "iree_vulkan")
+    self.assertRegex(completed.stdout, r"op level against iree_llvmcpu: where ops 9\d -> 1 ")
+    self.assertEqual(op_names(program), ["func.func", "stablehlo.select"])
+    self.assertIn("tensor<?xi1>", program)
+    self.assertLess(np.load(os.path.join(directory, "input_0.npy")).shape[0], 3)
+    self.assert_script(directory, "DIVERGES")
 
   def test_a_miscompiled_dispatch_reduces_to_its_ops_alone(self):
     module_dir = os.path.dirname(os.path.dirname(self.trace_dirs["Mlp"]))
