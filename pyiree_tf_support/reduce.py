@@ -46,7 +46,6 @@ import numpy as np
 
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import replay
-from pyiree_tf_support.comparing import comparison
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.comparing.traces import Trace
@@ -432,9 +431,7 @@ def _op_report(result: Optional[op_level.OpReduction]) -> List[str]:
     text += ["Fails with:", "", "```", phases.first_error_line(result.error, diagnostics=True)
              or result.error.splitlines()[0], "```", ""]
   else:
-    found = comparison.compare(tuple(result.expected), tuple(result.got), "outputs")
-    text += [f"Expected ({result.trusted}) vs got:", "", "```",
-             comparison.describe_all(found) if found else "(within tolerance)", "```", ""]
+    text += [f"Expected ({result.trusted}) vs got:", "", "```", result.difference, "```", ""]
     for index, array in enumerate(result.inputs):
       text.append(f"- input {index}: {array.dtype}{list(array.shape)} "
                   f"{np.array2string(array, threshold=16, max_line_width=90)}")

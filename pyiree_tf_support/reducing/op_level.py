@@ -77,6 +77,7 @@ class OpReduction:
   expected: Tuple[np.ndarray, ...] = ()
   got: Tuple[np.ndarray, ...] = ()
   error: str = ""  # a compile error's text
+  difference: str = ""  # a mismatch's expected vs got, under the run's tolerances
   tried: int = 0
   timed_out: bool = False
   script: str = ""
@@ -343,6 +344,9 @@ def reduce_mismatch(text: str, function_name: str, failure: failures.Failure, su
       continue
     searching = _Mismatch(text, function, failure, suspect, side, values, runner, policy)
     state = searching.reduce()
+    if state is None and runner.timed_out:
+      reasons.append("the time budget ended before the op level could start")
+      break
     if state is None:
       reasons.append(f"the function alone does not fail the same way against {side.spec.name}")
       continue
@@ -352,9 +356,12 @@ def reduce_mismatch(text: str, function_name: str, failure: failures.Failure, su
       reasons.append("the time budget ended before the op level was judged")
       break
     inputs, expected, got = found
+    names = (suspect.name, suspect.spec.name) + suspect.spec.aliases
+    difference = comparison.describe_all(comparison.compare(
+        tuple(expected), tuple(got), "outputs", lambda dtype: policy.for_dtype(dtype, names)))
     return OpReduction("", len(function.ops), len(state.kept), program, function_name,
                        side.spec.name, inputs, expected, got, tried=runner.tried,
-                       timed_out=runner.timed_out)
+                       timed_out=runner.timed_out, difference=difference)
   return OpReduction("not at the op level: " + "; ".join(reasons), len(function.ops),
                      len(function.ops), tried=runner.tried, timed_out=runner.timed_out)
 
@@ -389,8 +396,9 @@ def reduce_compile_error(text: str, function_name: str, failure: failures.Failur
 
   everything = tuple(range(len(function.ops)))
   if fails(everything) is None:
-    return OpReduction("not at the op level: the function's ops returned as results do not "
-                       "fail to compile the same way", len(function.ops), len(function.ops),
+    why = ("the time budget ended before the op level could start" if runner.timed_out else
+           "the function's ops returned as results do not fail to compile the same way")
+    return OpReduction(f"not at the op level: {why}", len(function.ops), len(function.ops),
                        tried=runner.tried, timed_out=runner.timed_out)
   kept = search.minimize(list(everything), lambda subset: fails(subset) is not None)
   program, error = fails(kept) or fails(everything)

@@ -126,6 +126,14 @@ class OpLevelTest(recorded_traces.RecordedTraces, absltest.TestCase):
     again, _, program_again = self.reduced("Casting", "iree_vmvx")
     self.assertEqual(program_again, program)
 
+  def test_the_time_budget_keeps_what_was_reduced(self):
+    completed = reduce(self.trace_dirs["Casting"], "--target_backends=iree_vmvx",
+                       "--reduce_timeout=0.001")
+    self.assertEqual(completed.returncode, 0, completed.stderr[-3000:])
+    self.assertIn("not at the op level: the time budget ended before the op level could start",
+                  completed.stdout)
+    self.assertIn("time budget reached", completed.stdout)
+
   def test_a_dynamic_body_is_taken_apart_and_its_length_cut(self):
     completed, directory, program = self.reduced("DynamicWhere", "iree_vulkan")
     self.assertRegex(completed.stdout, r"op level against iree_llvmcpu: where ops 9\d -> 1 ")
