@@ -92,6 +92,7 @@ class _State:
   outputs: Tuple[ops.Ref, ...]
   splats: Tuple[Tuple[int, object], ...] = ()
   sizes: Tuple[Tuple[int, int], ...] = ()
+  reshape: Tuple[Tuple[int, ...], ...] = ()  # (old static shape, new shape) or ()
 
 
 class _Runner:
@@ -171,6 +172,9 @@ class _Mismatch:
     for before, after in state.sizes:
       arrays = [self._cut(self.function.type_of(r), a, before, after)
                 for r, a in zip(refs, arrays)]
+    if state.reshape:
+      old, new = state.reshape
+      arrays = [a[tuple(slice(0, n) for n in new)] if a.shape == old else a for a in arrays]
     return arrays
 
   @staticmethod
@@ -194,7 +198,7 @@ class _Mismatch:
   def _judge(self, state: _State) -> Optional[Tuple[tuple, tuple, tuple]]:
     try:
       text, refs = ops.build(self.text, self.function, state.kept, state.outputs,
-                             dict(state.splats))
+                             dict(state.splats), state.reshape or None)
       inputs = self.inputs(state, refs)
       vmfb = self.runner.compile(text, self.suspect)
     except (ops.OpsError, compiler.CompileError, KeyError):
@@ -203,7 +207,8 @@ class _Mismatch:
                                  len(state.outputs))
     if got is None:
       return None
-    if state.splats or state.sizes:  # values changed: the trusted backend says what is right.
+    if state.splats or state.sizes or state.reshape:  # values changed: the trusted backend
+      # says what is right.
       try:
         expected, error = self.runner.run(self.runner.compile(text, self.trusted), self.trusted,
                                           self.function.name, inputs, len(state.outputs))
@@ -291,6 +296,28 @@ class _Mismatch:
           state = candidate
           break
         smaller *= 2
+    return self._shrink_static(state)
+
+  def _shrink_static(self, state: _State) -> _State:
+    """One static shape shared by every value of the kept ops (elementwise ops): each of its
+    dims cut to the smallest of 1, 2, 4, ... that still fails."""
+    function = self.function
+    refs = set(ops.inputs_of(function, state.kept, state.outputs))
+    refs.update(r for i in state.kept for r in function.results_of(i))
+    shapes = {ops.shape_of(function.type_of(r)) for r in refs}
+    if len(shapes) != 1 or None in shapes or any(function.ops[i].regions for i in state.kept):
+      return state
+    (old,) = shapes
+    new = list(old)
+    for axis, size in enumerate(old):
+      smaller = 1
+      while smaller < size:
+        shape = tuple(new[:axis] + [smaller] + new[axis + 1:])
+        candidate = dataclasses.replace(state, reshape=(old, shape))
+        if self.outcome(candidate) is not None:
+          state, new = candidate, list(shape)
+          break
+        smaller *= 2
     return state
 
 
@@ -350,7 +377,8 @@ def reduce_mismatch(text: str, function_name: str, failure: failures.Failure, su
     if state is None:
       reasons.append(f"the function alone does not fail the same way against {side.spec.name}")
       continue
-    program, refs = ops.build(text, function, state.kept, state.outputs, dict(state.splats))
+    program, refs = ops.build(text, function, state.kept, state.outputs, dict(state.splats),
+                              state.reshape or None)
     found = searching.outcome(state)
     if found is None:  # the budget ended before the last candidate was judged.
       reasons.append("the time budget ended before the op level was judged")

@@ -36,6 +36,7 @@ class Op:
   operands: Tuple[Ref, ...]
   results: Tuple[str, ...]
   line: int
+  regions: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -161,8 +162,8 @@ def parse(text: str, name: str) -> Function:
     operations = [op.operation for op in block.operations]
     if not operations or operations[-1].name != "func.return":
       raise OpsError("the function's body does not end in a return")
-    ops = tuple(Op(op.name, _uses(op, refs), tuple(str(r.type) for r in op.results), _line(op))
-                for op in operations[:-1])
+    ops = tuple(Op(op.name, _uses(op, refs), tuple(str(r.type) for r in op.results), _line(op),
+                   len(op.regions)) for op in operations[:-1])
     returns = tuple(refs[v] for v in operations[-1].operands)
     return Function(name, tuple(str(a.type) for a in block.arguments), ops, returns)
 
@@ -223,11 +224,51 @@ def _drop_unused(ir, module, name: str) -> None:
       op.erase()
 
 
+Shape = Tuple[int, ...]
+
+
+def shape_of(type_text: str) -> Optional[Shape]:
+  """The static shape of a tensor type's text, None when it is not one (`?` dims, no tensor)."""
+  if not type_text.startswith("tensor<"):
+    return None
+  dims = type_text[len("tensor<"):].split("x")[:-1]
+  return tuple(int(d) for d in dims) if all(d.isdigit() for d in dims) else None
+
+
+def _retype(ir, type_text: str, reshape: Optional[Tuple[Shape, Shape]]):
+  """The type, its shape replaced when it is `reshape`'s first."""
+  parsed = ir.Type.parse(type_text)
+  if reshape and shape_of(type_text) == reshape[0]:
+    return ir.RankedTensorType.get(list(reshape[1]), ir.RankedTensorType(parsed).element_type)
+  return parsed
+
+
+def _recreated(ir, operation, types, operands, splat=None):
+  """`operation` made anew with other result types (an op of one shape given another); a
+  constant keeps its splat value, or takes `splat`."""
+  attributes = {}
+  for key in operation.attributes:
+    named = operation.attributes[key] if isinstance(key, str) else key.attr
+    attributes[key if isinstance(key, str) else key.name] = named
+  if operation.name == CONSTANT and splat is not None:
+    attributes["value"] = _splat_attribute(ir, str(types[0]), splat)
+  elif operation.name == CONSTANT:
+    value = ir.DenseElementsAttr(attributes["value"])
+    if not value.is_splat:
+      raise OpsError("a constant that is not a splat keeps its shape")
+    attributes["value"] = ir.DenseElementsAttr.get_splat(types[0], value.get_splat_value())
+  return ir.Operation.create(operation.name, results=types, operands=operands,
+                             attributes=attributes)
+
+
 def build(text: str, function: Function, kept: Sequence[int], outputs: Sequence[Ref],
-          splats: Optional[Mapping[int, object]] = None) -> Tuple[str, Tuple[Ref, ...]]:
+          splats: Optional[Mapping[int, object]] = None,
+          reshape: Optional[Tuple[Shape, Shape]] = None) -> Tuple[str, Tuple[Ref, ...]]:
   """(the module text with `function`'s body made of the ops `kept` returning `outputs`, the
   Refs its arguments stand for). `splats`: constant ops (by index) whose value becomes a splat
-  of the given scalar. The function keeps its name; every other op of the module stays."""
+  of the given scalar. `reshape` (old shape, new shape): every value of the old shape takes
+  the new one, the ops made anew (only ops without regions). The function keeps its name;
+  every other op of the module stays."""
   ir = _ir()
   kept = sorted(set(kept))
   inputs = inputs_of(function, kept, outputs)
@@ -241,8 +282,8 @@ def build(text: str, function: Function, kept: Sequence[int], outputs: Sequence[
     block, refs = _refs(original)
     by_ref = {ref: value for value, ref in refs.items()}
     operations = [op.operation for op in block.operations]
-    argument_types = [ir.Type.parse(function.type_of(r)) for r in inputs]
-    result_types = [ir.Type.parse(function.type_of(r)) for r in outputs]
+    argument_types = [_retype(ir, function.type_of(r), reshape) for r in inputs]
+    result_types = [_retype(ir, function.type_of(r), reshape) for r in outputs]
     function_type = ir.FunctionType.get(argument_types, result_types)
     attributes = {"sym_name": ir.StringAttr.get(function.name),
                   "function_type": ir.TypeAttr.get(function_type)}
@@ -252,14 +293,21 @@ def build(text: str, function: Function, kept: Sequence[int], outputs: Sequence[
     mapping = {by_ref[r]: body.arguments[i] for i, r in enumerate(inputs)}
     with ir.InsertionPoint(body):
       for index in kept:
-        clone = operations[index].clone()
+        types = [_retype(ir, t, reshape) for t in function.ops[index].results]
+        if reshape and function.ops[index].regions:
+          raise OpsError("an op with regions keeps its shape")
+        if reshape:
+          clone = _recreated(ir, operations[index], types,
+                             [mapping.get(v, v) for v in operations[index].operands],
+                             (splats or {}).get(index))
+        else:
+          clone = operations[index].clone()
         for nested in [clone] + _walk(clone, []):
           for position, value in enumerate(list(nested.operands)):
             if value in mapping:
               nested.operands[position] = mapping[value]
         if splats and index in splats:
-          clone.attributes["value"] = _splat_attribute(ir, function.ops[index].results[0],
-                                                       splats[index])
+          clone.attributes["value"] = _splat_attribute(ir, str(types[0]), splats[index])
         for k, value in enumerate(operations[index].results):
           mapping[value] = clone.results[k]
       ir.Operation.create("func.return", operands=[mapping[by_ref[r]] for r in outputs])
