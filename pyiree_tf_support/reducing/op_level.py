@@ -92,7 +92,8 @@ class _State:
   outputs: Tuple[ops.Ref, ...]
   splats: Tuple[Tuple[int, object], ...] = ()
   sizes: Tuple[Tuple[int, int], ...] = ()
-  reshape: Tuple[Tuple[int, ...], ...] = ()  # (old static shape, new shape) or ()
+  # (old static shape, new shape, where the new one starts in the old) or ().
+  reshape: Tuple[Tuple[int, ...], ...] = ()
 
 
 class _Runner:
@@ -173,8 +174,9 @@ class _Mismatch:
       arrays = [self._cut(self.function.type_of(r), a, before, after)
                 for r, a in zip(refs, arrays)]
     if state.reshape:
-      old, new = state.reshape
-      arrays = [a[tuple(slice(0, n) for n in new)] if a.shape == old else a for a in arrays]
+      old, new, start = state.reshape
+      window = tuple(slice(s, s + n) for s, n in zip(start, new))
+      arrays = [a[window] if a.shape == old else a for a in arrays]
     return arrays
 
   @staticmethod
@@ -198,7 +200,7 @@ class _Mismatch:
   def _judge(self, state: _State) -> Optional[Tuple[tuple, tuple, tuple]]:
     try:
       text, refs = ops.build(self.text, self.function, state.kept, state.outputs,
-                             dict(state.splats), state.reshape or None)
+                             dict(state.splats), state.reshape[:2] or None)
       inputs = self.inputs(state, refs)
       vmfb = self.runner.compile(text, self.suspect)
     except (ops.OpsError, compiler.CompileError, KeyError):
@@ -298,9 +300,22 @@ class _Mismatch:
         smaller *= 2
     return self._shrink_static(state)
 
+  def _first_wrong(self, state: _State, shape: Tuple[int, ...]) -> Tuple[int, ...]:
+    """The index of the first wrong element of the first wrong output of `shape`."""
+    found = self.outcome(state)
+    if found is not None:
+      for want, got in zip(found[1], found[2]):
+        if want.shape == shape == got.shape and want.dtype == got.dtype:
+          wrong = (np.argwhere(~np.isclose(got, want, equal_nan=True)) if want.dtype.kind == "f"
+                   else np.argwhere(got != want))
+          if len(wrong):
+            return tuple(int(i) for i in wrong[0])
+    return tuple(0 for _ in shape)
+
   def _shrink_static(self, state: _State) -> _State:
     """One static shape shared by every value of the kept ops (elementwise ops): each of its
-    dims cut to the smallest of 1, 2, 4, ... that still fails."""
+    dims cut to the smallest of 1, 2, 4, ... that still fails, the window starting at the
+    first wrong element."""
     function = self.function
     refs = set(ops.inputs_of(function, state.kept, state.outputs))
     refs.update(r for i in state.kept for r in function.results_of(i))
@@ -308,12 +323,14 @@ class _Mismatch:
     if len(shapes) != 1 or None in shapes or any(function.ops[i].regions for i in state.kept):
       return state
     (old,) = shapes
+    first = self._first_wrong(state, old)
     new = list(old)
     for axis, size in enumerate(old):
       smaller = 1
       while smaller < size:
         shape = tuple(new[:axis] + [smaller] + new[axis + 1:])
-        candidate = dataclasses.replace(state, reshape=(old, shape))
+        start = tuple(min(f, o - n) for f, o, n in zip(first, old, shape))
+        candidate = dataclasses.replace(state, reshape=(old, shape, start))
         if self.outcome(candidate) is not None:
           state, new = candidate, list(shape)
           break
@@ -378,7 +395,7 @@ def reduce_mismatch(text: str, function_name: str, failure: failures.Failure, su
       reasons.append(f"the function alone does not fail the same way against {side.spec.name}")
       continue
     program, refs = ops.build(text, function, state.kept, state.outputs, dict(state.splats),
-                              state.reshape or None)
+                              state.reshape[:2] or None)
     found = searching.outcome(state)
     if found is None:  # the budget ended before the last candidate was judged.
       reasons.append("the time budget ended before the op level was judged")
