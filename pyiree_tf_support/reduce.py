@@ -12,7 +12,13 @@ or the same normalised first error and failing pass):
 2. calls: only the failing call when the functions left keep no state between calls; with
    state, the calls after the failing one are dropped (the earlier ones make the state it fails
    on, and a shorter prefix's outputs would not be the reference's);
-3. functions again: those the kept calls do not need.
+3. functions again: those the kept calls do not need;
+4. ops (`reducing.op_level`), for a mismatch left in one stateless call or a compile error: the
+   function's StableHLO cut after the first diverging value, its operands turned into inputs
+   fed a trusted backend's values, ops nothing needs deleted, constants to splats, dynamic
+   dims to the smallest that fail; written as `reduced.mlir`, `input_N.npy`, the trusted
+   outputs `expected_N.npy` and `reduced.py` (IREE's tools alone: DIVERGES/same, or the
+   compile error).
 Every candidate is compiled (through the compile cache) and run as replay runs it. The result is
 itself a module dir, `<Module>/reduce/<trace>__<backend>/`: the reduced `iree_input.mlir`,
 `signatures.json`, the reduced reference trace under `traces/` (so replay and localize take it
@@ -36,6 +42,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from absl import app
 from absl import flags
+import numpy as np
 
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import replay
@@ -49,14 +56,19 @@ from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import phases
 from pyiree_tf_support.core import timeouts
+from pyiree_tf_support.core import structure
 from pyiree_tf_support.core import verbosity
+from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.reducing import failures
+from pyiree_tf_support.reducing import op_level
 from pyiree_tf_support.reducing import search
 from pyiree_tf_support.reporting import replay_input
 from pyiree_tf_support.reporting import repro
 from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support.reporting.replay_input import ReplayInput
+from pyiree_tf_support.runtime import drivers
 
 __all__ = ["ReduceError", "Reduction", "main", "reduce_failure", "summary", "to_json"]
 
@@ -99,6 +111,7 @@ class Reduction:
   seconds: float
   timed_out: bool
   directory: str
+  op_result: Optional[op_level.OpReduction] = None
 
 
 def to_json(result: Reduction) -> dict:
@@ -109,15 +122,37 @@ def to_json(result: Reduction) -> dict:
           "ops": [result.ops_before, result.ops], "candidates": result.tried,
           "seconds": round(result.seconds, 2), "timed_out": result.timed_out,
           "directory": result.directory,
+          "op_level": _op_json(result.op_result),
           "repro": shlex.quote(os.path.join(result.directory, "repro.sh")),
           "report": os.path.join(result.directory, "report.md")}
+
+
+def _op_json(result: Optional[op_level.OpReduction]) -> Optional[dict]:
+  if result is None:
+    return None
+  if not result.program:
+    return {"note": result.note}
+  return {"ops": [result.ops_before, result.ops], "trusted": result.trusted or None,
+          "program": os.path.join(os.path.dirname(result.script), op_level.PROGRAM_NAME),
+          "script": shlex.join([sys.executable, result.script]),
+          "candidates": result.tried}
+
+
+def _op_summary(result: Optional[op_level.OpReduction]) -> str:
+  if result is None:
+    return ""
+  if not result.program:
+    return f"; {result.note}"
+  against = f" against {result.trusted}" if result.trusted else ""
+  return f"; op level{against}: {result.function} ops {result.ops_before} -> {result.ops}"
 
 
 def summary(result: Reduction) -> str:
   """The reduction in one line (a test failure's report carries it)."""
   return (f"{result.failure.describe()}: calls {result.calls_before} -> "
           f"{result.calls}, functions {result.functions_before} -> {result.functions}, "
-          f"StableHLO ops {result.ops_before} -> {result.ops} ({result.tried} candidates, "
+          f"StableHLO ops {result.ops_before} -> {result.ops}{_op_summary(result.op_result)} "
+          f"({result.tried} candidates, "
           f"{result.seconds:.1f} s{', time budget reached' if result.timed_out else ''})")
 
 
@@ -253,12 +288,56 @@ def reduce_failure(loaded: ReplayInput, backend: str,
   module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
   directory = directory or os.path.join(module_dir, REDUCE_DIR, artifacts.safe_name(
       f"{reference.function_name}__{spec.name}"))
+  safe_files.open_root(os.path.dirname(os.path.dirname(directory)), "The module's artifacts dir")
+  safe_files.remove_tree(directory)
+  safe_files.make_dirs(directory)
+  side = op_level.Side(spec, backend, spec.compiler_flags)
+  ops_result = _op_level(loaded, trace, reduced_input, failure, side, directory, cache,
+                         policy, limits, extra_flags, started + seconds)
+  if ops_result is not None and ops_result.program:
+    ops_result = op_level.write(ops_result, directory, side, policy)
+  timed_out = searching.timed_out or bool(ops_result and ops_result.timed_out)
+  tried = searching.tried + (ops_result.tried if ops_result else 0)
   result = Reduction(failure, outcome, len(reference.calls), len(trace.calls),
                      _functions(iree_input), _functions(reduced_input), count_ops(iree_input),
-                     count_ops(reduced_input), searching.tried, time.monotonic() - started,
-                     searching.timed_out, directory)
+                     count_ops(reduced_input), tried, time.monotonic() - started, timed_out,
+                     directory, ops_result)
   _write(result, loaded, trace, reduced_input, spec, backend)
   return result
+
+
+def _op_level(loaded: ReplayInput, trace: Trace, iree_input: str, failure: failures.Failure,
+              side: op_level.Side, directory: str, cache: Optional[CompileCache],
+              policy: tolerances.TolerancePolicy, limits: timeouts.Timeouts,
+              extra_flags: compile_flags.Entries,
+              deadline: float) -> Optional[op_level.OpReduction]:
+  """The op level of the one call left (None when the failure is of another kind); its
+  candidates' files go to a scratch dir inside `directory`, removed after."""
+  if failure.status not in (verdicts.Status.MISMATCH, verdicts.Status.COMPILE_ERROR):
+    return None
+  call = trace.calls[0]
+  signature = loaded.signatures[call.method]
+  work_dir = os.path.join(directory, ".candidates")
+  try:
+    if failure.status is verdicts.Status.COMPILE_ERROR:  # compiled only: state is no matter.
+      return op_level.reduce_compile_error(iree_input, signature.name, failure, side,
+                                           work_dir, cache, limits, deadline)
+    if len(trace.calls) != 1 or repro.has_state(iree_input):
+      return op_level.OpReduction("not at the op level: the calls left keep state between "
+                                  "them (a stateful trace is not reduced below its calls yet)")
+    trusted = []
+    for name in engine.TRUSTED_ORDER[side.spec.name]:
+      spec = backends.lookup(name)
+      if drivers.driver_available(spec.driver)[0]:
+        trusted.append(op_level.Side(spec, name, spec.compiler_flags + compile_flags.for_backend(
+            extra_flags, (name,) + spec.aliases)))
+    arguments = signature.flatten_inputs(trace.module_name, call.inputs, call.kwargs)
+    expected = [np.asarray(v) for v in structure.flatten(call.outputs, drop_none=True)]
+    return op_level.reduce_mismatch(iree_input, signature.name, failure, side, trusted,
+                                    arguments, expected, work_dir, cache, policy, limits,
+                                    deadline)
+  finally:
+    safe_files.remove_tree(work_dir)
 
 
 def _iree_version() -> str:
@@ -275,10 +354,6 @@ def _write(result: Reduction, loaded: ReplayInput, trace: Trace, iree_input: str
            spec: backends.BackendSpec, backend: str) -> None:
   """The reduced module dir: itself replayable and localizable, with its repro and report."""
   directory = result.directory
-  root = os.path.dirname(directory)
-  safe_files.open_root(os.path.dirname(root), "The module's artifacts dir")
-  safe_files.remove_tree(directory)
-  safe_files.make_dirs(directory)
   safe_files.write_text(os.path.join(directory, "iree_input.mlir"), iree_input)
   module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
   safe_files.write_bytes(artifacts.signatures_path(directory),
@@ -336,7 +411,33 @@ def _report(result: Reduction, loaded: ReplayInput, trace: Trace, iree_input: st
   if trace.calls:
     text[-1:-1] = ["## Calls (the reference's inputs and outputs)", "", "```",
                    trace.format(summarize=True).strip(), "```", ""]
-  return "\n".join(text)
+  return "\n".join(text + _op_report(result.op_result))
+
+
+def _op_report(result: Optional[op_level.OpReduction]) -> List[str]:
+  """The op level's part of the report: the smallest program, how to run it, what it gives."""
+  if result is None:
+    return []
+  if not result.program:
+    return ["## The op level", "", result.note[0].upper() + result.note[1:] + ".", ""]
+  text = ["## The op level", "",
+          f"`{result.function}` cut to its fewest StableHLO ops that fail the same way: "
+          f"{result.ops_before} -> {result.ops} top-level ops ({result.tried} candidates"
+          f"{'; the time budget ended the search' if result.timed_out else ''})"
+          + (f"; its inputs and the expected outputs are what {result.trusted} computes for "
+             "them (input_N.npy, expected_N.npy)." if result.trusted else "."), "",
+          "```sh", shlex.join([sys.executable, result.script]), "```", "",
+          "Compiled with:", "", "```sh", result.command, "```", ""]
+  if result.error:
+    text += ["Fails with:", "", "```", phases.first_error_line(result.error, diagnostics=True)
+             or result.error.splitlines()[0], "```", ""]
+  else:
+    text += [f"Expected ({result.trusted}) vs got:", "", "```", result.difference, "```", ""]
+    for index, array in enumerate(result.inputs):
+      text.append(f"- input {index}: {array.dtype}{list(array.shape)} "
+                  f"{np.array2string(array, threshold=16, max_line_width=90)}")
+    text.append("")
+  return text + ["```mlir", result.program.strip(), "```", ""]
 
 
 def main(argv: Sequence[str]) -> int:
@@ -366,6 +467,8 @@ def main(argv: Sequence[str]) -> int:
   data = to_json(result)
   print("reduced " + data["summary"])
   print(f"reproduce: {data['repro']}")
+  if data["op_level"] and "script" in data["op_level"]:
+    print(f"reduced program: {data['op_level']['script']}")
   print(f"report: {data['report']}")
   if _REPORT_JSON.value:
     with open(_REPORT_JSON.value, "w") as f:

@@ -87,7 +87,7 @@ def _walk(operation, found: List) -> List:
   return found
 
 
-def _cut(flow_path: str, key: str) -> Tuple[Optional[str], str, int]:
+def cut(flow_path: str, key: str) -> Tuple[Optional[str], str, int]:
   """(the one-function module calling the dispatch `key`, '', result count), or (None, why, 0)."""
   from iree.compiler import ir  # pylint: disable=import-outside-toplevel
   executable, export = key.split("::")[0], key.split("::")[1].split()[0]
@@ -133,7 +133,7 @@ def write(directory: str, flow_path: str, key: str, inputs: Sequence[np.ndarray]
     return Repro(None, "iree-run-module was not found next to this Python")
   if any(a.dtype.kind in "US" for a in inputs):
     return Repro(None, "an input was too large to keep (recorded as a digest only)")
-  module, reason, count = _cut(flow_path, key)
+  module, reason, count = cut(flow_path, key)
   if module is None:
     return Repro(None, reason)
   safe_files.make_dirs(directory)

@@ -102,8 +102,8 @@ def _flags(spec: backends.BackendSpec, extra: compile_flags.Entries) -> Tuple[st
   return spec.compiler_flags + compile_flags.for_backend(extra, (spec.name,) + spec.aliases)
 
 
-def _flat_calls(reference: Trace, signatures: Dict[str, FunctionSignature],
-                count: int) -> Tuple[List[dict], Dict[str, np.ndarray]]:
+def flat_calls(reference: Trace, signatures: Dict[str, FunctionSignature],
+               count: int) -> Tuple[List[dict], Dict[str, np.ndarray]]:
   calls, arrays = [], {}
   for index, call in enumerate(reference.calls[:count]):
     signature = signatures[call.method]
@@ -261,7 +261,7 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   suspect_flags = _flags(suspect_spec, extra_flags)
 
   # 1. The suspect as tested: which call is wrong.
-  all_calls, all_inputs = _flat_calls(reference, loaded.signatures, len(reference.calls))
+  all_calls, all_inputs = flat_calls(reference, loaded.signatures, len(reference.calls))
   # Only the functions the trace calls are compiled (the others made private, every line kept
   # in place so loc()s still point into iree_input.mlir): much less to compile and trace. If
   # the bug goes with the others, the whole module is used instead.

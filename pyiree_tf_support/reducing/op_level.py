@@ -1,0 +1,566 @@
+"""The op level of a reduction: one function's StableHLO ops cut to the fewest that fail the same
+way, as a standalone program with its inputs, the trusted outputs and a script.
+
+A mismatch, after the function and call levels left one stateless call:
+1. a trusted IREE backend (the localizer's order) runs the function once returning every op's
+   result (the probe): the value each intermediate has where the program is right. It is used
+   only when its results agree with the reference's (else the next is tried);
+2. the program is cut after the first diverging value: a bisection over the ops the outputs
+   need, each candidate returning one op's results computed by the ops it needs alone;
+3. delta debugging over the ops left (the cut op always kept): a removed op's results become
+   inputs of the function fed the probe's values, and ops nothing kept needs go with it;
+4. each constant kept becomes a splat of its first element, and each dynamic dimension of the
+   inputs the smallest size (1, 2, 4, ...) that still fails; as values change here, the
+   expected outputs are the trusted backend's run of that candidate.
+Every candidate is compiled for the suspect (through the compile cache) and run with
+iree-run-module in a child process (no device in this process: Vulkan's lavapipe and
+TensorFlow cannot share one); it is kept only while `failures.same_failure` holds for it, the
+suspect's outputs measured against the expected ones as a call's are against the reference.
+
+A compile error: delta debugging over all the function's ops, each candidate returning the
+results nothing kept uses (so no kept op is dead), compiled only.
+
+Deterministic: the same input and flags give the same candidates in the same order. The time
+budget (`deadline`) ends the search with the smallest program found so far.
+"""
+
+import dataclasses
+import os
+import shlex
+import subprocess
+import sys
+import time
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from pyiree_tf_support.comparing import comparison
+from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.compiling import compiler
+from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.core import safe_files
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import timeouts
+from pyiree_tf_support.reducing import failures
+from pyiree_tf_support.reducing import ops
+from pyiree_tf_support.reducing import search
+from pyiree_tf_support.reporting import repro
+from pyiree_tf_support.reporting import verdicts
+
+SCRIPT_NAME = "reduced.py"
+PROGRAM_NAME = "reduced.mlir"
+
+
+@dataclasses.dataclass(frozen=True)
+class Side:
+  """A backend as the op level compiles and runs it: its spec and its full compile flags."""
+  spec: backends.BackendSpec
+  name: str  # as the user named it
+  flags: Tuple[str, ...]
+
+  def command_flags(self) -> List[str]:
+    return [f"--iree-hal-target-backends={t}" for t in self.spec.compiler_targets] + list(
+        self.flags)
+
+
+@dataclasses.dataclass(frozen=True)
+class OpReduction:
+  """What the op level made: the program, its inputs, the trusted outputs and the suspect's,
+  sizes before and after; or, with `program` empty, why it did not run (`note`)."""
+  note: str
+  ops_before: int = 0
+  ops: int = 0
+  program: str = ""
+  function: str = ""
+  trusted: str = ""
+  inputs: Tuple[np.ndarray, ...] = ()
+  expected: Tuple[np.ndarray, ...] = ()
+  got: Tuple[np.ndarray, ...] = ()
+  error: str = ""  # a compile error's text
+  difference: str = ""  # a mismatch's expected vs got, under the run's tolerances
+  tried: int = 0
+  timed_out: bool = False
+  script: str = ""
+  command: str = ""  # the iree-compile command line of the reduced program
+
+
+@dataclasses.dataclass(frozen=True)
+class _State:
+  """One candidate: the ops kept, the values returned, constants made splats, and the sizes
+  dynamic dimensions were cut to (size before -> after)."""
+  kept: Tuple[int, ...]
+  outputs: Tuple[ops.Ref, ...]
+  splats: Tuple[Tuple[int, object], ...] = ()
+  sizes: Tuple[Tuple[int, int], ...] = ()
+  # (old static shape, new shape, where the new one starts in the old) or ().
+  reshape: Tuple[Tuple[int, ...], ...] = ()
+
+
+class _Runner:
+  """Compiles candidates (compile cache) and runs them with iree-run-module in a child."""
+
+  def __init__(self, work_dir: str, cache: Optional[CompileCache], limits: timeouts.Timeouts,
+               deadline: float):
+    self.work_dir, self.cache, self.limits, self.deadline = work_dir, cache, limits, deadline
+    self.run_tool = repro.iree_run_module_binary()
+    self.tried = 0
+    self.timed_out = False
+
+  def past_deadline(self) -> bool:
+    if time.monotonic() > self.deadline:
+      self.timed_out = True
+    return self.timed_out
+
+  def compile(self, text: str, side: Side) -> bytes:
+    request = compiler.CompileRequest(text, side.spec.compiler_targets, side.flags)
+    return compiler.compile_request(request, f"a reduced program for {side.spec.name}",
+                                    cache=self.cache, timeout=self.limits.compile)
+
+  def run(self, vmfb: bytes, side: Side, function: str, inputs: Sequence[np.ndarray],
+          count: int) -> Tuple[Optional[List[np.ndarray]], str]:
+    """(the outputs, '') or (None, why the run failed)."""
+    if self.run_tool is None:
+      return None, "iree-run-module was not found next to this Python"
+    run_dir = os.path.join(self.work_dir, side.spec.name)
+    safe_files.make_dirs(run_dir)
+    module = os.path.join(run_dir, "candidate.vmfb")
+    safe_files.write_bytes(module, vmfb)
+    arguments = [self.run_tool, f"--device={side.spec.driver}", f"--module={module}",
+                 f"--function={function}"]
+    for index, array in enumerate(inputs):
+      kind, name = repro.save_value(run_dir, f"input_{index}", array).split("=@")
+      arguments.append(f"--input={kind}=@{os.path.join(run_dir, name)}")
+    outputs = [os.path.join(run_dir, f"output_{i}.npy") for i in range(count)]
+    arguments += [f"--output=@{path}" for path in outputs]
+    for path in outputs:
+      if os.path.exists(path):
+        os.remove(path)
+    load, call = self.limits.load.seconds(len(vmfb)), self.limits.call.seconds(len(vmfb))
+    limit = None if load is None or call is None else load + call
+    try:
+      done = subprocess.run(arguments, capture_output=True, timeout=limit, check=False)
+    except subprocess.TimeoutExpired:
+      return None, f"iree-run-module did not finish in {limit:g} s"
+    if done.returncode != 0:
+      tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+      return None, f"iree-run-module failed: {tail[0] if tail else done.returncode}"
+    return [np.load(path, allow_pickle=False) for path in outputs], ""
+
+
+def _tensor_results(function: ops.Function) -> Tuple[ops.Ref, ...]:
+  return tuple(r for index in range(len(function.ops)) for r in function.results_of(index)
+               if ops.is_value(function.type_of(r)))
+
+
+def _is_splat(array: np.ndarray) -> bool:
+  flat = array.reshape(-1)
+  return flat.size <= 1 or bool(np.all(flat == flat[0]))
+
+
+class _Mismatch:
+  """The search of a mismatch: candidates judged against the trusted values."""
+
+  def __init__(self, text: str, function: ops.Function, failure: failures.Failure,
+               suspect: Side, trusted: Side, values: Dict[ops.Ref, np.ndarray],
+               runner: _Runner, policy: tolerances.TolerancePolicy):
+    self.text, self.function, self.failure = text, function, failure
+    self.suspect, self.trusted, self.values, self.runner = suspect, trusted, values, runner
+    self.policy = policy
+    self.known: Dict[_State, Optional[Tuple[tuple, tuple]]] = {}
+
+  def inputs(self, state: _State, refs: Sequence[ops.Ref]) -> List[np.ndarray]:
+    arrays = [self.values[r] for r in refs]
+    for before, after in state.sizes:
+      arrays = [self._cut(self.function.type_of(r), a, before, after)
+                for r, a in zip(refs, arrays)]
+    if state.reshape:
+      old, new, start = state.reshape
+      window = tuple(slice(s, s + n) for s, n in zip(start, new))
+      arrays = [a[window] if a.shape == old else a for a in arrays]
+    return arrays
+
+  @staticmethod
+  def _cut(type_text: str, array: np.ndarray, before: int, after: int) -> np.ndarray:
+    dims = type_text[len("tensor<"):].split("x")[:-1]
+    index = tuple(slice(0, after) if d == "?" and array.shape[i] == before else slice(None)
+                  for i, d in enumerate(dims))
+    return array[index] if dims else array
+
+  def outcome(self, state: _State) -> Optional[Tuple[tuple, tuple, tuple]]:
+    """(inputs, expected, got) when `state` fails as the original did, else None."""
+    if state in self.known:
+      return self.known[state]
+    found = None
+    if not self.runner.past_deadline():
+      self.runner.tried += 1
+      found = self._judge(state)
+    self.known[state] = found
+    return found
+
+  def _judge(self, state: _State) -> Optional[Tuple[tuple, tuple, tuple]]:
+    try:
+      text, refs = ops.build(self.text, self.function, state.kept, state.outputs,
+                             dict(state.splats), state.reshape[:2] or None)
+      inputs = self.inputs(state, refs)
+      vmfb = self.runner.compile(text, self.suspect)
+    except (ops.OpsError, compiler.CompileError, KeyError):
+      return None
+    got, error = self.runner.run(vmfb, self.suspect, self.function.name, inputs,
+                                 len(state.outputs))
+    if got is None:
+      return None
+    if state.splats or state.sizes or state.reshape:  # values changed: the trusted backend
+      # says what is right.
+      try:
+        expected, error = self.runner.run(self.runner.compile(text, self.trusted), self.trusted,
+                                          self.function.name, inputs, len(state.outputs))
+      except compiler.CompileError:
+        return None
+      if expected is None:
+        return None
+    else:
+      expected = [self.values[r] for r in state.outputs]
+    names = (self.suspect.name, self.suspect.spec.name) + self.suspect.spec.aliases
+    found = comparison.compare(tuple(expected), tuple(got), "outputs",
+                               lambda dtype: self.policy.for_dtype(dtype, names))
+    outcome = verdicts.Outcome(
+        self.failure.backend, verdicts.Status.MISMATCH if found else verdicts.Status.PASS,
+        call_method=self.failure.method, mismatches=tuple(found))
+    if not failures.same_failure(self.failure, outcome):
+      return None
+    return tuple(inputs), tuple(expected), tuple(got)
+
+  def normalized(self, kept: Sequence[int], outputs: Sequence[ops.Ref]) -> Tuple[int, ...]:
+    return tuple(self.function.slice_of(outputs, within=kept))
+
+  def reduce(self) -> Optional[_State]:
+    function = self.function
+    state = _State(self.normalized(range(len(function.ops)), function.returns),
+                   function.returns)
+    if self.outcome(state) is None:
+      return None
+    # 2. The first output that fails alone, then the cut after the first diverging value: a
+    # bisection over the ops that output needs.
+    for ref in function.returns:
+      alone = _State(self.normalized(state.kept, (ref,)), (ref,))
+      if ref[0] != "arg" and len(function.returns) > 1 and self.outcome(alone) is not None:
+        state = alone
+        break
+    positions = [i for i in state.kept
+                 if any(ops.is_value(function.type_of(r))
+                        for r in function.results_of(i))]
+
+    def cut(position: int) -> _State:
+      outputs = tuple(r for r in function.results_of(positions[position])
+                      if ops.is_value(function.type_of(r)))
+      return _State(self.normalized(state.kept, outputs), outputs)
+
+    if positions and self.outcome(cut(len(positions) - 1)) is not None:
+      low, high = -1, len(positions) - 1
+      while high - low > 1:
+        middle = (low + high) // 2
+        if self.outcome(cut(middle)) is not None:
+          high = middle
+        else:
+          low = middle
+      state = cut(high)
+    # 3. Delta debugging over the ops left; the op making the outputs stays.
+    last = max(r[0] for r in state.outputs if r[0] != "arg")
+    outputs = state.outputs
+    kept = search.minimize(
+        [i for i in state.kept if i != last] + [last],
+        lambda subset: self.outcome(_State(self.normalized(subset, outputs), outputs))
+        is not None, keep_last=True)
+    state = _State(self.normalized(kept, outputs), outputs)
+    # 4. Constants to splats, then dynamic dimensions to the smallest size that still fails.
+    for index in state.kept:
+      if function.ops[index].name != ops.CONSTANT:
+        continue
+      value = self.values.get((index, 0))
+      if value is None or _is_splat(value) or value.dtype.kind not in "biuf":
+        continue
+      first = value.reshape(-1)[0].item()
+      candidate = dataclasses.replace(state, splats=state.splats + ((index, first),))
+      if self.outcome(candidate) is not None:
+        state = candidate
+    return self._shrink(state)
+
+  def _shrink(self, state: _State) -> _State:
+    refs = ops.inputs_of(self.function, state.kept, state.outputs)
+    sizes = sorted({self.values[r].shape[i] for r in refs
+                    for i, d in enumerate(self.function.type_of(r)[len("tensor<"):]
+                                          .split("x")[:-1]) if d == "?"}, reverse=True)
+    for size in sizes:
+      smaller = 1
+      while smaller < size:
+        candidate = dataclasses.replace(state, sizes=state.sizes + ((size, smaller),))
+        if self.outcome(candidate) is not None:
+          state = candidate
+          break
+        smaller *= 2
+    return self._shrink_static(state)
+
+  def _first_wrong(self, state: _State, shape: Tuple[int, ...]) -> Tuple[int, ...]:
+    """The index of the first wrong element of the first wrong output of `shape`."""
+    found = self.outcome(state)
+    if found is not None:
+      for want, got in zip(found[1], found[2]):
+        if want.shape == shape == got.shape and want.dtype == got.dtype:
+          wrong = (np.argwhere(~np.isclose(got, want, equal_nan=True)) if want.dtype.kind == "f"
+                   else np.argwhere(got != want))
+          if len(wrong):
+            return tuple(int(i) for i in wrong[0])
+    return tuple(0 for _ in shape)
+
+  def _shrink_static(self, state: _State) -> _State:
+    """One static shape shared by every value of the kept ops (elementwise ops): each of its
+    dims cut to the smallest of 1, 2, 4, ... that still fails, the window starting at the
+    first wrong element."""
+    function = self.function
+    refs = set(ops.inputs_of(function, state.kept, state.outputs))
+    refs.update(r for i in state.kept for r in function.results_of(i))
+    shapes = {ops.shape_of(function.type_of(r)) for r in refs}
+    if len(shapes) != 1 or None in shapes or any(function.ops[i].regions for i in state.kept):
+      return state
+    (old,) = shapes
+    first = self._first_wrong(state, old)
+    new = list(old)
+    for axis, size in enumerate(old):
+      smaller = 1
+      while smaller < size:
+        shape = tuple(new[:axis] + [smaller] + new[axis + 1:])
+        start = tuple(min(f, o - n) for f, o, n in zip(first, old, shape))
+        candidate = dataclasses.replace(state, reshape=(old, shape, start))
+        if self.outcome(candidate) is not None:
+          state, new = candidate, list(shape)
+          break
+        smaller *= 2
+    return state
+
+
+def _probe(text: str, function: ops.Function, trusted: Side, arguments: Sequence[np.ndarray],
+           reference: Sequence[np.ndarray], runner: _Runner,
+           policy: tolerances.TolerancePolicy) -> Tuple[Optional[Dict[ops.Ref, np.ndarray]], str]:
+  """Every op's result as `trusted` computes it from the call's inputs, or (None, why not)."""
+  outputs = tuple(dict.fromkeys(_tensor_results(function) + function.returns))
+  try:
+    probe, refs = ops.build(text, function, range(len(function.ops)), outputs)
+    vmfb = runner.compile(probe, trusted)
+  except ops.OpsError as e:
+    return None, str(e)
+  except compiler.CompileError as e:
+    return None, f"{trusted.spec.name} does not compile it ({e.reason})"
+  inputs = [arguments[r[1]] for r in refs]
+  runner.tried += 1
+  got, error = runner.run(vmfb, trusted, function.name, inputs, len(outputs))
+  if got is None:
+    return None, f"{trusted.spec.name}: {error}"
+  values = dict(zip(outputs, got))
+  values.update({("arg", i): np.asarray(a) for i, a in enumerate(arguments)})
+  names = (trusted.name, trusted.spec.name) + trusted.spec.aliases
+  wrong = comparison.compare(tuple(np.asarray(r) for r in reference),
+                             tuple(values[r] for r in function.returns), "outputs",
+                             lambda dtype: policy.for_dtype(dtype, names))
+  if wrong:
+    return None, (f"{trusted.spec.name} is wrong too ("
+                  f"{comparison.describe(wrong[0]).splitlines()[0]})")
+  return values, ""
+
+
+def reduce_mismatch(text: str, function_name: str, failure: failures.Failure, suspect: Side,
+                    trusted: Sequence[Side], arguments: Sequence[np.ndarray],
+                    reference: Sequence[np.ndarray], work_dir: str,
+                    cache: Optional[CompileCache], policy: tolerances.TolerancePolicy,
+                    limits: timeouts.Timeouts, deadline: float) -> OpReduction:
+  """The op level of a mismatch of `function_name` called with `arguments` (flat), whose
+  reference outputs are `reference` (flat); `trusted`: the backends to take values from, in
+  order (the first whose results agree with the reference is used)."""
+  try:
+    function = ops.parse(text, function_name)
+  except ops.OpsError as e:
+    return OpReduction(f"not at the op level: {e}")
+  runner = _Runner(work_dir, cache, limits, deadline)
+  reasons = []
+  for side in trusted:
+    values, reason = _probe(text, function, side, arguments, reference, runner, policy)
+    if values is None:
+      reasons.append(reason)
+      continue
+    searching = _Mismatch(text, function, failure, suspect, side, values, runner, policy)
+    state = searching.reduce()
+    if state is None and runner.timed_out:
+      reasons.append("the time budget ended before the op level could start")
+      break
+    if state is None:
+      reasons.append(f"the function alone does not fail the same way against {side.spec.name}")
+      continue
+    program, refs = ops.build(text, function, state.kept, state.outputs, dict(state.splats),
+                              state.reshape[:2] or None)
+    found = searching.outcome(state)
+    if found is None:  # the budget ended before the last candidate was judged.
+      reasons.append("the time budget ended before the op level was judged")
+      break
+    inputs, expected, got = found
+    names = (suspect.name, suspect.spec.name) + suspect.spec.aliases
+    difference = comparison.describe_all(comparison.compare(
+        tuple(expected), tuple(got), "outputs", lambda dtype: policy.for_dtype(dtype, names)))
+    return OpReduction("", len(function.ops), len(state.kept), program, function_name,
+                       side.spec.name, inputs, expected, got, tried=runner.tried,
+                       timed_out=runner.timed_out, difference=difference)
+  return OpReduction("not at the op level: " + "; ".join(reasons), len(function.ops),
+                     len(function.ops), tried=runner.tried, timed_out=runner.timed_out)
+
+
+def reduce_compile_error(text: str, function_name: str, failure: failures.Failure,
+                         suspect: Side, work_dir: str, cache: Optional[CompileCache],
+                         limits: timeouts.Timeouts, deadline: float) -> OpReduction:
+  """The fewest ops of `function_name` that still fail to compile the same way."""
+  try:
+    function = ops.parse(text, function_name)
+  except ops.OpsError as e:
+    return OpReduction(f"not at the op level: {e}")
+  runner = _Runner(work_dir, cache, limits, deadline)
+  known: Dict[Tuple[int, ...], Optional[Tuple[str, str]]] = {}
+
+  def fails(kept: Sequence[int]) -> Optional[Tuple[str, str]]:
+    kept = tuple(sorted(kept))
+    if kept not in known:
+      known[kept] = None
+      if kept and not runner.past_deadline():
+        runner.tried += 1
+        try:
+          candidate, _ = ops.build(text, function, kept, function.leaves(kept))
+          runner.compile(candidate, suspect)
+        except ops.OpsError:
+          pass
+        except compiler.CompileError as e:
+          outcome = verdicts.Outcome(failure.backend, verdicts.Status.COMPILE_ERROR, str(e))
+          if failures.same_failure(failure, outcome):
+            known[kept] = (candidate, str(e))
+    return known[kept]
+
+  everything = tuple(range(len(function.ops)))
+  if fails(everything) is None:
+    why = ("the time budget ended before the op level could start" if runner.timed_out else
+           "the function's ops returned as results do not fail to compile the same way")
+    return OpReduction(f"not at the op level: {why}", len(function.ops), len(function.ops),
+                       tried=runner.tried, timed_out=runner.timed_out)
+  kept = search.minimize(list(everything), lambda subset: fails(subset) is not None)
+  program, error = fails(kept) or fails(everything)
+  return OpReduction("", len(function.ops), len(kept), program, function_name,
+                     error=error, tried=runner.tried, timed_out=runner.timed_out)
+
+
+SCRIPT = '''#!{python}
+"""{title}
+Needs numpy and IREE's tools only (absolute paths); prints {verdicts}."""
+import os, subprocess, sys
+import numpy as np
+HERE = os.path.dirname(os.path.abspath(__file__))
+COMPILE = {compile_tool!r}
+RUN = {run_tool!r}
+FLAGS = {flags!r}
+DEVICE = {device!r}
+FUNCTION = {function!r}
+INPUTS = {inputs!r}  # (raw bytes file, its shape and element type)
+EXPECTED = {expected!r}  # the trusted backend's outputs
+TOLERANCES = {tolerances!r}  # dtype name: (rtol, atol), the library's table
+vmfb = os.path.join(HERE, "reduced.vmfb")
+done = subprocess.run([COMPILE, os.path.join(HERE, "reduced.mlir"),
+                       "--iree-input-type=stablehlo_xla", *FLAGS, "-o", vmfb],
+                      capture_output=True, text=True)
+if done.returncode != 0:
+  errors = [l for l in done.stderr.splitlines() if "error:" in l] or done.stderr.splitlines()
+  print("compile error: " + (errors[0] if errors else f"exit status {{done.returncode}}"))
+  sys.exit(1)
+if not EXPECTED:
+  print("compiles")
+  sys.exit(0)
+outputs = [os.path.join(HERE, f"got_{{i}}.npy") for i in range(len(EXPECTED))]
+subprocess.run([RUN, f"--device={{DEVICE}}", f"--module={{vmfb}}", f"--function={{FUNCTION}}",
+                *[f"--input={{kind}}=@{{os.path.join(HERE, name)}}" for name, kind in INPUTS],
+                *[f"--output=@{{f}}" for f in outputs]], check=True, stdout=subprocess.DEVNULL)
+
+
+def wrong(want, got):
+  """The elements of `got` off `want` under the dtype's tolerance; None: another shape or dtype."""
+  if want.shape != got.shape or want.dtype != got.dtype:
+    return None
+  if want.dtype.name not in TOLERANCES:
+    return got != want
+  rtol, atol = TOLERANCES[want.dtype.name]
+  return ~np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+
+
+diverges = False
+for i, name in enumerate(EXPECTED):
+  want, got = np.load(os.path.join(HERE, name)), np.load(outputs[i])
+  mask = wrong(want, got)
+  if mask is None:
+    print(f"output {{i}}: expected {{want.dtype}}{{list(want.shape)}}, got "
+          f"{{got.dtype}}{{list(got.shape)}}")
+  elif mask.any():
+    at = np.unravel_index(int(np.argmax(mask)), mask.shape)
+    print(f"output {{i}}: {{int(mask.sum())}} of {{mask.size}} elements differ, e.g. at "
+          f"{{[int(j) for j in at]}}: expected {{want[at].item()!r}}, got {{got[at].item()!r}}")
+  diverges = diverges or mask is None or bool(mask.any())
+print("DIVERGES" if diverges else "same")
+sys.exit(1 if diverges else 0)
+'''
+
+
+def write(result: OpReduction, directory: str, suspect: Side,
+          policy: tolerances.TolerancePolicy) -> OpReduction:
+  """Writes reduced.mlir, its inputs (.npy, and the raw bytes iree-run-module reads), the
+  trusted outputs (expected_N.npy) and reduced.py into `directory`; returns `result` with the
+  script's path and the compile command."""
+  safe_files.write_text(os.path.join(directory, PROGRAM_NAME), result.program)
+  inputs = []
+  for index, array in enumerate(result.inputs):
+    safe_files.write_with(os.path.join(directory, f"input_{index}.npy"),
+                         lambda f, a=array: np.save(f, a, allow_pickle=False))
+    value = repro.save_value(directory, f"input_{index}", array)
+    inputs.append((value.split("=@")[1], value.split("=@")[0]))
+  expected = []
+  for index, array in enumerate(result.expected):
+    expected.append(f"expected_{index}.npy")
+    safe_files.write_with(os.path.join(directory, expected[-1]),
+                         lambda f, a=array: np.save(f, a, allow_pickle=False))
+  names = (suspect.name, suspect.spec.name) + suspect.spec.aliases
+  table = {}
+  for name in tolerances.DEFAULT_TOLERANCES:
+    if name == "bfloat16":
+      continue
+    tolerance = policy.for_dtype(np.dtype(name), names)
+    table[name] = (tolerance.rtol, tolerance.atol)
+  compile_tool = _compile_tool()
+  title = (f"The reduced program of {result.function} on {suspect.spec.name}: "
+           + ("its compile error." if result.error else
+              f"its outputs against {result.trusted}'s."))
+  script = SCRIPT.format(
+      python=sys.executable, title=title,
+      verdicts="the compile error (exit 1) or `compiles`" if result.error
+      else "DIVERGES (exit 1) or same (exit 0); a compile error exits 1 too",
+      compile_tool=compile_tool, run_tool=repro.iree_run_module_binary() or "iree-run-module",
+      flags=suspect.command_flags(), device=suspect.spec.driver, function=result.function,
+      inputs=inputs, expected=expected, tolerances=table)
+  path = os.path.join(directory, SCRIPT_NAME)
+
+  def executable(f) -> None:
+    f.write(script.encode("utf-8"))
+    os.fchmod(f.fileno(), 0o755)
+
+  safe_files.write_with(path, executable)
+  command = shlex.join([compile_tool, os.path.join(directory, PROGRAM_NAME),
+                        "--iree-input-type=stablehlo_xla", *suspect.command_flags(),
+                        "-o", os.path.join(directory, "reduced.vmfb")])
+  return dataclasses.replace(result, script=path, command=command)
+
+
+def _compile_tool() -> str:
+  try:
+    from iree.compiler.tools import binaries  # pylint: disable=import-outside-toplevel
+    return os.path.normpath(binaries.find_tool("iree-compile"))
+  except Exception:  # pylint: disable=broad-except  # a runtime-only machine: the name.
+    return "iree-compile"
+
