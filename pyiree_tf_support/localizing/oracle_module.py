@@ -99,32 +99,37 @@ class _Rewriter:
     self.callees_with_state = set(callees_with_state)
     self.probes = probes
 
-  def probe(self, value, location, result: int, anchor) -> None:
-    """A probe of `value` right after `anchor` (a global load's: before it, as it goes)."""
-    if not isinstance(value.type, self.ir.RankedTensorType):
-      return
-    name = probe_id(str(location), result)
-    if name is None:
+  def probe(self, value, name: Optional[str], anchor, after: bool = True) -> None:
+    """A probe named `name` of `value` right after `anchor` (or before it)."""
+    if name is None or not isinstance(value.type, self.ir.RankedTensorType):
       return
     self.probes[name] = str(value.type)
     op = self.ir.Operation.create(PROBE_OP, results=[value.type], operands=[value],
                                   attributes={"probe_id": self.ir.StringAttr.get(name)},
-                                  loc=location, ip=self.ir.InsertionPoint(anchor))
-    if anchor.name != "ml_program.global_load":
+                                  loc=anchor.location, ip=self.ir.InsertionPoint(anchor))
+    if after:
       op.move_after(anchor)
 
-  def block(self, block, current: Dict[str, object], probing: bool) -> Dict[str, object]:
-    """Rewrites `block` in place given the globals' values on entry; their values at its end."""
-    ir = self.ir
+  def block(self, block, current: Dict[str, object], probing: bool,
+            lifted: Optional[List[Tuple[object, str]]] = None) -> Dict[str, object]:
+    """Rewrites `block` in place given the globals' values on entry; their values at its end.
+    `probing`: probe every value; `lifted`: a branch's, collected instead (see branches)."""
     current = dict(current)
+
+    def observe(value, name, anchor, after=True):
+      if lifted is not None:
+        if name is not None and _static(self.ir, value.type):
+          lifted.append((value, name))
+      elif probing:
+        self.probe(value, name, anchor, after)
+
     for op in list(block.operations):
       op = op.operation
       name = op.name
       if name == "ml_program.global_load":
         value = current[_symbol(op, "global")]
         op.results[0].replace_all_uses_with(value)
-        if probing:
-          self.probe(value, op.location, 0, op)
+        observe(value, probe_id(str(op.location), 0), op, after=False)
         op.erase()
         continue
       if name == "ml_program.global_store":
@@ -143,16 +148,16 @@ class _Rewriter:
                                 f"{op.location}")
       if name == "stablehlo.while":
         for region in op.regions[1:]:  # the body: probes record every iteration.
-          self.block(region.blocks[0], current, probing)
+          self.block(region.blocks[0], current, probing and lifted is None)
+      own = len(op.results)  # a branch op's extra results are probed by branches()
       if name in _BRANCHES:
-        op = self.branches(op, current)
-      if name == "func.return":
-        self.return_(op, current)
+        op = self.branches(op, current, probing and lifted is None)
+      if name in ("func.return", "stablehlo.return"):
+        if name == "func.return":
+          self.return_(op, current)
         continue
-      if probing:
-        anchor = op
-        for index, result in enumerate(op.results):
-          self.probe(result, op.location, index, anchor)
+      for index, result in enumerate(list(op.results)[:own]):
+        observe(result, probe_id(str(op.location), index), op)
     return current
 
   def dot_general(self, op):
@@ -163,9 +168,8 @@ class _Rewriter:
         f"#stablehlo.dot<lhs_contracting_dimensions = [{lhs_rank - 1}], "
         "rhs_contracting_dimensions = [0]>")
     attributes = {"dot_dimension_numbers": numbers}
-    for kept in ("precision_config",):
-      if kept in op.attributes:
-        attributes[kept] = op.attributes[kept]
+    if "precision_config" in op.attributes:
+      attributes["precision_config"] = op.attributes["precision_config"]
     new = ir.Operation.create("stablehlo.dot_general", results=[op.results[0].type],
                               operands=[lhs, rhs], attributes=attributes, loc=op.location,
                               ip=ir.InsertionPoint(op))
@@ -173,19 +177,32 @@ class _Rewriter:
     op.erase()
     return new
 
-  def branches(self, op, current: Dict[str, object]):
-    """An if/case whose branches store globals yields each one's value as extra results."""
+  def branches(self, op, current: Dict[str, object], probing: bool):
+    """An if/case whose branches store globals yields each one's value as extra results; when
+    probing, each branch's values too (the interpreter aborts on a probe inside a branch): a
+    branch yields its own and zeros for the others', and the probes after the op are named
+    `<value>@<op>B<branch>of<branches>`, with the branch taken probed as `<op>BR` (oracle.py
+    keeps a branch's values only from the executions that took it)."""
     ir = self.ir
-    ends = [self.block(region.blocks[0], current, probing=False) for region in op.regions]
+    lifts: List[List[Tuple[object, str]]] = [[] for _ in op.regions]
+    ends = [self.block(region.blocks[0], current, probing=False,
+                       lifted=lifts[i] if probing else None)
+            for i, region in enumerate(op.regions)]
     changed = [g for g in self.globals if any(end[g] != current[g] for end in ends)]
-    if not changed:
+    here = probe_id(str(op.location), 0)
+    if here is None:
+      lifts = [[] for _ in op.regions]
+    here = (here or "")[:-2]  # L<line>C<column>
+    extra = [(branch, value, name) for branch, lift in enumerate(lifts) for value, name in lift]
+    if not changed and not extra:
       return op
-    types = [r.type for r in op.results] + [current[g].type for g in changed]
+    types = ([r.type for r in op.results] + [current[g].type for g in changed]
+             + [value.type for _, value, _ in extra])
     new = ir.Operation.create(op.name, results=types, operands=list(op.operands),
-                              attributes={a.name: a.attr for a in op.attributes},
+                              attributes={a: op.attributes[a] for a in op.attributes},
                               regions=len(op.regions), loc=op.location,
                               ip=ir.InsertionPoint(op))
-    for region, new_region, end in zip(op.regions, new.regions, ends):
+    for index, (region, new_region, end) in enumerate(zip(op.regions, new.regions, ends)):
       old = region.blocks[0]
       block = new_region.blocks.append(*[arg.type for arg in old.arguments])
       for arg, new_arg in zip(old.arguments, block.arguments):
@@ -193,16 +210,37 @@ class _Rewriter:
       for inner in list(old.operations):
         block.append(inner.operation)
       terminator = list(block.operations)[-1].operation
+      yields = []
+      for branch, value, _ in extra:
+        yields.append(value if branch == index else self.zeros(value.type, terminator))
       ir.Operation.create(terminator.name, operands=list(terminator.operands)
-                          + [end[g] for g in changed], loc=terminator.location,
+                          + [end[g] for g in changed] + yields, loc=terminator.location,
                           ip=ir.InsertionPoint(terminator))
       terminator.erase()
     for old_result, new_result in zip(op.results, new.results):
       old_result.replace_all_uses_with(new_result)
+    own = len(op.results)
     for index, g in enumerate(changed):
-      current[g] = new.results[len(op.results) + index]
+      current[g] = new.results[own + index]
     op.erase()
+    if extra:
+      first = own + len(changed)
+      count = len(new.regions)
+      for offset, (branch, _, name) in reversed(list(enumerate(extra))):
+        self.probe(new.results[first + offset], f"{name}@{here}B{branch}of{count}", new)
+      self.probe(new.operands[0], f"{here}BR", new)
     return new
+
+  def zeros(self, tensor_type, before):
+    ir = self.ir
+    element = ir.RankedTensorType(tensor_type).element_type
+    zero = (ir.FloatAttr.get(element, 0.0) if isinstance(element, (ir.F16Type, ir.F32Type,
+                                                                    ir.F64Type, ir.BF16Type))
+            else ir.IntegerAttr.get(element, 0))
+    return ir.Operation.create(
+        "stablehlo.constant", results=[tensor_type],
+        attributes={"value": ir.DenseElementsAttr.get_splat(tensor_type, zero)},
+        loc=before.location, ip=ir.InsertionPoint(before)).results[0]
 
   def return_(self, op, current: Dict[str, object]) -> None:
     ir = self.ir
@@ -211,13 +249,24 @@ class _Rewriter:
     op.erase()
 
 
+def _static(ir, value_type) -> bool:
+  """A tensor type a zero constant can be made of (a branch not taken yields one)."""
+  if not isinstance(value_type, ir.RankedTensorType):
+    return False
+  tensor = ir.RankedTensorType(value_type)
+  element = tensor.element_type
+  return tensor.has_static_shape and (
+      isinstance(element, (ir.F16Type, ir.F32Type, ir.F64Type, ir.BF16Type))
+      or isinstance(element, ir.IntegerType))
+
+
 def rewrite(text: str) -> OracleModule:
   """The interpreter's modules for iree_input.mlir's `text` (see the module docstring)."""
   from iree.compiler import ir  # pylint: disable=import-outside-toplevel
   functions: Dict[str, str] = {}
   results: Dict[str, int] = {}
   probes: Dict[str, str] = {}
-  with ir.Context() as context:
+  with ir.Context() as context, ir.Location.unknown():
     context.allow_unregistered_dialects = True
     module = ir.Module.parse(text)
     ops = [op.operation for op in module.body.operations]

@@ -42,7 +42,8 @@ module {
     return %total : tensor<i32>
   }
   func.func @matmul(%arg0: tensor<2x3xf32>, %arg1: tensor<3x2xf32>) -> tensor<2x2xf32> {
-    %0 = stablehlo.dot %arg0, %arg1, precision = [DEFAULT, DEFAULT] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+    %0 = stablehlo.dot %arg0, %arg1, precision = [DEFAULT, DEFAULT]
+        : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
     return %0 : tensor<2x2xf32>
   }
 }
