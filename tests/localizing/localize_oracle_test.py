@@ -5,7 +5,8 @@ Target-independent miscompiles are planted as localize_test.py plants one, with 
 output: an executable's source as iree-compile dumped it, an add edited into a sub, compiled
 back in with --iree-hal-substitute-executable-source; here the same edit on every backend
 (each its own dumped source), so that every IREE backend is wrong alike and only the oracle can
-name the dispatch. The real target-independent bug is conditional_assign_test.py's: the read of
+name the dispatch. A value the oracle cannot give (inside nested branches) is listed as
+compared with nothing, never counted as agreeing. The real target-independent bug is conditional_assign_test.py's: the read of
 a variable after a tf.cond branch that stored it sees the old value on every backend (IREE
 hoists the global load above the branch, as the flow IR shows).
 """
@@ -59,6 +60,26 @@ class AddIfPositive(tf.Module):
     return self.total.read_value()
 
 
+class Nested(tf.Module):
+  """A dispatch inside a branch inside a branch: the oracle probes no value there."""
+
+  @tf.function(input_signature=[tf.TensorSpec([4], tf.float32), tf.TensorSpec([], tf.bool),
+                                tf.TensorSpec([], tf.bool)])
+  def nested(self, x, p, q):
+    if p:
+      if q:
+        y = tf.exp(x) * 3.0
+      else:
+        y = x - 1.0
+    else:
+      y = x + 2.0
+    return y
+
+
+def nested_once(module):
+  module.nested(np.array([0.5, -1., 2., 0.], np.float32), np.array(True), np.array(True))
+
+
 def predict_once(module):
   module.predict(X)
 
@@ -81,7 +102,8 @@ def _localize(trace_dir: str, backend: str, *extra: str) -> subprocess.Completed
 class OracleLocalizeTest(recorded_traces.RecordedTraces, parameterized.TestCase):
 
   CASES = ((TanhSum, predict_once, ("iree_llvmcpu",), True),
-           (AddIfPositive, add_four, ("iree_llvmcpu",), False))
+           (AddIfPositive, add_four, ("iree_llvmcpu",), False),
+           (Nested, nested_once, ("iree_llvmcpu",), True))
 
   def _planted(self, sources_dir: str, backend: str = "iree_llvmcpu") -> str:
     """--iree-hal-substitute-executable-source=EXEC=PATH: the tanh dispatch's dumped source
@@ -132,6 +154,19 @@ class OracleLocalizeTest(recorded_traces.RecordedTraces, parameterized.TestCase)
     with open(report_json) as f:
       document = json.load(f)
     self.assertEqual((document["verdict"], document["trusted"]), ("dispatch", "oracle"))
+
+  def test_a_dispatch_with_no_counterpart_is_said_never_cleared_by_omission(self):
+    report_json = os.path.join(self.artifacts_dir, "nested.json")
+    completed = _localize(self.trace_dirs["Nested"], "iree_llvmcpu", "--trusted_backend=oracle",
+                          f"--report_json={report_json}")
+    self.assertRegex(completed.stdout.splitlines()[0],
+                     r"against oracle: no divergence: every traced dispatch and result that has "
+                     r"a counterpart agrees with the oracle; [1-9]\d* traced tensors had none$")
+    self.assertRegex(completed.stdout, r"no counterpart in the oracle, not compared \(\d+ "
+                     r"traced tensors\):\n  call 0 nested_dispatch_\d+::\S+ outputs\[0\]: the "
+                     r"dispatch output at iree_input.mlir:\d+:\d+ has no oracle value")
+    with open(report_json) as f:
+      self.assertNotEmpty(json.load(f)["unmatched"])
 
   @parameterized.parameters("iree_llvmcpu", "iree_vmvx", "iree_vulkan")
   def test_conditional_assign_names_the_hoisted_global_load(self, backend):
