@@ -24,6 +24,7 @@ from pyiree_tf_support.localizing import events
 from pyiree_tf_support.localizing import oracle_module
 from pyiree_tf_support.localizing import oracle_run
 from pyiree_tf_support.localizing import oracle_sites
+from pyiree_tf_support.runtime import worker_client
 
 NAME = "oracle"  # what --trusted_backend names it by.
 
@@ -77,7 +78,7 @@ def run(source: str, calls: Sequence[dict], inputs: Dict[str, np.ndarray], run_d
   try:
     completed = subprocess.run(
         [sys.executable, "-m", "pyiree_tf_support.localizing.oracle_run", run_dir],
-        capture_output=True, timeout=limit, check=False)
+        env=worker_client.worker_env(), capture_output=True, timeout=limit, check=False)
   except subprocess.TimeoutExpired:
     raise OracleError(f"the oracle did not finish in {limit:g} s (the reference interpreter "
                       "is written for clarity, not speed)") from None

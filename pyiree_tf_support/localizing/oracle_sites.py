@@ -98,7 +98,9 @@ def _source(value, ir, stored) -> Source:
   if op.name == "hal.tensor.import":
     return Source("argument", None, "")
   if op.name == "util.global.load":
-    return Source("global load", oracle_module.probe_id(location, 0), _where(location))
+    name = ir.FlatSymbolRefAttr(op.attributes["global"]).value
+    return Source("global load", oracle_module.probe_id(location, 0),
+                  f"{_where(location)} (of @{name})")
   if op.name == "flow.dispatch":
     entry = str(ir.ArrayAttr(op.attributes["entry_points"])[0])
     key = entry.lstrip("@").replace("::@", "::")

@@ -183,8 +183,8 @@ class OracleLocalizeTest(recorded_traces.RecordedTraces, parameterized.TestCase)
     self.assertIn(f"on {backend} against oracle (every IREE backend tried is wrong too:",
                   verdict)
     self.assertIn(": outside any dispatch: call 0's result 0 differs from the oracle's", verdict)
-    self.assertIn(f"it is the global load at iree_input.mlir:{line}:{column}, outside any "
-                  "dispatch", verdict)
+    self.assertRegex(verdict, rf"it is the global load at iree_input.mlir:{line}:{column} "
+                     r"\(of @vars\.\S*total\), outside any dispatch")
     # The branch's own dispatch (the add) was compared, and agrees.
     table = completed.stdout.split("per-dispatch error", 1)[1]
     self.assertRegex(table, r"add_if_positive_dispatch_1::\S+ \(0\)\s+0\s+0\n")
