@@ -11,6 +11,7 @@ a variable after a tf.cond branch that stored it sees the old value on every bac
 hoists the global load above the branch, as the flow IR shows).
 """
 
+import importlib.util
 import json
 import os
 import re
@@ -23,6 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import localize
+from pyiree_tf_support.localizing import oracle_run
 from tests.support import recorded_traces
 
 RNG = np.random.default_rng(11)
@@ -154,6 +156,18 @@ class OracleLocalizeTest(recorded_traces.RecordedTraces, parameterized.TestCase)
     with open(report_json) as f:
       document = json.load(f)
     self.assertEqual((document["verdict"], document["trusted"]), ("dispatch", "oracle"))
+
+  def test_without_jaxlib_one_line_names_the_extra(self):
+    if importlib.util.find_spec("jaxlib") is not None:
+      self.skipTest("jaxlib is installed in this environment itself: the oracle always runs")
+    completed = subprocess.run(
+        [sys.executable, "-m", "pyiree_tf_support.localize", self.trace_dirs["TanhSum"],
+         "--target_backends=iree_llvmcpu", "--trusted_backend=oracle"],
+        env=dict(os.environ, **{oracle_run.PATH_VARIABLE: self.artifacts_dir}),
+        capture_output=True, text=True, check=False, timeout=900)
+    self.assertEqual(completed.returncode, 2)
+    self.assertEqual(completed.stderr.strip().splitlines(),
+                     [f"localize: {oracle_run.MISSING_MESSAGE}"])
 
   def test_a_dispatch_with_no_counterpart_is_said_never_cleared_by_omission(self):
     report_json = os.path.join(self.artifacts_dir, "nested.json")
