@@ -14,16 +14,18 @@ dialect of iree_input.mlir; the interpreter's do not know ml_program):
   the process on `dot` (openxla/stablehlo#1571).
 - every tensor a top-level or loop-body op makes, and every value a global load reads, gets an
   `interpreter.probe` named after the op's iree_input.mlir line and column (`L<line>C<col>R<n>`,
-  the n-th result), which the interpreter saves as .npy each time it runs. Ops inside
-  `if`/`case` branches get none: the interpreter aborts on a probe there. Those values are
-  reported as having no counterpart (localizing/oracle.py), never as agreeing.
+  the n-th result), which the interpreter saves as .npy each time it runs. The interpreter
+  aborts on a probe inside an `if`/`case` branch, so a branch's values (static shapes) are
+  yielded out of the branch op and probed after it (see _Rewriter.branches); values inside
+  nested branches get none, and are reported as having no counterpart (localizing/oracle.py),
+  never as agreeing.
 Each exported function becomes its own module (`@main`, with the private functions it may
 call), and the globals' initial values a module of their own (`@main` returning them).
 """
 
 import dataclasses
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 PROBE_OP = "interpreter.probe"
 _LINE_COLUMN = re.compile(r":(\d+):(\d+)")
@@ -72,21 +74,18 @@ def _symbol(op, attribute: str) -> str:
   return ir.FlatSymbolRefAttr(op.attributes[attribute]).value
 
 
-def _touches_globals(region_owner) -> bool:
-  found = []
-
-  def visit(op):
-    if op.name.startswith("ml_program."):
-      found.append(op)
-    for region in op.regions:
-      for block in region.blocks:
-        for inner in block.operations:
-          visit(inner.operation)
-  for region in region_owner.regions:
+def walk(op) -> Iterator:
+  """Every operation nested in `op`'s regions, in program text order."""
+  for region in op.regions:
     for block in region.blocks:
       for inner in block.operations:
-        visit(inner.operation)
-  return bool(found)
+        inner = inner.operation
+        yield inner
+        yield from walk(inner)
+
+
+def _touches_globals(op) -> bool:
+  return any(inner.name.startswith("ml_program.") for inner in walk(op))
 
 
 class _Rewriter:

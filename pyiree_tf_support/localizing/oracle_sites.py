@@ -65,7 +65,7 @@ def _stored(module, ir) -> Dict[str, List[Tuple[str, int]]]:
           continue
         name = ir.StringAttr(function.attributes["sym_name"]).value
         bindings: Dict[int, Tuple[str, int]] = {}
-        for store in _walk(function):
+        for store in oracle_module.walk(function):
           if store.name != "iree_tensor_ext.dispatch.tensor.store":
             continue
           target = store.operands[1]
@@ -78,15 +78,6 @@ def _stored(module, ir) -> Dict[str, List[Tuple[str, int]]]:
         count = len(function.regions[0].blocks[0].arguments)
         out[f"{executable}::{name}"] = [bindings.get(i, ("", 0)) for i in range(count)]
   return out
-
-
-def _walk(op):
-  for region in op.regions:
-    for block in region.blocks:
-      for inner in block.operations:
-        inner = inner.operation
-        yield inner
-        yield from _walk(inner)
 
 
 def _source(value, ir, stored) -> Source:
@@ -140,7 +131,7 @@ def sites(flow_bytecode_path: str) -> Tuple[Dict[Tuple[str, str, str], List[Site
 
 def _function_sites(op, function: str, ir, stored, by_key, results) -> None:
   top = {inner.operation for inner in op.regions[0].blocks[0].operations}
-  for inner in _walk(op):
+  for inner in oracle_module.walk(op):
     if inner.name == "flow.tensor.trace":
       key, kind = events.parse_key(ir.StringAttr(inner.attributes["key"]).value)
       tensors = [v for v in inner.operands if isinstance(v.type, ir.RankedTensorType)]

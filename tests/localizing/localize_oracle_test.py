@@ -6,9 +6,10 @@ output: an executable's source as iree-compile dumped it, an add edited into a s
 back in with --iree-hal-substitute-executable-source; here the same edit on every backend
 (each its own dumped source), so that every IREE backend is wrong alike and only the oracle can
 name the dispatch. A value the oracle cannot give (inside nested branches) is listed as
-compared with nothing, never counted as agreeing. The real target-independent bug is conditional_assign_test.py's: the read of
-a variable after a tf.cond branch that stored it sees the old value on every backend (IREE
-hoists the global load above the branch, as the flow IR shows).
+compared with nothing, never counted as agreeing. The real target-independent bug is
+conditional_assign_test.py's: the read of a variable after a tf.cond branch that stored it
+sees the old value on every backend (IREE hoists the global load above the branch, as the flow
+IR shows). Without jaxlib, --trusted_backend=oracle is one line naming the `oracle` extra.
 """
 
 import importlib.util
