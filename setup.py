@@ -18,7 +18,12 @@ setuptools.setup(
         "filecheck>=1.0.6,<2",  # tf_test_driver; why this one: its module docstring
         "hypothesis>=6.100,<7",  # examples/: imported only when examples are drawn
     ],
-    extras_require={"test": ["pytest>=8", "pytest-xdist>=3", "import-linter>=2.1,<3"]},
+    extras_require={
+        "test": ["pytest>=8", "pytest-xdist>=3", "import-linter>=2.1,<3"],
+        # The localizer's oracle outside IREE, the StableHLO reference interpreter (349 MB
+        # installed): docs/localizing.md, "Oracle".
+        "oracle": ["jaxlib>=0.10.2,<0.11"],
+    },
     # Named as its module, so that conftest.py's `pytest_plugins` or `-p` never loads it twice.
     entry_points={"pytest11": ["pyiree_tf_support.pytest_plugin = pyiree_tf_support.pytest_plugin"]},
 )

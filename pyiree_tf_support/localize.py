@@ -8,7 +8,9 @@ dispatches once with the suspect's flags, compiles the suspect and a trusted bac
 with a trace at every dispatch boundary, replays calls 0..K on both (each in a child process)
 and prints the verdict: the dispatch, outside any dispatch, accumulated drift, structure
 differs, no divergence, masked by tracing, not traceable, or target-independent
-(docs/localizing.md). Files go to <Module>/localize/. --help lists its flags.
+(docs/localizing.md). When every IREE backend is wrong too, or with --trusted_backend=oracle,
+the dispatches are judged against the StableHLO reference interpreter instead. Files go to
+<Module>/localize/. --help lists its flags.
 Exit status: 0 a verdict was printed, 2 bad input or the localization could not run (no trusted
 backend could be used, or our own fault such as a full disk).
 """
@@ -42,8 +44,10 @@ USAGE = ("python -m pyiree_tf_support.localize <module dir or trace dir> --targe
 _TRUSTED = flags.DEFINE_string(
     "trusted_backend", None, "The IREE backend to diff against (default: iree_llvmcpu for "
     "iree_vulkan and iree_vmvx, iree_vmvx for iree_llvmcpu; then the others while it cannot "
-    "be trusted: neither within tolerance nor 10x closer to the reference than the suspect). "
-    "Its own flags: --iree_compile_flags=<backend>:<flag>.")
+    "be trusted: neither within tolerance nor 10x closer to the reference than the suspect; "
+    "when every one is wrong too, the oracle). Its own flags: "
+    "--iree_compile_flags=<backend>:<flag>. `oracle`: the StableHLO reference interpreter "
+    "outside IREE (the `oracle` extra).")
 _CALL = flags.DEFINE_integer(
     "call", None, "The call to localize (default: the suspect's first mismatching call).")
 _REPORT_JSON = flags.DEFINE_string(
@@ -89,11 +93,11 @@ def main(argv: Sequence[str]) -> int:
   try:
     suspect = _suspect(cli_flags.target_backend_names())
     trusted = _TRUSTED.value
-    if trusted is not None:
+    if trusted is not None and trusted != engine.ORACLE:
       spec = backends.lookup(trusted)
       if not spec.is_iree:
         raise LocalizeError(f"--trusted_backend={trusted} is not an IREE backend; valid: "
-                            + ", ".join(engine.TRUSTED_ORDER) + ".")
+                            + ", ".join(engine.TRUSTED_ORDER) + f", {engine.ORACLE}.")
     trace_dir = _trace_dir(argv[1])
     loaded = replay_input.load(trace_dir, mlir_files.text)
     result = engine.localize(

@@ -49,6 +49,15 @@ if .venv/bin/python -m pip show -q tensorflow >/dev/null 2>&1; then
        "'.venv/bin/pip uninstall -y tensorflow tensorflow-cpu; rm $stamp' and bootstrap again" >&2
   exit 1
 fi
+# The localizer's oracle (the StableHLO reference interpreter, jaxlib: 349 MB) for its tests:
+# installed off the venv's path into .venv/oracle/, which only the oracle's child process puts
+# on its path (localizing/oracle_run.py), so that the venv's TensorFlow import is unchanged.
+# Users get it with `pip install .[oracle]` instead.
+oracle_spec="jaxlib>=0.10.2,<0.11"
+if [ ! -d .venv/oracle/jaxlib ]; then
+  echo "bootstrap: installing $oracle_spec into .venv/oracle (the localizer's oracle)"
+  .venv/bin/python -m pip install -q --no-deps --target .venv/oracle "$oracle_spec"
+fi
 unmet=$(.venv/bin/python -m pip check 2>&1 \
         | grep -vE '^tf-keras [0-9.]+ requires tensorflow, which is not installed\.$' \
         | grep -v '^No broken requirements found\.$' || true)

@@ -3,7 +3,11 @@ which IREE dispatch of a mismatching call diverges first. `formation` (one dispa
 traced compiles of suspect and trusted), `traced_run` (a child process running a traced vmfb
 with a debug sink), `events` (alignment and verdict rules, numpy only), `engine` (the steps and
 verdicts), `report` (the verdict's text and JSON), `dispatch_repro` (a standalone repro of the
-diverging dispatch) and `in_child` (--localize_mismatches: the command run in a child process).
+diverging dispatch) and `in_child` (--localize_mismatches: the command run in a child process);
+the oracle outside IREE: `oracle_module` (iree_input.mlir rewritten for the StableHLO reference
+interpreter), `oracle_run` (its child process), `oracle_sites` (each traced tensor's StableHLO
+value) and `oracle` (running it, judging against it).
 
-Import rule: never TensorFlow; devices only in `traced_run`'s child process.
+Import rule: never TensorFlow; devices only in `traced_run`'s child process, the interpreter
+only in `oracle_run`'s.
 """

@@ -41,6 +41,8 @@ from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.localizing import dispatch_repro
 from pyiree_tf_support.localizing import events
 from pyiree_tf_support.localizing import formation
+from pyiree_tf_support.localizing import oracle
+from pyiree_tf_support.localizing import oracle_sites
 from pyiree_tf_support.localizing import traced_run
 from pyiree_tf_support.reporting import repro as call_repro
 from pyiree_tf_support.reporting.replay_input import ReplayInput
@@ -49,6 +51,7 @@ from pyiree_tf_support.runtime import worker_client
 
 Kind = events.Kind
 LOCALIZE_DIR = "localize"
+ORACLE = oracle.NAME  # --trusted_backend's name of the oracle outside IREE
 
 # The trusted backends to try for each suspect, in order (the first is the default).
 TRUSTED_ORDER: Dict[str, Tuple[str, ...]] = {
@@ -92,6 +95,8 @@ class Localization:
   tried_trusted: Tuple[str, ...] = ()
   repro: Optional[dispatch_repro.Repro] = None
   trusted_note: str = ""  # how close an imprecise trusted backend is to the reference.
+  # Against the oracle: the traced tensors that had no counterpart in it (never agreeing).
+  unmatched: Tuple[str, ...] = ()
 
 
 def default_trusted(suspect: str) -> str:
@@ -236,9 +241,10 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   if not suspect_spec.is_iree:
     raise LocalizeError(f"--target_backends={suspect} is not an IREE backend; valid: "
                         + ", ".join(TRUSTED_ORDER) + ".")
-  candidates = ((backends.lookup(trusted).name,) if trusted
+  by_oracle = trusted == ORACLE
+  candidates = ((backends.lookup(trusted).name,) if trusted and not by_oracle
                 else TRUSTED_ORDER[suspect_spec.name])
-  if suspect_spec.name in candidates:
+  if suspect_spec.name in candidates and trusted and not by_oracle:
     raise LocalizeError(f"--trusted_backend={trusted} is the suspect itself; pick another of "
                         + ", ".join(TRUSTED_ORDER) + ".")
   if not reference.calls:
@@ -298,6 +304,13 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   base = dict(suspect=suspect_spec.name, call=call, method=method, work_dir=work_dir)
   calls, inputs = all_calls[:call + 1], _inputs_below(all_inputs, call + 1)
 
+  if by_oracle:
+    try:
+      return _against_oracle(loaded, suspect_spec, suspect_flags, untraced, source,
+                             source_path, calls, inputs, wrong, base, names, policy, limits,
+                             tensor_budget)
+    except oracle.OracleError as e:
+      raise LocalizeError(str(e)) from None
   return _against_trusted(loaded, suspect_spec, suspect_flags, candidates, untraced,
                           untraced_path, source, source_path, calls, inputs, wrong, base,
                           names, policy, extra_flags, limits, tensor_budget)
@@ -450,9 +463,99 @@ def _against_trusted(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
                                      "f16" in source or "bf16" in source))
   far = [f"{name}: {off.error:.3g}x tolerance off the reference, far further than {suspect}"
          for name, off in off_too if (name, off) not in alike]
-  return _every_backend_off(suspect_spec, suspect_off, alike, unusable + far, tuple(tried),
-                            untraced, untraced_path, calls, inputs, base, names, policy,
-                            limits)
+  off = _every_backend_off(suspect_spec, suspect_off, alike, unusable + far, tuple(tried),
+                           untraced, untraced_path, calls, inputs, base, names, policy, limits)
+  if off.kind is not Kind.TARGET_INDEPENDENT:
+    return off
+  # Every IREE backend is wrong alike: the oracle outside IREE is what can still localize it.
+  offs = ", ".join(f"{name} {error.error:.3g}x" for name, error in alike)
+  try:
+    return dataclasses.replace(_against_oracle(
+        loaded, suspect_spec, suspect_flags, untraced, source, source_path, calls, inputs,
+        wrong, base, names, policy, limits, tensor_budget), tried_trusted=tuple(tried),
+        trusted_note=(f"every IREE backend tried is wrong too: {offs} tolerance off the "
+                      "reference; the bug is target-independent"))
+  except oracle.OracleError as e:
+    return dataclasses.replace(off, detail=f"{off.detail}; the oracle could not run: {e}")
+
+
+def _against_oracle(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
+                    suspect_flags: Sequence[str], untraced: Run, source: str,
+                    source_path: str, calls, inputs, wrong: Optional[int], base: dict,
+                    names: Sequence[str], policy: tolerances.TolerancePolicy,
+                    limits: timeouts.Timeouts, tensor_budget: int) -> Localization:
+  """The suspect's traced dispatches against the StableHLO reference interpreter (oracle):
+  the oracle is used when its results of calls 0..K are within tolerance of the reference or
+  AMPLIFICATION x closer to it than the suspect's (its own distance is then the noise floor);
+  each traced tensor is paired with the oracle's value of the op it comes from
+  (oracle_sites), and what has no counterpart is said in `unmatched`. OracleError: the oracle
+  could not run or is off the reference itself."""
+  reference = loaded.reference
+  call = base["call"]
+  side_dir = os.path.join(base["work_dir"], oracle.NAME)
+  safe_files.make_dirs(side_dir)
+  per_call = limits.call.seconds(len(source))
+  result = oracle.run(source, calls, inputs, os.path.join(side_dir, "oracle_run"),
+                      None if per_call is None else per_call * max(1, len(calls)))
+  if result.error or len(result.calls) <= call:
+    raise oracle.OracleError(f"the oracle failed: {result.error}")
+  as_run = Run((), tuple(c.results for c in result.calls), None)
+  off = reference_error(as_run, reference, (oracle.NAME,), policy, call)
+  suspect_off = reference_error(untraced, reference, names, policy, call)
+  if off.error > 1 and not (math.isfinite(off.error)
+                            and off.error * events.AMPLIFICATION <= suspect_off.error):
+    raise oracle.OracleError(f"the oracle is {off.error:.3g}x tolerance off the reference "
+                             f"itself ({off.describe()}), not closer than {suspect_spec.name}")
+  note = _closeness(oracle.NAME, off, suspect_spec.name, suspect_off)
+  functions = [c["function"] for c in calls]
+  common = dict(trusted=oracle.NAME, trusted_note=note, **base)
+  flow_bytecode = os.path.join(side_dir, "flow.mlirbc")
+  try:
+    formed = formation.form(source_path, side_dir, suspect_spec, suspect_flags, None, (),
+                            limits.compile)
+  except formation.NoDispatch as e:
+    _, sources = oracle_sites.sites(flow_bytecode)
+    outside = oracle.results_outside(untraced.outputs, result, sources, functions, policy,
+                                     names, 0.0, off.error)
+    if outside is None:
+      return Localization(Kind.NONE, detail=f"{e}; every call's results agree with the "
+                          "oracle's", **common)
+    return Localization(Kind.OUTSIDE, detail=f"{e}: {outside}", **common)
+  except formation.NotTraceable as e:
+    return Localization(Kind.NOT_TRACEABLE, detail=str(e), **common)
+  except formation.FormationError as e:
+    raise LocalizeError(str(e)) from None
+  suspect_run = run_child(formed.suspect.vmfb_path, formed.suspect.driver,
+                          os.path.join(side_dir, "suspect_run"), calls, inputs, limits,
+                          {"max_total_bytes": tensor_budget})
+  if suspect_run.error and not suspect_run.events:
+    raise LocalizeError(f"the traced {suspect_spec.name} module failed: {suspect_run.error}")
+  sites, sources = oracle_sites.sites(flow_bytecode)
+  judged = oracle.judge(suspect_run.events, result, sites, functions, policy, names, off.error)
+  finding = judged.finding
+  common.update(formed=formed, finding=finding, unmatched=judged.unmatched)
+  traced_wrong = None if suspect_run.error else first_wrong_call(suspect_run, reference, names,
+                                                                  policy)
+  if wrong is not None and wrong <= call and traced_wrong is None and not suspect_run.error:
+    return Localization(Kind.MASKED, detail=(
+        f"{suspect_spec.name} gets call {wrong} wrong as compiled for the test, but right "
+        "with a trace at every dispatch: tracing changes scheduling, buffer offsets and "
+        "aliasing, which hid the bug"), **common)
+  detail = finding.detail
+  if finding.kind in (Kind.NONE, Kind.DRIFT):
+    worst = max((row.output_error for row in finding.rows
+                 if row.output_error == row.output_error), default=0.0)
+    outside = oracle.results_outside(suspect_run.outputs, result, sources, functions, policy,
+                                     names, worst, off.error)
+    if outside is not None:
+      return _as_tested(Localization(Kind.OUTSIDE, detail=outside, **common), suspect_run,
+                        untraced, wrong, policy, names)
+    if finding.kind is Kind.NONE:
+      detail = ("every traced dispatch and result that has a counterpart agrees with the "
+                "oracle" + (f"; {len(judged.unmatched)} traced tensors had none"
+                            if judged.unmatched else ""))
+  return _as_tested(Localization(finding.kind, detail=detail, **common), suspect_run,
+                    untraced, wrong, policy, names)
 
 
 # A Vulkan target whose devices have f16 (Vulkan's default target has none); lavapipe runs it.

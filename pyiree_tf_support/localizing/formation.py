@@ -85,7 +85,7 @@ class Formation:
   trace_flag: str
   dispatches: int
   suspect: Side
-  trusted: Side
+  trusted: Optional[Side]  # None against the oracle (no IREE backend).
 
 
 def compiler_tool() -> str:
@@ -154,13 +154,10 @@ def count_traces(flow: str) -> Tuple[int, int]:
   return len(_DISPATCH_OP.findall(flow)), len(_TRACE_OP.findall(flow))
 
 
-def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
-         suspect_flags: Sequence[str], trusted: backends.BackendSpec,
-         trusted_flags: Sequence[str],
-         limit: timeouts.Limit = timeouts.DEFAULT.compile) -> Formation:
-  """Forms the dispatches with the suspect's flags and compiles both traced modules into
-  `work_dir`; NotTraceable or FormationError say why not."""
-  seconds = limit.seconds(os.path.getsize(iree_input_path))
+def form_flow(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
+              suspect_flags: Sequence[str], seconds: Optional[float]) -> Tuple[str, str, int]:
+  """The suspect's flow IR with a trace at every dispatch boundary in `work_dir`: (its
+  readable text's path, the trace flag used, the dispatch count); NotTraceable says why not."""
   flow_path = os.path.join(work_dir, "flow.mlirbc")
   common = [iree_input_path, f"--iree-input-type={INPUT_TYPE}", BYTECODE]
   trace_flag = TRACE_ALL_TOP_LEVEL
@@ -185,6 +182,38 @@ def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
     flow = _read_flow(flow_path)
   readable_path = os.path.join(work_dir, "flow.mlir")
   safe_files.write_text(readable_path, flow)
+  return readable_path, trace_flag, dispatches
+
+
+def compile_side(role: str, spec: backends.BackendSpec, flags: Sequence[str], flow_path: str,
+                 work_dir: str, seconds: Optional[float]) -> Side:
+  """One backend's traced module compiled from the flow IR at `flow_path` (bytecode)."""
+  vmfb_path = os.path.join(work_dir, f"{role}.vmfb")
+  sources = os.path.join(work_dir, f"sources_{role}")
+  args = [flow_path, "--compile-from=flow", DEBUG_INFO, *_targets(spec), *flags,
+          *TRACED_MODULE_FLAGS, f"--iree-hal-dump-executable-sources-to={sources}",
+          "-o", vmfb_path]
+  _compile(args, f"compiling the traced module for {spec.name} ({role})", seconds,
+           trusted_side=role == "trusted")
+  return Side(spec.name, spec.driver, vmfb_path, sources, (compiler_tool(), *args))
+
+
+def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
+         suspect_flags: Sequence[str], trusted: Optional[backends.BackendSpec],
+         trusted_flags: Sequence[str],
+         limit: timeouts.Limit = timeouts.DEFAULT.compile) -> Formation:
+  """Forms the dispatches with the suspect's flags and compiles both traced modules into
+  `work_dir` (only the suspect's when `trusted` is None: the oracle is no IREE backend);
+  NotTraceable or FormationError say why not."""
+  seconds = limit.seconds(os.path.getsize(iree_input_path))
+  readable_path, trace_flag, dispatches = form_flow(iree_input_path, work_dir, suspect,
+                                                    suspect_flags, seconds)
+  flow_path = os.path.join(work_dir, "flow.mlirbc")
+  if trusted is None:
+    return Formation(readable_path, trace_flag, dispatches,
+                     compile_side("suspect", suspect, suspect_flags, flow_path, work_dir,
+                                  seconds), None)
+  common = [iree_input_path, f"--iree-input-type={INPUT_TYPE}", BYTECODE]
   device_path = os.path.join(work_dir, "trusted_device.mlirbc")
   # The device target comes from the backend and its flags, not from the module: a one-op
   # module gives it in a fraction of the module's compile (2.5 s of a ResNet50's); the module
@@ -202,21 +231,10 @@ def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
         raise
   trusted_flow_path = os.path.join(work_dir, "flow_trusted.mlirbc")
   _swap_device(flow_path, device_path, trusted_flow_path)
-
-  def compile_side(role: str, spec: backends.BackendSpec, flags: Sequence[str],
-                   path: str) -> Side:
-    vmfb_path = os.path.join(work_dir, f"{role}.vmfb")
-    sources = os.path.join(work_dir, f"sources_{role}")
-    args = [path, "--compile-from=flow", DEBUG_INFO, *_targets(spec), *flags,
-            *TRACED_MODULE_FLAGS, f"--iree-hal-dump-executable-sources-to={sources}",
-            "-o", vmfb_path]
-    _compile(args, f"compiling the traced module for {spec.name} ({role})", seconds,
-             trusted_side=role == "trusted")
-    return Side(spec.name, spec.driver, vmfb_path, sources, (compiler_tool(), *args))
-
   # The two traced compiles are independent: side by side, the slower one sets the time.
   with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
     trusted_side = pool.submit(compile_side, "trusted", trusted, trusted_flags,
-                               trusted_flow_path)
-    suspect_side = compile_side("suspect", suspect, suspect_flags, flow_path)
+                               trusted_flow_path, work_dir, seconds)
+    suspect_side = compile_side("suspect", suspect, suspect_flags, flow_path, work_dir,
+                                seconds)
     return Formation(readable_path, trace_flag, dispatches, suspect_side, trusted_side.result())

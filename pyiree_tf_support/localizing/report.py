@@ -18,6 +18,8 @@ from pyiree_tf_support.localizing.engine import Kind, Localization
 
 # Rows of the error table shown before the divergence (the earlier ones are summarized).
 TABLE_ROWS = 12
+# Traced tensors with no counterpart in the oracle shown (all of them in report.json).
+UNMATCHED_ROWS = 5
 _LOC = re.compile(r'"(?P<file>[^"]*)":(?P<line>\d+):(?P<column>\d+)')
 _FUNC = re.compile(r"^\s*func\.func (?:public |private )?@(?P<name>[\w$.-]+)")
 
@@ -72,7 +74,8 @@ def _culprit_files(result: Localization) -> Dict[str, Optional[str]]:
     return {}
   executable = result.finding.culprit.key.split("::")[0]
   return {side.backend: executable_source(side.sources_dir, executable)
-          for side in (result.formed.suspect, result.formed.trusted)}
+          for side in (result.formed.suspect, result.formed.trusted)
+          if side is not None}
 
 
 def verdict_line(result: Localization) -> str:
@@ -126,6 +129,12 @@ def format_report(result: Localization, iree_input_path: str = "") -> str:
   if result.finding is not None and result.finding.rows:
     lines.append("per-dispatch error, program order, up to the divergence:")
     lines += table(result.finding.rows)
+  if result.unmatched:
+    lines.append(f"no counterpart in the oracle, not compared ({len(result.unmatched)} traced "
+                 "tensors):")
+    lines += [f"  {line}" for line in result.unmatched[:UNMATCHED_ROWS]]
+    if len(result.unmatched) > UNMATCHED_ROWS:
+      lines.append(f"  ... {len(result.unmatched) - UNMATCHED_ROWS} more in report.json")
   files = _culprit_files(result) if result.kind in _LOCATED else {}
   steps = next_steps(result)
   lines += steps[:len(files)]
@@ -176,4 +185,6 @@ def to_json(result: Localization) -> Dict[str, object]:
     data["sources"] = _culprit_files(result)
   if result.repro is not None:
     data["repro"] = result.repro.command or None
+  if result.unmatched:
+    data["unmatched"] = list(result.unmatched)
   return data

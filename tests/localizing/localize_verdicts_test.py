@@ -3,7 +3,8 @@ tracing. Real TensorFlow traces, real iree-compile, real runs on each backend.
 
 - target-independent: IREE loses a variable stored inside a tf.cond branch on every backend
   (e2e/conditional_assign_test.py), so no trusted backend is right and a cross-backend diff can
-  say nothing; the localizer must say so, never "no divergence".
+  say nothing; without the oracle outside IREE the localizer must say so, never "no
+  divergence" (with it: localize_oracle_test.py).
 - not traceable: a matmul inside a while loop needs regex tracing (top-level tracing does not
   see inside loops), and with --iree-opt-data-tiling regex tracing does not compile (its trace
   ops carry data-tiled encodings); the test shows iree-compile failing so.
@@ -15,6 +16,7 @@ tracing. Real TensorFlow traces, real iree-compile, real runs on each backend.
   localizer: wrong as tested, right when traced.
 """
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -29,6 +31,7 @@ import tensorflow as tf
 from pyiree_tf_support import localize
 from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.localizing import formation
+from pyiree_tf_support.localizing import oracle_run
 from tests.support import recorded_traces
 
 
@@ -102,11 +105,11 @@ def add_once(module):
   module.add(np.array([0.5, -1., 2., 0.], np.float32))
 
 
-def _localize(trace_dir: str, backend: str, *extra: str) -> str:
+def _localize(trace_dir: str, backend: str, *extra: str, env=None) -> str:
   completed = subprocess.run(
       [sys.executable, "-m", "pyiree_tf_support.localize", trace_dir,
        f"--target_backends={backend}", *extra],
-      capture_output=True, text=True, check=False, timeout=900)
+      capture_output=True, text=True, check=False, timeout=900, env=env)
   if completed.returncode != 0:
     raise AssertionError(f"localize failed ({completed.returncode}): {completed.stderr[-3000:]}")
   return completed.stdout.splitlines()[0]
@@ -121,9 +124,16 @@ class VerdictTest(recorded_traces.RecordedTraces, absltest.TestCase):
            (Truncating, truncate_once, ("iree_llvmcpu",), True))
 
   def test_target_independent_when_every_trusted_backend_is_wrong(self):
+    """Without the oracle (localize_oracle_test.py: with it) nothing outside IREE can say more:
+    target-independent, and why the oracle did not run."""
+    if importlib.util.find_spec("jaxlib") is not None:
+      self.skipTest("jaxlib is installed in this environment itself: the oracle always runs")
+    no_oracle = dict(os.environ, **{oracle_run.PATH_VARIABLE: self.artifacts_dir})
     for module in ("StoreIf", "StoreIfCopy"):
       with self.subTest(module):
-        self._assert_target_independent(_localize(self.trace_dirs[module], "iree_llvmcpu"))
+        verdict = _localize(self.trace_dirs[module], "iree_llvmcpu", env=no_oracle)
+        self._assert_target_independent(verdict)
+        self.assertIn(f"; the oracle could not run: {oracle_run.MISSING_MESSAGE}", verdict)
 
   def _assert_target_independent(self, verdict: str):
     # No trusted backend backs the verdict: the headline names none (none was right).

@@ -1,0 +1,139 @@
+"""Runs a trace's calls on the StableHLO reference interpreter in this (child) process.
+
+  python -m pyiree_tf_support.localizing.oracle_run <run dir>
+
+<run dir>/request.json names the modules oracle_module wrote (one per function, an initial
+values one) and the calls in order (function, flat input count, inputs in request.npz as
+c<call>_<input>); the globals' values are carried from call to call as the module's extra
+arguments and results. result.json lists each call's results, its final globals and its probes
+(probe id and the .npy each execution wrote, under probes/<call>/), or the call's error.
+
+A process of its own because the interpreter aborts the process on an op it does not support
+(`LLVM ERROR: ...`, no exception): the parent reads the abort from this process's stderr. It
+imports jaxlib, which is not in the project's environment: the `oracle` extra
+(`pip install .[oracle]`), or a directory holding it: $PYIREE_TF_SUPPORT_ORACLE_PATH, else
+<venv>/oracle/, where scripts/bootstrap.sh installs it (`pip install --target`, off the venv's
+path, so that the venv's TensorFlow import is unchanged).
+Never TensorFlow, never IREE.
+"""
+
+import csv
+import json
+import os
+import sys
+import traceback
+from typing import Any, Dict, List
+
+import numpy as np
+
+REQUEST = "request.json"
+INPUTS = "request.npz"
+RESULT = "result.json"
+PATH_VARIABLE = "PYIREE_TF_SUPPORT_ORACLE_PATH"
+MISSING = 4  # the exit status when jaxlib is missing (its stderr's last line says so)
+MISSING_MESSAGE = ("the oracle needs jaxlib (the StableHLO reference interpreter): "
+                   "pip install 'pyiree-tf-support[oracle]'")
+
+
+# Where scripts/bootstrap.sh installs jaxlib: inside the venv's directory, not on its path.
+BOOTSTRAP_DIR = "oracle"
+
+
+def _interpreter():
+  """jaxlib's interpreter: from $PYIREE_TF_SUPPORT_ORACLE_PATH when set (the only place looked
+  besides the environment itself), else from <sys.prefix>/oracle when there."""
+  extra = os.environ.get(PATH_VARIABLE)
+  if extra is None:
+    extra = os.path.join(sys.prefix, BOOTSTRAP_DIR)
+  if extra and os.path.isdir(extra) and extra not in sys.path:
+    sys.path.insert(0, extra)
+  from jaxlib.mlir import ir  # pylint: disable=import-outside-toplevel
+  from jaxlib.mlir.dialects import stablehlo  # pylint: disable=import-outside-toplevel
+  from jaxlib.mlir._mlir_libs import _jax_mlir_ext  # pylint: disable=import-outside-toplevel
+  return ir, stablehlo, _jax_mlir_ext
+
+
+def run(run_dir: str) -> Dict[str, Any]:
+  """Makes the requested calls; the result document (also written to `run_dir`)."""
+  ir, stablehlo, ext = _interpreter()
+  with open(os.path.join(run_dir, REQUEST)) as f:
+    request = json.load(f)
+  with np.load(os.path.join(run_dir, INPUTS), allow_pickle=False) as npz:
+    inputs = {name: npz[name] for name in npz.files}
+  registry = ir.DialectRegistry()
+  ext.register_dialects(registry)
+  document: Dict[str, Any] = {"calls": [], "error": None}
+  with ir.Context() as context:
+    context.append_dialect_registry(registry)
+    context.load_all_available_dialects()
+    stablehlo.register_dialect(context)
+    stablehlo.register_interpreter_dialect(context)
+    modules: Dict[str, Any] = {}
+
+    def module(path: str):
+      if path not in modules:
+        with open(path) as f:
+          modules[path] = ir.Module.parse(f.read())
+      return modules[path]
+
+    state: List[np.ndarray] = []
+    if request.get("initial"):
+      state = [np.array(a) for a in stablehlo.eval_module(module(request["initial"]), [])]
+    for index, call in enumerate(request["calls"]):
+      probes = os.path.join(run_dir, "probes", str(index))
+      os.makedirs(probes)
+      args = [inputs[f"c{index}_{i}"] for i in range(call["inputs"])] + state
+      try:
+        values = [np.array(a) for a in stablehlo.eval_module(
+            module(call["module"]), [_attribute(ir, a) for a in args],
+            probe_instrumentation_dir=probes)]
+      except Exception as e:  # pylint: disable=broad-except  # the interpreter's refusal.
+        document["error"] = f"call {index}: {type(e).__name__}: {e}"
+        break
+      count = call["results"]
+      state = values[count:]
+      names = []
+      for position, value in enumerate(values):
+        names.append(os.path.join(probes, f"result_{position}.npy"))
+        np.save(names[-1], value, allow_pickle=False)
+      document["calls"].append({"results": names[:count], "state": names[count:],
+                                "probes": _probes(probes)})
+  with open(os.path.join(run_dir, RESULT), "w") as f:
+    json.dump(document, f)
+  return document
+
+
+def _attribute(ir, array: np.ndarray):
+  """A dense attribute of `array`'s shape (a 0-d array would otherwise become tensor<1x...>)."""
+  array = np.array(array, order="C")  # (np.ascontiguousarray makes a 0-d array 1-d)
+  return ir.DenseElementsAttr.get(array, shape=list(array.shape))
+
+
+def _probes(directory: str) -> List[List[str]]:
+  """[probe id, .npy path] in the order the probes ran (index.csv, written by the interpreter)."""
+  index = os.path.join(directory, "index.csv")
+  if not os.path.exists(index):
+    return []
+  with open(index, newline="") as f:
+    return [[row[0], row[-1]] for row in csv.reader(f) if len(row) >= 3]
+
+
+def main(argv: List[str]) -> int:
+  if len(argv) != 2:
+    print(f"usage: python -m {__name__} <run dir>", file=sys.stderr)
+    return 2
+  try:
+    _interpreter()
+  except ImportError:
+    print(MISSING_MESSAGE, file=sys.stderr)
+    return MISSING
+  try:
+    run(argv[1])
+  except Exception:  # pylint: disable=broad-except  # our own fault: the parent reports it.
+    traceback.print_exc()
+    return 3
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main(sys.argv))
