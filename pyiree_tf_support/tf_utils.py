@@ -1,11 +1,13 @@
-"""Public API (2020's `tf_utils`): compiling and running tf.Modules on TensorFlow and IREE.
+"""Public API (2020's `tf_utils`): compiling and running tf.Modules on TensorFlow, TensorFlow
+Lite and IREE.
 
 What 2020's files use: `BackendInfo` (a backend of the table, `compile` builds a compiled module),
 `CompiledModule` / `TfCompiledModule` / `TfLiteCompiledModule` / `IreeCompiledModule` (exported
-functions as attributes returning numpy), `compile_tf_module`, `backends_to_str`, the input helpers (`uniform`,
-`ndarange`, `set_random_seed`, `save_input_values`, `to_mlir_type`, `get_shape_and_dtype`) and
-`FLAGS`. The work is done by the phase folders (docs/architecture.md): `importing` (once per
-process), `compiling` (once per request), `runtime` (load and call).
+functions as attributes returning numpy), `compile_tf_module`, `backends_to_str`, the input
+helpers (`uniform`, `ndarange`, `set_random_seed`, `save_input_values`, `to_mlir_type`,
+`get_shape_and_dtype`) and `FLAGS`. The work is done by the phase folders (docs/architecture.md):
+`importing` (once per process; also the TFLite conversion), `compiling` (once per request),
+`runtime` (load and call; also the TFLite interpreters).
 """
 
 import dataclasses
@@ -40,6 +42,7 @@ from pyiree_tf_support.importing.module_imports import (  # 2020's tf_utils name
     ModuleClass, ModuleConstructionError, import_module_class, module_identity, module_name_of,
     set_random_seed)
 from pyiree_tf_support.runtime import loading
+from pyiree_tf_support.runtime import tflite_modules
 
 __all__ = [
     "FLAGS", "BackendInfo", "CompiledModule", "TfCompiledModule", "IreeCompiledModule",
@@ -509,8 +512,9 @@ class TfLiteCompiledModule(_InTensorFlowProcess):
       _converted = (signatures, tflite_models.convert_methods(instance, signatures,
                                                               artifacts_dir))
     self._signatures, self._converted = _converted
-    self._interpreters = {name: tflite_models.MethodInterpreter(method.model)
-                          for name, method in self._converted.items() if method.model}
+    self._loaded = tflite_modules.TfLiteModule(
+        {name: method.model for name, method in self._converted.items() if method.model},
+        tflite_models.interpreter_class(tflite_modules.litert_interpreter_class()))
 
   @property
   def compiled_paths(self) -> Optional[Dict[str, str]]:
@@ -535,15 +539,13 @@ class TfLiteCompiledModule(_InTensorFlowProcess):
                                 _converted=(self._signatures, self._converted))
 
   def reinitialize(self) -> None:
-    for interpreter in self._interpreters.values():
-      interpreter.reset()
+    self._loaded.reset()
 
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     not_converted = self.method_compile_error(name)
     if not_converted:
       raise MethodNotCompiledError(not_converted)
-    flat = signature.flatten_inputs(self.module_name, args, kwargs)
-    return signature.pack_outputs(self._interpreters[name].call(flat))
+    return loading.call_function(self._loaded, signature, self.module_name, args, kwargs)
 
 
 class MethodNotCompiledError(compiler.CompileError):

@@ -16,28 +16,28 @@ new interpreter from the same flatbuffer starts from the initial values. Each me
 interpreter, so its own copy of every variable: a variable one method assigns is not seen by
 another (as in 2020). `tf.lite.Interpreter` still runs in TF 2.21 but warns that it is deprecated
 in favour of LiteRT's `ai_edge_litert.interpreter.Interpreter` (same API, no TensorFlow); that
-one is used when it is installed, the warning is silenced otherwise.
+one is used when it is installed (`interpreter_class`), the warning is silenced otherwise. The
+interpreters themselves are `runtime/tflite_modules`'.
 """
 
 import dataclasses
+import hashlib
 import os
 import re
 import warnings
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Optional
 
-import numpy as np
 from pyiree_tf_support.core import verbosity
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import structure
+from pyiree_tf_support.core import tflite_layout
 from pyiree_tf_support.core.signatures import FunctionSignature
 
 __all__ = ["ConvertedMethod", "TfLiteConversionError", "convert_methods", "first_cause",
-           "MethodInterpreter", "tflite_dir"]
-
-SUBDIR = "tflite"
+           "interpreter_class"]
 
 
 class TfLiteConversionError(RuntimeError):
@@ -51,10 +51,6 @@ class ConvertedMethod:
   model: Optional[bytes] = None
   error: Optional[str] = None
   path: Optional[str] = None
-
-
-def tflite_dir(artifacts_dir: str) -> str:
-  return os.path.join(artifacts_dir, SUBDIR)
 
 
 _ERROR = re.compile(r"\berror: (.*)")
@@ -71,32 +67,68 @@ def first_cause(message: str) -> str:
   return " ".join((f"{cause} ({select})" if select else cause).split())
 
 
+def _tf_dtype(name: str) -> tf.DType:
+  return tf.string if name in ("object", "str", "bytes") else tf.as_dtype(name)
+
+
 def _flat_function(method: Any, signature: FunctionSignature) -> Any:
   """`method` as a tf.function of flat named inputs returning a flat dict (see the docstring)."""
   def flat(*inputs):
     result = method(*signature.pack_inputs(list(inputs)))
     leaves = structure.flatten(result, drop_none=True)
-    return {f"output_{i:04d}": leaf for i, leaf in enumerate(leaves)}
+    return {tflite_layout.output_name(i): leaf for i, leaf in enumerate(leaves)}
 
-  specs = [tf.TensorSpec(None if spec.shape is None else list(spec.shape), spec.dtype,
-                         name=f"input_{i:04d}") for i, spec in enumerate(signature.inputs)]
+  specs = [tf.TensorSpec(None if spec.shape is None else list(spec.shape), _tf_dtype(spec.dtype),
+                         name=tflite_layout.input_name(i))
+           for i, spec in enumerate(signature.inputs)]
   return tf.function(flat, input_signature=specs).get_concrete_function()
 
 
-def _convert(instance: tf.Module, name: str, signature: FunctionSignature) -> bytes:
-  concrete = _flat_function(getattr(instance, name), signature)
-  converter = tf.lite.TFLiteConverter.from_concrete_functions([concrete], instance)
+def _assigns_variables(concrete: Any) -> bool:
+  """Whether the function (or a function it calls) writes a resource variable."""
+  graph = concrete.graph.as_graph_def()
+  ops = {node.op for node in graph.node} | {
+      node.op for function in graph.library.function for node in function.node_def}
+  return any(op.startswith(("Assign", "ResourceScatter", "ResourceApply", "ResourceSparse"))
+             for op in ops)
+
+
+def _frozen(concrete: Any) -> Any:
+  """`concrete` with the variables it reads made constants, when it writes none.
+
+  Measured on TF 2.21: converted with its variables, a Keras 3 model's method read them
+  uninitialised (softmax outputs all 1/3; without XNNPACK "READ_VARIABLE failed to invoke"),
+  frozen it gives TensorFlow's values. Methods that assign keep their variables (plain
+  tf.Variables are initialised correctly). `convert_variables_to_constants_v2` is TensorFlow's
+  private freezing step; without it the variables are kept."""
+  if not concrete.captured_inputs or _assigns_variables(concrete):
+    return concrete
   try:
+    # pylint: disable-next=g-direct-tensorflow-import,import-outside-toplevel
+    from tensorflow.python.framework import convert_to_constants
+  except ImportError:
+    return concrete
+  return convert_to_constants.convert_variables_to_constants_v2(concrete)
+
+
+def _convert(instance: tf.Module, name: str, signature: FunctionSignature) -> bytes:
+  try:
+    concrete = _frozen(_flat_function(getattr(instance, name), signature))
+    converter = tf.lite.TFLiteConverter.from_concrete_functions([concrete], instance)
     with verbosity.quiet_native_stderr():
       return converter.convert()
   except Exception as e:  # pylint: disable=broad-except
-    # ConverterError (convert_phase), or a ValueError/TypeError of its Python side.
-    raise TfLiteConversionError(first_cause(str(e)) or type(e).__name__) from None
+    # ConverterError (convert_phase), or a ValueError/TypeError of tracing or its Python side.
+    cause = first_cause(str(e))
+    raise TfLiteConversionError(f"{type(e).__name__}: {cause}" if not _ERROR.search(str(e))
+                                else cause) from None
 
 
 def convert_methods(instance: tf.Module, signatures: Dict[str, FunctionSignature],
                     artifacts_dir: Optional[str]) -> Dict[str, ConvertedMethod]:
-  """Each method of `signatures` converted alone; models written to <artifacts_dir>/tflite/."""
+  """Each method of `signatures` converted alone; models written to <artifacts_dir>/tflite/ with
+  conversions.json (`core/tflite_layout`), which binds them to the iree_input.mlir the run
+  imported before converting (a test run imports for its IREE backends first)."""
   converted = {}
   for name, signature in signatures.items():
     try:
@@ -106,35 +138,27 @@ def convert_methods(instance: tf.Module, signatures: Dict[str, FunctionSignature
       continue
     path = None
     if artifacts_dir is not None:
-      os.makedirs(tflite_dir(artifacts_dir), exist_ok=True)
-      path = os.path.join(tflite_dir(artifacts_dir), f"{name}.tflite")
+      path = tflite_layout.model_path(artifacts_dir, name)
+      os.makedirs(os.path.dirname(path), exist_ok=True)
       artifacts.write_bytes(path, model)
     converted[name] = ConvertedMethod(name, model=model, path=path)
+  if artifacts_dir is not None:
+    os.makedirs(tflite_layout.tflite_dir(artifacts_dir), exist_ok=True)
+    iree_input = os.path.join(artifacts_dir, "iree_input.mlir")  # imported before: see above.
+    digest = (hashlib.sha256(artifacts.read_bytes(iree_input)).hexdigest()
+              if os.path.isfile(iree_input) else None)
+    artifacts.write_text(
+        os.path.join(tflite_layout.tflite_dir(artifacts_dir), tflite_layout.CONVERSIONS),
+        tflite_layout.conversions_text({n: c.error for n, c in converted.items()}, digest))
   return converted
 
 
-def _interpreter_class() -> Any:
-  try:  # LiteRT, TFLite's successor: the same interpreter without TensorFlow's deprecation.
-    from ai_edge_litert.interpreter import Interpreter  # pylint: disable=import-outside-toplevel
-    return Interpreter
-  except ImportError:
-    return tf.lite.Interpreter
+def _tf_lite_interpreter(**kwargs) -> Any:
+  with warnings.catch_warnings():  # "tf.lite.Interpreter is deprecated": said in backends.md.
+    warnings.filterwarnings("ignore", message=".*tf.lite.Interpreter is deprecated.*")
+    return tf.lite.Interpreter(**kwargs)
 
 
-class MethodInterpreter:
-  """One method's interpreter, called with flat numpy inputs; `reset` starts a new one (the
-  variables back to their values at conversion)."""
-
-  def __init__(self, model: bytes):
-    self._model = model
-    self.reset()
-
-  def reset(self) -> None:
-    with warnings.catch_warnings():
-      warnings.filterwarnings("ignore", message=".*tf.lite.Interpreter is deprecated.*")
-      self._interpreter = _interpreter_class()(model_content=self._model)
-    self._runner = self._interpreter.get_signature_runner()
-
-  def call(self, flat: Sequence[np.ndarray]) -> List[np.ndarray]:
-    results = self._runner(**{f"input_{i:04d}": value for i, value in enumerate(flat)})
-    return [np.asarray(results[key]) for key in sorted(results)]
+def interpreter_class(litert: Optional[Callable[..., Any]]) -> Callable[..., Any]:
+  """`litert` (LiteRT's interpreter, when installed), else TensorFlow's own, quietly."""
+  return litert if litert is not None else _tf_lite_interpreter

@@ -4,15 +4,21 @@ converter cannot do reported as that backend's COMPILE ERROR naming the converte
 
 import json
 import os
+import subprocess
+import sys
 import tempfile
 
 from absl.testing import absltest
+import keras
 import numpy as np
 import tensorflow as tf
 
+from pyiree_tf_support import replay
 from pyiree_tf_support import tf_utils
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.runtime import tflite_modules
 from tests.support import test_files
+from tests.support.repo import ROOT
 
 
 class SmallModule(tf.Module):
@@ -40,6 +46,38 @@ class SmallModule(tf.Module):
     return tf.math.erf(a)
 
 
+class KerasAndStringsModule(tf.Module):
+  """A Keras 3 layer read by a method (its variables), and a string input TFLite cannot take."""
+
+  def __init__(self):
+    super().__init__()
+    self.dense = keras.layers.Dense(3, activation="softmax")
+    self.dense.build((None, 4))
+    self.dense.set_weights([np.arange(12, dtype=np.float32).reshape(4, 3) / 10.0,
+                            np.array([0.1, -0.2, 0.3], np.float32)])
+
+  @tf.function(input_signature=[tf.TensorSpec([2, 4], tf.float32)])
+  def predict(self, x):
+    return self.dense(x)
+
+  @tf.function(input_signature=[tf.TensorSpec([2], tf.string)])
+  def lengths(self, s):
+    return tf.strings.length(s)
+
+
+class TfLiteKerasAndStringsTest(absltest.TestCase):
+
+  def test_a_keras_3_layer_gives_tensorflows_values(self):
+    module = tf_utils.BackendInfo("tflite").compile(KerasAndStringsModule)
+    x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
+    reference = KerasAndStringsModule()
+    np.testing.assert_allclose(module.predict(x), reference.predict(x), rtol=1e-5)
+
+  def test_a_string_method_is_its_own_compile_error(self):
+    module = tf_utils.BackendInfo("tflite").compile(KerasAndStringsModule)
+    self.assertIn("tf.StringLength", module.method_compile_error("lengths"))
+
+
 class TfLiteCompiledModuleTest(absltest.TestCase):
 
   @classmethod
@@ -58,7 +96,7 @@ class TfLiteCompiledModuleTest(absltest.TestCase):
 
   def test_each_method_is_a_tflite_file_under_the_module_dir(self):
     self.assertCountEqual(os.listdir(os.path.join(self.artifacts_dir, "tflite")),
-                          ["mul.tflite", "parts.tflite", "add.tflite"])
+                          ["mul.tflite", "parts.tflite", "add.tflite", "conversions.json"])
     self.assertTrue(self.module.tflite_serializable())
 
   def test_calls_give_numpy_in_the_structure_tensorflow_returns(self):
@@ -114,7 +152,9 @@ class LiteTest(tf_test_utils.TracedModuleTestCase):
 @tf_test_utils.compile_module(LiteModule)
 class LiteErfTest(tf_test_utils.TracedModuleTestCase):
   def test_erf(self):
-    self.compare_backends(lambda module: module.erf(np.ones(4, dtype=np.float32)))
+    def erf(module):
+      module.erf(np.ones(4, dtype=np.float32))
+    self.compare_backends(erf)
 
 if __name__ == "__main__":
   tf.test.main()
@@ -151,6 +191,31 @@ class TfLiteBackendRunTest(absltest.TestCase):
     self.assertEqual(ran.returncode, 0, ran.stderr[-3000:])
     traces = os.listdir(os.path.join(artifacts, "LiteModule", "traces"))
     self.assertIn("accumulate__tflite_ref", traces)
+
+  def test_replay_runs_the_tflite_models_without_tensorflow(self):
+    _, artifacts = self._run("replayed", "--target_backends=tflite,iree_llvmjit", "LiteTest")
+    trace = os.path.join(artifacts, "LiteModule", "traces", "accumulate__tf_ref")
+    ran = subprocess.run(
+        [sys.executable, "-m", "pyiree_tf_support.replay", trace, "--target_backends=tflite"],
+        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])),
+        check=False, timeout=300)
+    if tflite_modules.litert_interpreter_class() is None:  # LiteRT is what bootstrap installs.
+      self.assertEqual(ran.returncode, 2, ran.stdout + ran.stderr)
+      self.assertIn("pip install ai-edge-litert", ran.stderr)
+    else:
+      self.assertEqual(ran.returncode, 0, ran.stdout + ran.stderr)
+      self.assertIn("tflite", ran.stdout)
+
+  def test_replay_on_tflite_names_a_method_that_did_not_convert(self):
+    _, artifacts = self._run("replayed_erf", "--target_backends=tflite,iree_llvmjit",
+                             "LiteErfTest")
+    if tflite_modules.litert_interpreter_class() is None:
+      self.skipTest("LiteRT's interpreter is not installed (scripts/bootstrap.sh installs it)")
+    outcome, = replay.replay(os.path.join(artifacts, "LiteModule", "traces", "erf__tf_ref"),
+                             ["tflite"])
+    self.assertEqual(outcome.status.name, "COMPILE_ERROR")
+    self.assertIn("'tf.Erf' op is neither a custom op nor a flex op", outcome.detail)
 
   def test_a_method_tflite_cannot_convert_is_its_compile_error(self):
     ran, artifacts = self._run("erf", "--target_backends=tflite", "LiteErfTest")
