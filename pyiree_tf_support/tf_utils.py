@@ -497,9 +497,10 @@ class TfLiteCompiledModule(_InTensorFlowProcess):
   class): `<Module>/tflite/<method>.tflite`. A method the converter cannot do is left out, its
   call a `MethodNotCompiledError` naming the converter's first cause (`method_compile_error`),
   so the report gives tflite's COMPILE ERROR for that method, as for an IREE backend.
-  Variables become the interpreter's resource variables: state persists across a method's calls,
-  is not shared between methods (one interpreter each, as in 2020), and `reinitialize` starts new
-  interpreters from the same models (2020's was a no-op). See `importing/tflite_models`."""
+  A method that assigns variables keeps them as the interpreter's resource variables: state
+  persists across its calls, is not shared between methods (one interpreter each, as in 2020),
+  and `reinitialize` starts new interpreters from the same models (2020's was a no-op); a method
+  that only reads them is frozen first. See `importing/tflite_models`, docs/backends.md."""
 
   def __init__(self, module_class: ModuleClass, backend_info: BackendInfo,
                exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None,
@@ -540,6 +541,9 @@ class TfLiteCompiledModule(_InTensorFlowProcess):
 
   def reinitialize(self) -> None:
     self._loaded.reset()
+
+  def close(self) -> None:
+    self._loaded.close()
 
   def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
     not_converted = self.method_compile_error(name)
