@@ -1,4 +1,4 @@
-"""Replays a saved reference trace against IREE backends, without TensorFlow.
+"""Replays a saved reference trace against IREE backends and tflite, without TensorFlow.
 
   python -m pyiree_tf_support.replay <artifacts>/<Module>/traces/<trace>__tf_ref \\
       --target_backends=iree_vmla,iree_llvmjit
@@ -10,14 +10,17 @@ is made again, in order, on one module instance, so each call sees the state the
 left; the report is the one a live run prints. Only a reference trace whose files belong together
 is replayed (see `replay_input`). In a bundle, --target_backends defaults to every bundled
 backend, and a call of a method a backend's bundle lacks (it did not compile) is that backend's
-COMPILE ERROR naming it, as in a test run. Quiet unless --verbose; --help lists replay's flags.
+COMPILE ERROR naming it, as in a test run. On tflite the models a test run wrote
+(`<Module>/tflite/`) run in LiteRT's interpreter (`ai-edge-litert`, which needs no TensorFlow;
+without it replay says so and exits 2); a method that did not convert is that backend's COMPILE
+ERROR naming the converter's first cause. Quiet unless --verbose; --help lists replay's flags.
 Exit status: 0 all passed, 1 a backend failed, 2 input replay does not trust (one line on stderr).
 """
 
 import dataclasses
 import os
 import sys
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from absl import app
 from absl import flags
@@ -30,7 +33,10 @@ from pyiree_tf_support.compiling import mlir_files
 from pyiree_tf_support.reporting import replay_input
 from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support.runtime import loading
+from pyiree_tf_support.runtime import tflite_modules
+from pyiree_tf_support.core import tflite_layout
 from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.compiling.compile_cache import CompileCache, CompileCacheError
@@ -93,8 +99,8 @@ def _target_specs(target_backends: Sequence[str]) -> List[backends.BackendSpec]:
   """The IREE backends to replay on; KeyError / ReplayError naming a name that is not one."""
   specs = [backends.lookup(name) for name in target_backends]
   for name, spec in zip(target_backends, specs):
-    if not spec.is_iree:
-      raise ReplayError(f"Replay runs IREE backends only; '{name}' needs TensorFlow. "
+    if not spec.is_iree and not spec.is_tflite:
+      raise ReplayError(f"Replay runs IREE backends and tflite; '{name}' needs TensorFlow. "
                         f"Valid: {', '.join(n for n in backends.valid_names() if n != 'tf')}.")
   return specs
 
@@ -128,12 +134,53 @@ def replay_loaded(loaded: ReplayInput, target_backends: Sequence[str],
            for spec, artifact, backend in zip(_target_specs(target_backends), names,
                                               target_backends)]
   module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
-  bundled = [None if recompile else bundle.compiled_vmfb(module_dir, n) for n in target_backends]
+  bundled = [None if recompile or spec.is_tflite else bundle.compiled_vmfb(module_dir, n)
+             for n, spec in zip(target_backends, specs)]
+  tflite = {n: _tflite_module(module_dir, loaded.signatures,
+                             trace_io.content_sha256(loaded.saved_iree_input))
+            for n, spec in zip(target_backends, specs) if spec.is_tflite}
   return [replay_trace(loaded.reference, spec, artifact_name, (artifact_name, backend_name),
                      loaded.iree_input, loaded.signatures, cache, policy, vmfb, limits,
                      {} if vmfb is None else bundle.absent_methods(module_dir, backend_name))
+          if not spec.is_tflite else
+          _replay_on(tflite[backend_name][0], ref_trace=loaded.reference, spec=spec,
+                     name=artifact_name, backend_names=(artifact_name, backend_name),
+                     signatures=loaded.signatures, policy=policy,
+                     absent=tflite[backend_name][1])
           for backend_name, artifact_name, spec, vmfb
           in zip(target_backends, names, specs, bundled)]
+
+
+def _tflite_module(module_dir: str, signatures: Dict[str, FunctionSignature],
+                   iree_input_sha256: str) -> Tuple[tflite_modules.TfLiteModule, Dict[str, str]]:
+  """The tflite models a test run wrote beside the trace, and why each missing method is
+  missing; ReplayError without LiteRT's interpreter (the TensorFlow-free one) or the models."""
+  interpreter = tflite_modules.litert_interpreter_class()
+  if interpreter is None:
+    raise ReplayError("Replaying on tflite needs LiteRT's interpreter, which runs without "
+                      "TensorFlow (pip install ai-edge-litert); tf.lite's needs TensorFlow, "
+                      "which replay never imports.")
+  conversions = tflite_layout.read_conversions(module_dir)
+  if conversions is None:
+    raise ReplayError(f"{tflite_layout.tflite_dir(module_dir)} holds no converted models: run "
+                      "the test with --target_backends=tflite,<an IREE backend> first (it "
+                      "writes them there).")
+  if conversions.iree_input_sha256 != iree_input_sha256:
+    raise ReplayError(f"The models in {tflite_layout.tflite_dir(module_dir)} are not of the "
+                      "module the trace was recorded with (converted in another run): re-run "
+                      "the test with tflite and an IREE backend to save matching artifacts.")
+  models, absent = {}, {}
+  for method in signatures:
+    path = tflite_layout.model_path(module_dir, method)
+    cause = conversions.methods.get(method)
+    if cause:
+      absent[method] = f"{cause} (the TFLite converter)"
+    elif method not in conversions.methods or not os.path.isfile(path):
+      absent[method] = f"no TFLite model of it was written ({path})"
+    else:
+      with open(path, "rb") as f:
+        models[method] = f.read()
+  return tflite_modules.TfLiteModule(models, interpreter), absent
 
 
 def replay_trace(ref_trace: Trace, spec: backends.BackendSpec, name: str, backend_names,
@@ -158,6 +205,15 @@ def replay_trace(ref_trace: Trace, spec: backends.BackendSpec, name: str, backen
     # The vmfb is the one compiled or bundled for this backend: its runtime's verdict.
     return verdicts.Outcome(name, verdicts.Status.RUNTIME_ERROR,
                              f"loading the compiled module raised {type(e).__name__}: {e}")
+  return _replay_on(loaded, ref_trace=ref_trace, spec=spec, name=name,
+                    backend_names=backend_names, signatures=signatures, policy=policy,
+                    absent=absent)
+
+
+def _replay_on(loaded: loading.LoadedModule, *, ref_trace: Trace, spec: backends.BackendSpec,
+               name: str, backend_names, signatures, policy: tolerances.TolerancePolicy,
+               absent: Optional[Dict[str, str]]) -> verdicts.Outcome:
+  """The outcome of `ref_trace`'s calls made again on `loaded` (closed at the end)."""
   try:
     module = ReplayModule(loaded, signatures, ref_trace.module_name, name,
                           backend_names + (spec.name,), absent)

@@ -1,11 +1,13 @@
-"""Public API (2020's `tf_utils`): compiling and running tf.Modules on TensorFlow and IREE.
+"""Public API (2020's `tf_utils`): compiling and running tf.Modules on TensorFlow, TensorFlow
+Lite and IREE.
 
 What 2020's files use: `BackendInfo` (a backend of the table, `compile` builds a compiled module),
-`CompiledModule` / `TfCompiledModule` / `IreeCompiledModule` (exported functions as attributes
-returning numpy), `compile_tf_module`, `backends_to_str`, the input helpers (`uniform`,
-`ndarange`, `set_random_seed`, `save_input_values`, `to_mlir_type`, `get_shape_and_dtype`) and
-`FLAGS`. The work is done by the phase folders (docs/architecture.md): `importing` (once per
-process), `compiling` (once per request), `runtime` (load and call).
+`CompiledModule` / `TfCompiledModule` / `TfLiteCompiledModule` / `IreeCompiledModule` (exported
+functions as attributes returning numpy), `compile_tf_module`, `backends_to_str`, the input
+helpers (`uniform`, `ndarange`, `set_random_seed`, `save_input_values`, `to_mlir_type`,
+`get_shape_and_dtype`) and `FLAGS`. The work is done by the phase folders (docs/architecture.md):
+`importing` (once per process; also the TFLite conversion), `compiling` (once per request),
+`runtime` (load and call; also the TFLite interpreters).
 """
 
 import dataclasses
@@ -36,14 +38,17 @@ from pyiree_tf_support.importing import keras_compat
 from pyiree_tf_support.importing import method_imports
 from pyiree_tf_support.importing import module_imports
 from pyiree_tf_support.importing import reference_calls
+from pyiree_tf_support.importing import tflite_models
 from pyiree_tf_support.importing.reference_calls import ReferenceMethods
 from pyiree_tf_support.importing.module_imports import (  # 2020's tf_utils names.
     ModuleClass, ModuleConstructionError, import_module_class, module_identity, module_name_of,
     set_random_seed)
 from pyiree_tf_support.runtime import loading
+from pyiree_tf_support.runtime import tflite_modules
 
 __all__ = [
     "FLAGS", "BackendInfo", "CompiledModule", "TfCompiledModule", "IreeCompiledModule",
+    "TfLiteCompiledModule",
     "MethodNotCompiledError", "MethodNotImportedError", "ModuleClass", "ModuleConstructionError",
     "backends_to_str", "compile_tf_module", "get_shape_and_dtype", "import_module_class",
     "module_identity", "module_name_of", "ndarange", "save_input_values", "set_random_seed",
@@ -279,12 +284,15 @@ class BackendInfo:
       return IreeCompiledModule(module, self, exported_names, artifacts_dir,
                                 compile_cache=compile_cache,
                                 each_method_on_failure=each_method_on_failure, limits=limits)
+    if self._spec.is_tflite:
+      return TfLiteCompiledModule(module, self, exported_names, artifacts_dir)
     return TfCompiledModule(module, self, exported_names, artifacts_dir, call_limit=limits.call)
 
   @classmethod
   def get_all_backends(cls, run_in_worker: bool = False) -> list:
     """One BackendInfo per backend in the table, named as in 2020 (tf, iree_vmla, iree_llvmjit,
-    iree_vulkan) so that a default run and a run naming those backends share artifact names."""
+    iree_vulkan, tflite) so that a default run and a run naming those backends share artifact
+    names. (A run without --target_backends takes only the `default_target` rows: not tflite.)"""
     return [cls(spec.e2e_name, run_in_worker=run_in_worker) for spec in backends.BACKENDS]
 
   def __repr__(self) -> str:
@@ -423,7 +431,31 @@ def _to_numpy(value: Any) -> Any:
   return np.asarray(value)
 
 
-class TfCompiledModule(CompiledModule):
+def _signatures_of(module_class: ModuleClass, instance: tf.Module, module_name: str,
+                   exported_names: Sequence[str]) -> Dict[str, FunctionSignature]:
+  """The exported methods' signatures: the ones this process's import traced, else traced now."""
+  signatures = module_imports.known_signatures(module_class, exported_names)
+  if signatures is None:
+    names = importer.exported_function_names(instance, module_name, exported_names)
+    signatures = importer.function_signatures(instance, names)
+  return signatures
+
+
+class _InTensorFlowProcess(CompiledModule):
+  """A module whose calls run on this process's threads, its signatures in `_signatures`."""
+
+  _signatures: Dict[str, FunctionSignature]
+
+  @property
+  def signatures(self) -> Dict[str, FunctionSignature]:
+    return self._signatures
+
+  @property
+  def runs_in_process(self) -> bool:
+    return True
+
+
+class TfCompiledModule(_InTensorFlowProcess):
   """The tf.Module itself, executed by TensorFlow."""
 
   def __init__(self, module_class: ModuleClass, backend_info: BackendInfo,
@@ -436,20 +468,8 @@ class TfCompiledModule(CompiledModule):
                       or module_imports.instantiate(module_class))
     module_imports.register_reference_instance(module_class, self._instance)
     self._methods = ReferenceMethods(self._instance)
-    if _signatures is None:
-      _signatures = module_imports.known_signatures(module_class, exported_names)
-    if _signatures is None:
-      names = importer.exported_function_names(self._instance, self.module_name, exported_names)
-      _signatures = importer.function_signatures(self._instance, names)
-    self._signatures = _signatures
-
-  @property
-  def signatures(self) -> Dict[str, FunctionSignature]:
-    return self._signatures
-
-  @property
-  def runs_in_process(self) -> bool:
-    return True
+    self._signatures = (_signatures if _signatures is not None else _signatures_of(
+        module_class, self._instance, self.module_name, exported_names))
 
   def holds_variables(self) -> Optional[bool]:
     variables = getattr(self._instance, "variables", None)
@@ -473,6 +493,66 @@ class TfCompiledModule(CompiledModule):
         self._call_limit.explain(seconds or 0.0), cancel):
       result = self._methods.call(name, flat, signature.pack_inputs)
     return structure.map_structure(_to_numpy, result)
+
+
+class TfLiteCompiledModule(_InTensorFlowProcess):
+  """Each exported method converted to TensorFlow Lite and run by its own interpreter (2020's
+  class): `<Module>/tflite/<method>.tflite`. A method the converter cannot do is left out, its
+  call a `MethodNotCompiledError` naming the converter's first cause (`method_compile_error`),
+  so the report gives tflite's COMPILE ERROR for that method, as for an IREE backend.
+  A method that assigns variables keeps them as the interpreter's resource variables: state
+  persists across its calls, is not shared between methods (one interpreter each, as in 2020),
+  and `reinitialize` starts new interpreters from the same models (2020's was a no-op); a method
+  that only reads them is frozen first. See `importing/tflite_models`, docs/backends.md."""
+
+  def __init__(self, module_class: ModuleClass, backend_info: BackendInfo,
+               exported_names: Sequence[str] = (), artifacts_dir: Optional[str] = None,
+               _converted: Optional[Tuple[Dict[str, FunctionSignature],
+                                          Dict[str, tflite_models.ConvertedMethod]]] = None):
+    super().__init__(module_class, backend_info, exported_names, artifacts_dir)
+    if _converted is None:
+      instance = module_imports.instantiate(module_class)
+      signatures = _signatures_of(module_class, instance, self.module_name, exported_names)
+      _converted = (signatures, tflite_models.convert_methods(instance, signatures,
+                                                              artifacts_dir))
+    self._signatures, self._converted = _converted
+    self._loaded = tflite_modules.TfLiteModule(
+        {name: method.model for name, method in self._converted.items() if method.model},
+        tflite_models.interpreter_class(tflite_modules.litert_interpreter_class()))
+
+  @property
+  def compiled_paths(self) -> Optional[Dict[str, str]]:
+    """2020's attribute: each converted method's .tflite path (None without an artifacts dir)."""
+    if self._artifacts_dir is None:
+      return None
+    return {name: m.path for name, m in self._converted.items() if m.path is not None}
+
+  def tflite_serializable(self) -> bool:
+    """2020's name: whether the models were written (an artifacts dir was given)."""
+    return self.compiled_paths is not None
+
+  def method_compile_error(self, method: Optional[str]) -> Optional[str]:
+    converted = self._converted.get(method) if method is not None else None
+    if converted is None or converted.error is None:
+      return None
+    return f"method '{method}' did not convert to TFLite: {converted.error}"
+
+  def create_reinitialized(self) -> "TfLiteCompiledModule":
+    return TfLiteCompiledModule(self._module_class, self._backend_info, self._exported_names,
+                                self._artifacts_dir,
+                                _converted=(self._signatures, self._converted))
+
+  def reinitialize(self) -> None:
+    self._loaded.reset()
+
+  def close(self) -> None:
+    self._loaded.close()
+
+  def _call(self, name: str, signature: FunctionSignature, args, kwargs) -> Any:
+    not_converted = self.method_compile_error(name)
+    if not_converted:
+      raise MethodNotCompiledError(not_converted)
+    return loading.call_function(self._loaded, signature, self.module_name, args, kwargs)
 
 
 class MethodNotCompiledError(compiler.CompileError):

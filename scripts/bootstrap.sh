@@ -43,6 +43,13 @@ if ! .venv/bin/python -m pip show -q tf-keras >/dev/null 2>&1; then
   echo "bootstrap: installing $tf_keras_spec (--no-deps: tensorflow-cpu provides tensorflow)"
   .venv/bin/python -m pip install -q --no-deps "$tf_keras_spec"
 fi
+# LiteRT's interpreter (TFLite's successor, the same API without TensorFlow): the tflite backend
+# runs its models with it, and replay can run them only with it (it never imports TensorFlow).
+litert_spec="ai-edge-litert>=2.3,<2.4"
+if ! .venv/bin/python -m pip show -q ai-edge-litert >/dev/null 2>&1; then
+  echo "bootstrap: installing $litert_spec"
+  .venv/bin/python -m pip install -q "$litert_spec"
+fi
 if .venv/bin/python -m pip show -q tensorflow >/dev/null 2>&1; then
   echo "bootstrap: .venv has both the tensorflow and tensorflow-cpu distributions" \
        "(the same files; e.g. from 'pip install tf-keras' with its dependencies): run" \

@@ -8,7 +8,8 @@ verdict (`faults`), a name as MLIR spells its symbol (`mlir_symbols`), the garba
 around TensorFlow's import (`collector`), a trace's calls with the runtimes' threads on one CPU
 (`colocation`), Ctrl-C and the watchdog of in-process calls (`interrupts`), long set-up steps
 said (`progress`), log verbosity (`verbosity`), exit statuses (`exit_status`) and the end of a
-finished test process without the interpreter's teardown (`quick_exit`).
+finished test process without the interpreter's teardown (`quick_exit`); where the tflite
+backend's models are and how their inputs are named (`tflite_layout`).
 
 Import rule: imports nothing of the package outside `core`, and neither TensorFlow nor IREE
 (numpy and ml_dtypes only), so that every other folder, the Vulkan worker and replay can use it.

@@ -12,6 +12,10 @@ import dataclasses
 from typing import Dict, List, Optional, Sequence, Tuple
 
 TF_DRIVER = "tf"
+# TensorFlow Lite: each exported method converted by TFLiteConverter and run by its interpreter.
+TFLITE_DRIVER = "tflite"
+# The drivers that are no IREE runtime driver: what runs them needs TensorFlow.
+TENSORFLOW_DRIVERS = (TF_DRIVER, TFLITE_DRIVER)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,10 +34,17 @@ class BackendSpec:
   driver_tags: Tuple[str, ...] = ()
   # Slow enough (a software GPU on a shared CPU) that its Bazel tests default to timeout "long".
   slow: bool = False
+  # A target of runs without --target_backends and of every Bazel suite. False (tflite): only
+  # when named, and in Bazel only the e2e suite's variant (`OPT_IN_BACKENDS` of backends.bzl).
+  default_target: bool = True
 
   @property
   def is_iree(self) -> bool:
-    return self.driver != TF_DRIVER
+    return self.driver not in TENSORFLOW_DRIVERS
+
+  @property
+  def is_tflite(self) -> bool:
+    return self.driver == TFLITE_DRIVER
 
   @property
   def e2e_name(self) -> str:
@@ -79,6 +90,12 @@ BACKENDS: Tuple[BackendSpec, ...] = (
         compiler_targets=("vulkan-spirv",),
         isolated=True,
         slow=True),
+    BackendSpec(
+        name="tflite",
+        description="each exported method converted to TensorFlow Lite and run by its "
+                    "interpreter (2020's TfLiteCompiledModule)",
+        driver=TFLITE_DRIVER,
+        default_target=False),
 )
 
 _BY_NAME = {spec.name: spec for spec in BACKENDS}

@@ -107,6 +107,21 @@ def _stderr_without(patterns: Sequence["re.Pattern[str]"]) -> Iterator[None]:
         sys.stderr.flush()
 
 
+_EVERY_LINE = (re.compile(""),)
+
+
+@contextlib.contextmanager
+def quiet_native_stderr() -> Iterator[None]:
+  """Drops what C++ writes to file descriptor 2 inside the block, unless verbose output is asked
+  for: TFLite's converter prints every failure's MLIR locations there (~20 kB for one op), and
+  its first cause is reported anyway."""
+  if verbose_requested():
+    yield
+    return
+  with _stderr_without(_EVERY_LINE):
+    yield
+
+
 def import_tensorflow(argv: Optional[Sequence[str]] = None,
                       environ: Optional[dict] = None) -> None:
   """Imports TensorFlow quietly unless verbose output is asked for (see the module docstring).

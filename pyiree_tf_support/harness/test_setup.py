@@ -127,6 +127,8 @@ def _plan_backends(settings: RunSettings, probe: bool) -> BackendPlan:
     return BackendPlan(reference, (), requested=False)
   targets = []
   for info in BackendInfo.get_all_backends(run_in_worker):
+    if not info.spec.default_target:  # tflite: a target only when named.
+      continue
     available, reason = info.available()
     if available:
       targets.append(info)

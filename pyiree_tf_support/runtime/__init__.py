@@ -2,7 +2,8 @@
 interface (`loading`), in this process (`runtime_host`) or in a TF-free worker process
 (`worker_client` <-> `runtime_worker`, spoken over `worker_protocol`), facts about the drivers and
 whether this machine can run one (`drivers`), reading results back to numpy (`readback`) and the
-errors a run raises (`runtime_errors`).
+errors a run raises (`runtime_errors`); the tflite backend's interpreters, one per method
+(`tflite_modules`).
 
 Import rule: never imports TensorFlow (TF and lavapipe cannot share a process) nor the IREE
 compiler; imports only `core` of the package.

@@ -20,8 +20,14 @@ REFERENCE_BACKEND = "tf"
 
 def e2e_backends() -> Tuple[str, ...]:
   """The backend of every row of the table, as its e2e tests name it (2020 names where they
-  exist)."""
+  exist): the columns of the e2e coverage table."""
   return tuple(spec.e2e_name for spec in backends.BACKENDS)
+
+
+def default_backends() -> Tuple[str, ...]:
+  """The backends every suite runs on (E2E_BACKENDS of backends.bzl): the table's rows but the
+  opt-in ones (tflite), which only e2e/BUILD.bazel's suites add."""
+  return tuple(spec.e2e_name for spec in backends.BACKENDS if spec.default_target)
 
 
 def failing_by_backend(build_file: str = BUILD_FILE) -> expected_failures.Lists:

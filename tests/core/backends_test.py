@@ -47,11 +47,17 @@ class BazelNamesTest(parameterized.TestCase):
       ("vmvx", "iree_vmvx", "iree_vmla", ("vmla", "vmvx")),
       ("llvmcpu", "iree_llvmcpu", "iree_llvmjit", ("llvm", "llvm-cpu")),
       ("vulkan", "iree_vulkan", "iree_vulkan", ("vulkan",)),
+      ("tflite", "tflite", "tflite", ("tflite",)),
   )
   def test_e2e_name_and_driver_tags(self, name, e2e_name, driver_tags):
     spec = backends.lookup(name)
     self.assertEqual(spec.e2e_name, e2e_name)
     self.assertEqual(spec.bazel_driver_tags, driver_tags)
+
+  def test_tflite_runs_in_the_e2e_suite_only_as_an_opt_in_variant(self):
+    text = generate_backends_bzl.render()
+    self.assertIn('E2E_BACKENDS = ["tf", "iree_vmla", "iree_llvmjit", "iree_vulkan"]', text)
+    self.assertIn('OPT_IN_BACKENDS = ["tflite"]', text)
 
   def test_a_row_without_driver_tags_is_tagged_with_its_name_without_iree(self):
     spec = backends.BackendSpec(name="iree_new", description="", driver="local-task")
@@ -113,8 +119,8 @@ class TargetBackendFlagTest(absltest.TestCase):
   @flagsaver.flagsaver(target_backends=None)
   def test_default_targets_are_the_available_backends(self):
     names = [info.name for info in tf_test_utils.get_target_backends()]
-    expected = [spec.e2e_name for spec in backends.BACKENDS
-                if tf_utils.BackendInfo(spec.name).available()[0]]
+    expected = [spec.e2e_name for spec in backends.BACKENDS if spec.default_target
+                and tf_utils.BackendInfo(spec.name).available()[0]]
     self.assertEqual(names, expected)
 
   def test_unknown_backend_in_the_flag_is_rejected_with_the_valid_names(self):
