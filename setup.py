@@ -18,7 +18,12 @@ setuptools.setup(
         "filecheck>=1.0.6,<2",  # tf_test_driver; why this one: its module docstring
         "hypothesis>=6.100,<7",  # examples/: imported only when examples are drawn
     ],
-    extras_require={"test": ["pytest>=8", "pytest-xdist>=3", "import-linter>=2.1,<3"]},
+    extras_require={
+        "test": ["pytest>=8", "pytest-xdist>=3", "import-linter>=2.1,<3"],
+        # tests/architecture/code_style_test.py; pinned: a new release finds new things. [nodejs]
+        # brings Node.js as a wheel, so pyright needs no download of its own.
+        "lint": ["ruff==0.17.6", "pyright[nodejs]==1.1.414"],
+    },
     # Named as its module, so that conftest.py's `pytest_plugins` or `-p` never loads it twice.
     entry_points={"pytest11": ["pyiree_tf_support.pytest_plugin = pyiree_tf_support.pytest_plugin"]},
 )

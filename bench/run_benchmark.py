@@ -436,9 +436,11 @@ def bench_warm_vs_hand(bench: Bench) -> None:
   which compiles (a re-run that compiles nothing must beat a script that compiles)."""
   print("[S3w] simple_arithmetic (llvm-cpu): library with a warm compile cache vs hand-written")
   cache = bench.fresh_dir("s3cache")
-  warm_args = lambda: ["e2e/simple_arithmetic_test.py", "--target_backends=iree_llvmjit",
-                       "--verbose", f"--compile_cache_dir={cache}",
-                       f"--artifacts_dir={bench.fresh_dir('libwarm')}"]
+
+  def warm_args() -> List[str]:
+    return ["e2e/simple_arithmetic_test.py", "--target_backends=iree_llvmjit", "--verbose",
+            f"--compile_cache_dir={cache}", f"--artifacts_dir={bench.fresh_dir('libwarm')}"]
+
   bench.runs.append(run_process("library (fills the cache)", warm_args(), bench.timeout))
   results = bench.interleaved([
       ("library warm cache", warm_args),

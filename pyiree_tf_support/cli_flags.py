@@ -3,7 +3,7 @@
 
 import os
 import shlex
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from absl import flags
 from absl import logging

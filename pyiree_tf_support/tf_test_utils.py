@@ -28,9 +28,9 @@ from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.harness import session as session_lib
 from pyiree_tf_support.harness import test_setup
 from pyiree_tf_support import tf_utils
+# NUMPY_LINEWIDTH: a 2020 name of this module besides __all__'s.
 from pyiree_tf_support.comparing.traces import (  # pylint: disable=unused-import
-    NUMPY_LINEWIDTH, ModuleCall, Trace, TracedModule, run_trace)
-from pyiree_tf_support.harness.session import ComparedTrace  # pylint: disable=unused-import
+    NUMPY_LINEWIDTH as NUMPY_LINEWIDTH, ModuleCall, Trace, TracedModule)
 from pyiree_tf_support.tf_utils import BackendInfo
 from pyiree_tf_support.harness import generated_tests
 from pyiree_tf_support.harness.generated_tests import (  # IREE's later (2020-11) API.

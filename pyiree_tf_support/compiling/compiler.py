@@ -23,9 +23,6 @@ from pyiree_tf_support.core import exit_status
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.compiling.compile_cache import CompileCache
-# Re-exported: callers catch compiler.CompileInterrupted.
-from pyiree_tf_support.compiling.compile_process import (  # pylint: disable=unused-import
-    CompileInterrupted)
 from pyiree_tf_support.core import timeouts
 
 INPUT_TYPE = "stablehlo_xla"

@@ -324,8 +324,6 @@ def run_examples(modules: ExampleModules, method: str,
   UnsupportedInputError when an input has a dtype no strategy draws; an own fault met on the way
   is raised.
   """
-  import hypothesis  # pylint: disable=import-outside-toplevel
-  from hypothesis import configuration  # pylint: disable=import-outside-toplevel
   where = f"{getattr(modules.reference, 'module_name', 'module')}.{method}()"
   strategy = strategies.for_inputs(signature.inputs, where)
   with interrupts.noticed() as notice:

@@ -2,7 +2,6 @@
 
 import io
 import tempfile
-import traceback
 import unittest
 
 from absl.testing import absltest

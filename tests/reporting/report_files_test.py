@@ -166,8 +166,9 @@ class ConcurrentWritersTest(absltest.TestCase):
 
   def test_a_rerun_replaces_the_test_and_a_second_trace_is_added(self):
     module_dir = tempfile.mkdtemp()
-    record = lambda name, first: report_files.record(
-        module_dir, "T.test", report_files.trace_record(name, "tf_ref", name, []), first)
+    def record(name, first):
+      report_files.record(
+          module_dir, "T.test", report_files.trace_record(name, "tf_ref", name, []), first)
     record("old", True)
     record("a", True)
     record("b", False)

@@ -11,7 +11,6 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support.runtime import worker_client
 from tests.behaviour import robustness_test
 

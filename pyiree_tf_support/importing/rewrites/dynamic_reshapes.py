@@ -12,7 +12,7 @@ Plain text work, no TF or IREE.
 """
 
 import re
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
 from pyiree_tf_support.importing.rewrites import tensor_text
 

@@ -8,7 +8,7 @@ a broadcast extent has several. IREE lowers neither `!shape.shape` values nor in
 back at run time, so rewrites rebuild extents from these sources as index scalars.
 """
 
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 from iree.compiler import ir
 from iree.compiler.dialects import arith, tensor
