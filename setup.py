@@ -7,7 +7,8 @@ setuptools.setup(
     version="0.1.0",
     description="Trace-based differential testing of TensorFlow modules across IREE backends.",
     packages=setuptools.find_packages(include=["pyiree_tf_support", "pyiree_tf_support.*"]),
-    python_requires=">=3.10",
+    # 3.11: hashlib.file_digest (trace_io) and shutil.rmtree(dir_fd=) (safe_files).
+    python_requires=">=3.11",
     install_requires=[
         "tensorflow-cpu>=2.21,<2.22",
         "iree-base-compiler>=3.13,<3.14",

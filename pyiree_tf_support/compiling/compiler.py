@@ -234,7 +234,7 @@ def compile_request(request: CompileRequest, description: str,
     if crash_path and os.path.exists(crash_path):
       os.remove(crash_path)
   if cache is not None:
-    cache.put(key, vmfb)
+    cache.put(key or request.key(), vmfb)  # key is set above whenever there is a cache.
   return vmfb
 
 
