@@ -1,4 +1,4 @@
-"""Suite-level ratios of bench/run_benchmark.py (issue 12): the whole e2e corpus in one pytest
+"""Suite-level ratios of bench/run_benchmark.py: the whole e2e corpus in one pytest
 process against Bazel's one process per (file, backend), and pytest-xdist against one process.
 
   S1  `pytest e2e/` (one process) / `bazel test //e2e:e2e_tests //e2e:e2e_tests_failing`

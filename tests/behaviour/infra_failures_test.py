@@ -1,4 +1,4 @@
-"""Infrastructure failures are no backend's verdict (issue 19 item 7).
+"""Infrastructure failures are no backend's verdict.
 
 A full disk while writing iree_input.mlir was the IMPORT ERROR of every IREE backend (phase import,
 so the list tool listed it), while saving a target's trace its RUNTIME ERROR, and while saving the

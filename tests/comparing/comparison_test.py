@@ -190,7 +190,7 @@ class MessageTest(parameterized.TestCase):
 
 
 class BigArraysTest(parameterized.TestCase):
-  """Big arrays are compared a chunk at a time (issue 19 item 15: the float64 copies, masks and
+  """Big arrays are compared a chunk at a time (the float64 copies, masks and
   differences of whole arrays took ~10x the data); first and greatest stay those of C order."""
 
   N = 4_000_000  # 16 MB of float32 per side: many chunks.

@@ -1,5 +1,5 @@
 """A trace records copies of a call's values, except arrays equal bit for bit to the reference
-backend's record of the same call, which it shares (issue 19 item 15: a 200 MB input was held
+backend's record of the same call, which it shares (a 200 MB input was once held
 twice per target besides the reference's copies)."""
 
 import copy

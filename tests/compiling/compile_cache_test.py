@@ -392,7 +392,7 @@ class CompileOncePerProcessTest(absltest.TestCase):
     self.assertEqual(log.count("Reusing this process's compilation"), 2)
 
   def test_without_a_cache_host_is_not_resolved_with_one_it_is(self):
-    # The probe compile (~0.25 s) only serves the cache key (issue 23).
+    # The probe compile (~0.25 s) only serves the cache key.
     probe = "llvm-cpu 'host' is"
     self.assertNotIn(probe, self.run_e2e("--target_backends=iree_llvmjit,iree_llvmjit",
                                          "--nocompile_cache", "--verbose"))

@@ -1,4 +1,4 @@
-"""<Module>/report.json and report.txt (issue 10 item 5): written for passing and failing tests,
+"""<Module>/report.json and report.txt: written for passing and failing tests,
 schema pinned, merged per test id across processes; the failing report is shown once."""
 
 import io

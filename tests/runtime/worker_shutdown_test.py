@@ -1,5 +1,5 @@
 """Finished test classes shut their worker processes down, so one process running many classes
-(`pytest e2e/`) keeps a bounded number of workers (issue 12: 11 idle Vulkan workers were alive
+(`pytest e2e/`) keeps a bounded number of workers (11 idle Vulkan workers were once alive
 after a third of the corpus)."""
 
 import os
