@@ -7,7 +7,8 @@ setuptools.setup(
     version="0.1.0",
     description="Trace-based differential testing of TensorFlow modules across IREE backends.",
     packages=setuptools.find_packages(include=["pyiree_tf_support", "pyiree_tf_support.*"]),
-    python_requires=">=3.10",
+    # 3.11: hashlib.file_digest (trace_io) and shutil.rmtree(dir_fd=) (safe_files).
+    python_requires=">=3.11",
     install_requires=[
         "tensorflow-cpu>=2.21,<2.22",
         "iree-base-compiler>=3.13,<3.14",
@@ -23,6 +24,9 @@ setuptools.setup(
         # The localizer's oracle outside IREE, the StableHLO reference interpreter (349 MB
         # installed): docs/localizing.md, "Oracle".
         "oracle": ["jaxlib>=0.10.2,<0.11"],
+        # tests/architecture/linters_test.py; pinned: a new release finds new things. [nodejs]
+        # brings Node.js as a wheel, so pyright needs no download of its own.
+        "lint": ["ruff==0.17.6", "pyright[nodejs]==1.1.414"],
     },
     # Named as its module, so that conftest.py's `pytest_plugins` or `-p` never loads it twice.
     entry_points={"pytest11": ["pyiree_tf_support.pytest_plugin = pyiree_tf_support.pytest_plugin"]},

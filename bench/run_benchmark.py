@@ -6,7 +6,7 @@
 
 Suite ratios S1 (pytest e2e/ / Bazel) and S2 (pytest -n 2 / pytest) are in suite_ratios.py; S3 is
 one e2e file through the library / the hand-written floor, S3w the same with a warm compile cache,
-B the bytes that passing file writes (against the 46 MB it wrote before issue 23), L the cost per
+B the bytes that passing file writes (against the 46 MB it once wrote), L the cost per
 call-execution of a 3000-call stateful trace (bench/long_trace_test.py), R the bytes, time and
 peak RSS of a ResNet50-sized Keras model (bench/resnet50_test.py). 6a is the cost of one drawn
 example once compiled (bench/example_cost.py), 6b an --examples=100 run of an e2e file / its
@@ -49,7 +49,7 @@ PYTHON = VENV_PYTHON if os.path.exists(VENV_PYTHON) else sys.executable
 POLL_SECONDS = 0.15
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 WORKER_MARK = b"pyiree_tf_support.runtime.runtime_worker\0--serve"
-BYTES_BEFORE = 46e6  # what one passing simple_arithmetic run wrote before issue 23.
+BYTES_BEFORE = 46e6  # what one passing simple_arithmetic run once wrote (every input per backend).
 LONG_CALLS = 3000
 PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 COMPILED_RE = re.compile(
@@ -417,8 +417,8 @@ def bench_library_vs_hand_vs_iree(bench: Bench) -> None:
   print_memory("iree.tf.support", iree)
   print()
   files = median([r.artifacts_bytes for r in lib if r.ok])
-  bench.figure("B", "bytes written per passing file / 46 MB (issue 23's measure on "
-               "simple_arithmetic)", None if files is None else files / BYTES_BEFORE,
+  bench.figure("B", "bytes written per passing file / the 46 MB simple_arithmetic "
+               "once wrote", None if files is None else files / BYTES_BEFORE,
                0.25, "x", f"median {(files or 0) / 1e6:.1f} MB written by the library's run "
                "(the hand-written floor writes nothing)",
                unavailable=None if files is not None else "no library run passed")
@@ -436,9 +436,11 @@ def bench_warm_vs_hand(bench: Bench) -> None:
   which compiles (a re-run that compiles nothing must beat a script that compiles)."""
   print("[S3w] simple_arithmetic (llvm-cpu): library with a warm compile cache vs hand-written")
   cache = bench.fresh_dir("s3cache")
-  warm_args = lambda: ["e2e/simple_arithmetic_test.py", "--target_backends=iree_llvmjit",
-                       "--verbose", f"--compile_cache_dir={cache}",
-                       f"--artifacts_dir={bench.fresh_dir('libwarm')}"]
+
+  def warm_args() -> List[str]:
+    return ["e2e/simple_arithmetic_test.py", "--target_backends=iree_llvmjit", "--verbose",
+            f"--compile_cache_dir={cache}", f"--artifacts_dir={bench.fresh_dir('libwarm')}"]
+
   bench.runs.append(run_process("library (fills the cache)", warm_args(), bench.timeout))
   results = bench.interleaved([
       ("library warm cache", warm_args),

@@ -1,4 +1,4 @@
-"""Suite-level ratios of bench/run_benchmark.py (issue 12): the whole e2e corpus in one pytest
+"""Suite-level ratios of bench/run_benchmark.py: the whole e2e corpus in one pytest
 process against Bazel's one process per (file, backend), and pytest-xdist against one process.
 
   S1  `pytest e2e/` (one process) / `bazel test //e2e:e2e_tests //e2e:e2e_tests_failing`
@@ -35,7 +35,7 @@ def _agreement(python: str, repo: str, run: Any, bazel_testlogs: Optional[str] =
   done = subprocess.run(args, cwd=repo, capture_output=True, text=True, check=False)
   lines = done.stdout.splitlines()
   if bazel_testlogs:  # the pytest cells are reported separately
-    bazel_lines = [l for l in lines if l.startswith("bazel:")]
+    bazel_lines = [line for line in lines if line.startswith("bazel:")]
     return "; ".join(bazel_lines[:3]) or "all agree"
   return "; ".join(lines[-3:]) or done.stderr.strip()[-200:]
 

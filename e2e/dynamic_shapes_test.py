@@ -1,7 +1,6 @@
 """Ops on dynamically shaped tensors whose lowering computes shapes at runtime: batch matmul
 with a dynamic batch, reshape with an inferred dimension, tf.shape as data, expand/squeeze."""
 
-import numpy as np
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
 import tensorflow.compat.v2 as tf

@@ -1,7 +1,6 @@
 """Strided slices of a tensor whose batch dim is None: `x[:, 0]` and `x[:, 1:3]` on `[None, 4]`
 (the slice's result keeps the runtime batch size)."""
 
-import numpy as np
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
 import tensorflow.compat.v2 as tf

@@ -2,7 +2,6 @@
 reductions; each function is called with several shapes. (Ops whose lowering needs runtime shape
 arithmetic are in dynamic_shapes_test.py.)"""
 
-import numpy as np
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
 import tensorflow.compat.v2 as tf

@@ -1,7 +1,6 @@
 """Matrix ops on statically shaped operands: transpose, reshape, transposed and batched matmul,
 einsum, band part, diagonal and trace."""
 
-import numpy as np
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
 import tensorflow.compat.v2 as tf

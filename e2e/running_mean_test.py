@@ -1,7 +1,6 @@
 """A running mean kept in variables, the batch size counted with tf.shape: `tf.shape(x)[0]` is
 used as data (cast to float and added to a tf.Variable), not only as a shape."""
 
-import numpy as np
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
 import tensorflow.compat.v2 as tf

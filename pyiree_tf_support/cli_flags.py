@@ -3,7 +3,7 @@
 
 import os
 import shlex
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from absl import flags
 from absl import logging
@@ -295,7 +295,7 @@ def value(name: str) -> Any:
 
 def verbose() -> bool:
   """--verbose, or absl's --verbosity at debug (1) or more."""
-  return bool(value("verbose")) or FLAGS["verbosity"].value >= 1
+  return bool(value("verbose")) or (FLAGS["verbosity"].value or 0) >= 1
 
 
 def target_backend_names() -> Optional[List[str]]:

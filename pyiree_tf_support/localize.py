@@ -33,7 +33,6 @@ from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.localizing import report
 from pyiree_tf_support.localizing.engine import Localization, LocalizeError
 from pyiree_tf_support.compiling import mlir_files
-from pyiree_tf_support.compiling.compile_cache import CompileCacheError
 from pyiree_tf_support.reporting import replay_input
 
 __all__ = ["Localization", "LocalizeError", "localize", "main"]

@@ -208,7 +208,7 @@ class BackendItem(pytest.Item):
     except BackendFailed:
       if self.listing is None:
         raise
-      self._raise_class_verdict(run)
+      self._raise_class_verdict(run, self.listing)
       phase = run.phase_of(self.method, self.backend)
       if phase is not None:  # the end table shows it beside the xfail.
         self.user_properties.append((pytest_summary.PHASE_PROPERTY, phase.value))
@@ -220,10 +220,10 @@ class BackendItem(pytest.Item):
     if fraction is not None:  # the end table shows a pass close to its tolerance.
       self.user_properties.append((pytest_summary.CLOSENESS_PROPERTY, fraction))
     if self.listing is not None:
-      self._raise_class_verdict(run)
+      self._raise_class_verdict(run, self.listing)
 
-  def _raise_class_verdict(self, run: "_ClassRun") -> None:
-    error = run.record(self.backend, self.listing)
+  def _raise_class_verdict(self, run: "_ClassRun", listing: expected_failures.Listing) -> None:
+    error = run.record(self.backend, listing)
     if error:
       raise TestFailed(error)
 

@@ -28,9 +28,9 @@ from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.harness import session as session_lib
 from pyiree_tf_support.harness import test_setup
 from pyiree_tf_support import tf_utils
+# NUMPY_LINEWIDTH: a 2020 name of this module besides __all__'s.
 from pyiree_tf_support.comparing.traces import (  # pylint: disable=unused-import
-    NUMPY_LINEWIDTH, ModuleCall, Trace, TracedModule, run_trace)
-from pyiree_tf_support.harness.session import ComparedTrace  # pylint: disable=unused-import
+    NUMPY_LINEWIDTH as NUMPY_LINEWIDTH, ModuleCall, Trace, TracedModule)
 from pyiree_tf_support.tf_utils import BackendInfo
 from pyiree_tf_support.harness import generated_tests
 from pyiree_tf_support.harness.generated_tests import (  # IREE's later (2020-11) API.
@@ -284,7 +284,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     if _probing:  # setUpClass is finding the module a later-API class compiles.
       return
     # Fresh state for every test, without recompiling or restarting worker processes.
-    self._run = self.module_session.start(self._testMethodName, self.id())
+    self._run = self._session().start(self._testMethodName, self.id())
     self._ref_module = self._run.reference
     self._tar_modules = self._run.targets
 
@@ -345,7 +345,7 @@ class TracedModuleTestCase(tf.test.TestCase):
           f"{type(self).__name__} compiles {self._module_class!r}; pass self._modules.")
     try:
       compared = self._compare(trace_function)
-      session = self.module_session
+      session = self._session()
       if session.settings.examples:  # --examples: every method the trace called, once a class.
         for method in dict.fromkeys(compared.called):
           if method not in session.methods_with_examples:
@@ -360,9 +360,15 @@ class TracedModuleTestCase(tf.test.TestCase):
 
   def _compare(self, trace_function) -> session_lib.ComparedTrace:
     compared = self._run.compare(trace_function)
-    if compared.failed and not self.module_session.per_backend:
+    if compared.failed and not self._session().per_backend:
       self.fail(compared.message)  # the report is shown once: as the failure message.
     return compared
+
+  def _session(self) -> session_lib.ModuleSession:
+    if self.module_session is None:
+      raise RuntimeError(f"{type(self).__name__}.setUpClass opened no session: a setUpClass of "
+                         "its own must call super().setUpClass()")
+    return self.module_session
 
   def check_examples(self, method: str, examples: Optional[int] = None,
                      input_signature: Optional[Sequence[Any]] = None) -> None:
@@ -377,7 +383,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     and replay command are a trace's. A run that compared nothing fails the test.
     """
     try:
-      self._check_examples(method, examples or self.module_session.settings.examples or 100,
+      self._check_examples(method, examples or self._session().settings.examples or 100,
                            input_signature)
     except KeyboardInterrupt:
       self._run.record_interrupted(f"during check_examples('{method}')")
@@ -388,7 +394,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     result = self._run.check_examples(method, examples,
                                       self._example_signature(method, input_signature))
     compared = result.compared
-    if compared is not None and compared.failed and not self.module_session.per_backend:
+    if compared is not None and compared.failed and not self._session().per_backend:
       self.fail(compared.message)
     if result.problem and result.fatal:
       self.fail(result.problem)

@@ -643,7 +643,8 @@ class IreeCompiledModule(CompiledModule):
 
   def method_import_error(self, method: Optional[str]) -> Optional[str]:
     """Why `method` is not in this module because it did not import, or None."""
-    if self.method_imports is None or self.method_imports.failure_of(method) is None:
+    if (method is None or self.method_imports is None
+        or self.method_imports.failure_of(method) is None):
       return None
     return self.method_imports.call_error(method)
 

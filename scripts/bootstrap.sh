@@ -29,7 +29,7 @@ stamp=.venv/.pyiree_tf_support_installed
 if [ ! -f "$stamp" ] || [ setup.py -nt "$stamp" ]; then
   echo "bootstrap: installing Python packages into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[test]"
+  .venv/bin/python -m pip install -q -e ".[test,lint]"
   touch "$stamp"
 fi
 

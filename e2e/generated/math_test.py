@@ -3,7 +3,6 @@ static dims, with dynamic dims (`None`, inputs drawn at the static shape) and, w
 takes complex inputs, with complex64. One test class per (function, variant), so that the
 expected-failure lists name each one."""
 
-import numpy as np
 from pyiree_tf_support import tf_test_utils, tf_utils
 import tensorflow.compat.v2 as tf
 

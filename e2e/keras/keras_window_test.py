@@ -3,7 +3,7 @@
 variable itself (`return self.states`), not a value computed from it.
 
 In the corpus because, on iree_vulkan only, the calls after the first return a wrong window
-while vmvx and llvm-cpu are right (issue 13 saw all zeros on the second call; this file gets
+while vmvx and llvm-cpu are right (once all zeros on the second call; this file gets
 [[1, 10], [0, 0], [0, 0]] on calls 1-3): IREE's: the update compiles to buffer copies only,
 reproduced with iree-run-module alone (e2e/repros/findings/vulkan_copy_only_state). sliding_window_test.py returns
 `window.read_value()` from a plain tf.Module and passes everywhere. The trace makes several calls

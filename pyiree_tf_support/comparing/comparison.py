@@ -199,7 +199,7 @@ def _plain_numbers(tolerance: Tolerance) -> bool:
 
 
 # Elements compared at a time: the float64 (complex128) copies and masks of a chunk take a few MB
-# whatever the arrays' size (over whole arrays they took ~10x the data: issue 19 item 15).
+# whatever the arrays' size (over whole arrays they took ~10x the data).
 _CHUNK_ELEMENTS = 1 << 16
 
 

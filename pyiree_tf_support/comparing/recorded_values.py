@@ -2,7 +2,7 @@
 after the call (a buffer reused for every call) cannot change the record; except that an array
 holding bit for bit what the reference backend recorded at the same place of the same call is
 not copied but shared with the reference's record. So a target's inputs, and the outputs of a
-target that agrees with the reference, take no memory of their own (issue 19 item 15: a 200 MB
+target that agrees with the reference, take no memory of their own (a 200 MB
 input was held twice per target, input and output, besides the reference's copies).
 
 Records are never changed once made, so sharing an array between two of them is safe.
@@ -49,7 +49,7 @@ def record(value: Any, reference: Any = NOTHING, memo: Optional[Dict[int, Any]] 
     return tuple(_copy(child, memo) for child in value)  # a call's inputs, mostly.
   if kind in (list, tuple) and type(reference) is kind and len(reference) == len(value):
     return kind(record(child, ref, memo) for child, ref in zip(value, reference))
-  if kind is dict and type(reference) is dict:
+  if type(value) is dict and type(reference) is dict:
     return {key: record(child, reference.get(key, NOTHING), memo)
             for key, child in value.items()}
   return copy.deepcopy(value, memo)

@@ -5,7 +5,7 @@ Never pickle: a saved trace can be read by any process, including one without Te
 A target's arrays that are the reference's own (`recorded_values` shares those holding the same
 bits: its inputs, and the outputs of a target that agrees bit for bit) are not written again: its
 trace.json names them in the reference's arrays.npz beside it, with that file's hash, so each
-value is on disk once (issue 23: a passing file wrote every input once per backend).
+value is on disk once (a passing file once wrote every input once per backend).
 """
 
 import dataclasses
@@ -97,7 +97,10 @@ def _decode(spec: Any, arrays: Dict[str, np.ndarray],
             shared: Optional[Dict[str, np.ndarray]] = None) -> Any:
 
   def leaf(leaf_spec: Any) -> Any:
-    array = (shared if leaf_spec.get("shared") else arrays)[leaf_spec["array"]]
+    source = shared if leaf_spec.get("shared") else arrays
+    if source is None:
+      raise ValueError("the trace shares arrays with another trace, whose arrays were not given")
+    array = source[leaf_spec["array"]]
     if "row" in leaf_spec:
       array = np.array(array[int(leaf_spec["row"]), ...])  # its own copy, 0-d rows included.
     if leaf_spec.get("object"):
@@ -159,14 +162,19 @@ def save_trace(trace: Trace, directory: str, reference: bool = False,
   digest = []
 
   def fill(npz: BinaryIO) -> None:
-    np.savez(npz, **arrays.entries())  # uncompressed, straight to the file: big arrays are not
-                                       # copied (small ones are, once, into their stack).
+    # Uncompressed, straight to the file: big arrays are not copied (small ones are, once, into
+    # their stack). No object arrays (strings are bytes here): nothing pickled, as load reads.
+    np.savez(npz, allow_pickle=False, **arrays.entries())
     npz.seek(0)
-    digest.append(hashlib.file_digest(npz, "sha256").hexdigest())
+    # typeshed's file_digest wants readinto, which typing.BinaryIO does not declare; write_with
+    # passes a buffered file, which has it.
+    sha256 = hashlib.file_digest(npz, "sha256")  # pyright: ignore[reportArgumentType]
+    digest.append(sha256.hexdigest())
 
   safe_files.write_with(os.path.join(directory, ARRAYS_NAME), fill)
   document["arrays_sha256"] = digest[0]  # the arrays are written first: the two must pair up.
   if named:  # arrays it names in the reference's file: which one, as it was.
+    assert shared is not None  # only a trace given one names arrays in it.
     document["shared_arrays"] = {"trace": os.path.basename(shared.directory),
                                  "arrays_sha256": shared.arrays_sha256}
   # One line: json's C encoder (indented output is its pure-Python one: seconds for long traces).

@@ -95,6 +95,8 @@ def _indent(text: str, prefix: str = "  ") -> str:
 def _source_of(function: Optional[Callable]
                ) -> Tuple[Optional[str], Optional[Tuple[int, int]], str]:
   """(file, (first line, one past the last), source) of a trace function, where Python knows it."""
+  if function is None:
+    return None, None, ""
   try:
     lines, first = inspect.getsourcelines(function)
     return inspect.getsourcefile(function), (first, first + len(lines)), "".join(lines)

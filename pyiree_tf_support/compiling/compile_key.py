@@ -101,13 +101,13 @@ def host_target(llvmcpu: Tuple[str, ...], cache: Optional[Any] = None) -> str:
   """`resolve_host_target`, remembered in `cache` (a CompileCache) under this compiler and this
   CPU's description, so a warm run asks the compiler nothing (the probe is ~0.25 s)."""
   memo = _host_memo_key(llvmcpu) if cache is not None else None
-  if memo is not None:
+  if cache is not None and memo is not None:
     stored = cache.get(memo)
     text = stored.decode("utf-8", errors="replace") if stored is not None else ""
     if _TARGET_ATTR.fullmatch(text):
       return text
   resolved = resolve_host_target(llvmcpu)
-  if memo is not None:
+  if cache is not None and memo is not None:
     cache.put(memo, resolved.encode("utf-8"))
   return resolved
 

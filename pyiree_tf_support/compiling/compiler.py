@@ -23,9 +23,6 @@ from pyiree_tf_support.core import exit_status
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.compiling.compile_cache import CompileCache
-# Re-exported: callers catch compiler.CompileInterrupted.
-from pyiree_tf_support.compiling.compile_process import (  # pylint: disable=unused-import
-    CompileInterrupted)
 from pyiree_tf_support.core import timeouts
 
 INPUT_TYPE = "stablehlo_xla"
@@ -237,7 +234,7 @@ def compile_request(request: CompileRequest, description: str,
     if crash_path and os.path.exists(crash_path):
       os.remove(crash_path)
   if cache is not None:
-    cache.put(key, vmfb)
+    cache.put(key or request.key(), vmfb)  # key is set above whenever there is a cache.
   return vmfb
 
 

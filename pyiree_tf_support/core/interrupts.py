@@ -6,7 +6,7 @@ reports it as "Exception ignored in ..." (under pytest its unraisable-exception 
 into a warning, so nothing is printed) and carries on. hypothesis registers such a callback (it
 times collections), and examples allocate enough for collections to run all the time: a Ctrl-C
 during examples was lost that way in about one run of three, the run went on to its end and the
-test passed (issue 29, item 8).
+test passed.
 
 `noticed()` counts every SIGINT that arrives while its block runs, whatever becomes of the
 KeyboardInterrupt; `check()` raises KeyboardInterrupt again where a lost one must not be, e.g.
@@ -28,7 +28,7 @@ import select
 import signal
 import threading
 import time
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, NoReturn, Optional
 
 _received = 0
 
@@ -105,7 +105,7 @@ class _Watch:
     self.interrupted_at: Optional[float] = None
 
 
-def _end_process(message: str) -> None:
+def _end_process(message: str) -> NoReturn:
   try:
     os.write(2, f"\n{message}\n".encode("utf-8", "replace"))
   finally:

@@ -149,7 +149,10 @@ def flatten_as(spec: Any, value: Any, root: str = "", path: Path = ()) -> List[A
   kind = _spec_kind(spec)
   if kind is None:
     return [] if spec is None else [value]
-  where = lambda: format_path(root, path) or "the top level"  # only errors say where.
+
+  def where() -> str:  # only errors say where.
+    return format_path(root, path) or "the top level"
+
   if kind == "dict":
     if not isinstance(value, dict):
       raise TypeError(f"expected a dict at {where()}, got {type(value).__name__}")

@@ -46,8 +46,10 @@ class Limit:
       return None
     return self.base + self.per_mib * max(size_bytes, 0) / _MIB
 
-  def explain(self, seconds: float) -> str:
+  def explain(self, seconds: Optional[float]) -> str:
     """`within 5 s (--compile_timeout=5 s + 10 s per MiB of compiler input; ...)`."""
+    if seconds is None:
+      return "with no time limit"
     text = f"within {seconds:.3g} s"
     if self.flag is None:
       return text

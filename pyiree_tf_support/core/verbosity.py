@@ -20,7 +20,7 @@ import re
 import shlex
 import sys
 import tempfile
-from typing import Iterator, Mapping, Optional, Sequence, Tuple
+from typing import Iterator, Mapping, MutableMapping, Optional, Sequence, Tuple
 
 from absl import logging
 
@@ -123,7 +123,7 @@ def quiet_native_stderr() -> Iterator[None]:
 
 
 def import_tensorflow(argv: Optional[Sequence[str]] = None,
-                      environ: Optional[dict] = None) -> None:
+                      environ: Optional[MutableMapping[str, str]] = None) -> None:
   """Imports TensorFlow quietly unless verbose output is asked for (see the module docstring).
 
   Does nothing when TensorFlow is already imported: its logging is configured by then. The

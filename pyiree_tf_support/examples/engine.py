@@ -266,6 +266,8 @@ class _Runner:
 
   def same_failure(self, inputs: Tuple[np.ndarray, ...]) -> Optional[Outcome]:
     """The outcome of the first failure's backend if `inputs` fail the same way, else None."""
+    if self.first is None:  # nothing failed yet.
+      return None
     outcomes = self.outcomes(inputs, self.first[0].backend) or ()
     return next((o for o in outcomes if failure_kind(o) == self.first[0]), None)
 
@@ -280,7 +282,8 @@ def _hypothesis_settings(settings: ExampleSettings) -> Any:
       database=None,
       phases=(hypothesis.Phase.generate, hypothesis.Phase.shrink),
       verbosity=hypothesis.Verbosity.quiet,
-      suppress_health_check=list(hypothesis.HealthCheck))
+      # hypothesis' HealthCheckMeta.__iter__ is unannotated: pyright sees the metaclass.
+      suppress_health_check=list(hypothesis.HealthCheck))  # pyright: ignore[reportArgumentType]
 
 
 def _hypothesis_home(configuration: Any) -> Any:
@@ -324,8 +327,6 @@ def run_examples(modules: ExampleModules, method: str,
   UnsupportedInputError when an input has a dtype no strategy draws; an own fault met on the way
   is raised.
   """
-  import hypothesis  # pylint: disable=import-outside-toplevel
-  from hypothesis import configuration  # pylint: disable=import-outside-toplevel
   where = f"{getattr(modules.reference, 'module_name', 'module')}.{method}()"
   strategy = strategies.for_inputs(signature.inputs, where)
   with interrupts.noticed() as notice:
@@ -338,6 +339,7 @@ def _run_examples(modules: ExampleModules, method: str,
                   strategy: Any, runner: _Runner) -> ExamplesResult:
   import hypothesis  # pylint: disable=import-outside-toplevel
   from hypothesis import configuration  # pylint: disable=import-outside-toplevel
+  from hypothesis import errors as hypothesis_errors  # pylint: disable=import-outside-toplevel
   shrunk = None
   # hypothesis caches what it reads from local source files in its home directory: ours for
   # this run, the caller's again afterwards.
@@ -347,9 +349,9 @@ def _run_examples(modules: ExampleModules, method: str,
     shrunk = hypothesis.find(strategy, runner.fails_the_same_way,
                              settings=_hypothesis_settings(settings),
                              random=random.Random(settings.seed))
-  except hypothesis.errors.NoSuchExample:
+  except hypothesis_errors.NoSuchExample:
     pass
-  except hypothesis.errors.Flaky:
+  except hypothesis_errors.Flaky:
     # hypothesis runs the smallest input once more; the time box (or an own fault) can end
     # the run between the two, and a backend can fail one time and not the next.
     shrunk = runner.smallest

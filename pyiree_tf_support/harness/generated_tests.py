@@ -210,10 +210,11 @@ def tf_function_unit_test(input_generator: Optional[tf_utils.InputGenerator] = N
     compiled = tf.function(**tf_function_kwargs)(function)
     compiled.__name__ = function_name
     signature = static_signature or tf_function_kwargs.get("input_signature")
-    if signature is None and input_args is None:
-      raise ValueError(f"tf_function_unit_test({function_name}): inputs are drawn from the "
-                       "signature: give input_signature=[tf.TensorSpec(...), ...] or input_args.")
     if signature is None:
+      if input_args is None:
+        raise ValueError(f"tf_function_unit_test({function_name}): inputs are drawn from the "
+                         "signature: give input_signature=[tf.TensorSpec(...), ...] or "
+                         "input_args.")
       signature = tf_utils.apply_function(list(input_args), _spec_of)
     setattr(compiled, SPEC_ATTRIBUTE, UnitTestSpec(
         function_name, list(signature), input_generator, input_args, atol=atol, rtol=rtol))

@@ -308,8 +308,9 @@ class TestRun:
     records = [self._backend_record(setup, module, outcome, raw, trace_name, repros)
                for (setup, module), outcome, (raw, repros) in zip(targets, shown, results)]
     for record, module in zip(records, self.targets):
-      if getattr(module, "method_compiles", None) is not None:
-        record["method_compiles"] = module.method_compiles.to_json()
+      method_compiles = getattr(module, "method_compiles", None)
+      if method_compiles is not None:
+        record["method_compiles"] = method_compiles.to_json()
     for index, localization in localized.items():
       records[index]["localization"] = localization
     for index, reduction in reduced.items():
@@ -344,8 +345,8 @@ class TestRun:
               f"is in {first}'s entry")
       record = getattr(module, "method_compiles", None)
       method = outcome.call_method
-      if (record is not None and outcome.status is Status.COMPILE_ERROR and method
-          and module.method_compile_error(method)):
+      if (record is not None and module is not None and outcome.status is Status.COMPILE_ERROR
+          and method and module.method_compile_error(method)):
         text = record.call_reference(method) if in_file else record.call_note(method)
         index = outcome.detail.split(" ", 2)[1]  # "call <index> (<method>): ..."
         outcome = dataclasses.replace(outcome, detail=f"call {index} ({method}): {text}")
@@ -575,7 +576,7 @@ class TestRun:
     if result.failure:  # the shrunk input is saved as a trace below.
       first = {f"input_{i}": a for i, a in enumerate(result.failure.first_inputs)}
       safe_files.write_with(os.path.join(directory, "first_failing_inputs.npz"),
-                           lambda f: np.savez(f, **first))
+                           lambda f: np.savez(f, allow_pickle=False, **first))
     if result.failure:  # shown under pytest too, whose backend items judge the trace below.
       logging.warning("%s", summary)
     else:

@@ -73,8 +73,8 @@ class ClassSetup:
 
   def method_compiles_note(self) -> str:
     """Per target whose whole module did not compile: which methods compile alone ("" if none)."""
-    return "\n".join(s.module.method_compiles.describe() for s in self.targets
-                     if getattr(s.module, "method_compiles", None) is not None)
+    records = (getattr(s.module, "method_compiles", None) for s in self.targets)
+    return "\n".join(record.describe() for record in records if record is not None)
 
   def skipped_note(self) -> str:
     """One line naming requested backends that could not run ("" when none)."""
@@ -201,7 +201,7 @@ def pre_import(module_class, exported_names: Sequence[str], artifacts_dir: str,
 
 @dataclasses.dataclass(frozen=True)
 class _CompileJob:
-  module_class: object
+  module_class: tf_utils.ModuleClass
   exported_names: Tuple[str, ...]
   artifacts_dir: str
   import_error: Optional[str]

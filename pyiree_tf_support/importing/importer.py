@@ -400,6 +400,7 @@ def import_module(module: tf.Module, module_name: str,
       for destination in tuple(keep_saved_model_at or ()) + on_failure:
         saved_models.keep(destination, imported and imported.identity,
                           saved_models.copy_of(saved_model_dir))
+  assert imported is not None  # the import raised otherwise.
   return imported
 
 
@@ -436,6 +437,7 @@ def _import_saved_model(saved_model_dir: str, module_name: str, names: Sequence[
                           signatures, method_imports=record)
   if error is not None:
     raise _failure(module_name, error, saved_model_dir, names) from error
+  assert whole is not None  # no error: the whole module imported.
   return dataclasses.replace(
       whole, problem=f"{whole.problem}\n{record.describe(with_module_error=False)}")
 

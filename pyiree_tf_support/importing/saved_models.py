@@ -85,7 +85,11 @@ def keep(destination: str, identity: Optional[str], write: Callable[[str], None]
 
 def copy_of(saved_model_dir: str) -> Callable[[str], None]:
   """A `write` for `keep`: copies `saved_model_dir`."""
-  return lambda path: shutil.copytree(saved_model_dir, path)
+
+  def write(path: str) -> None:
+    shutil.copytree(saved_model_dir, path)
+
+  return write
 
 
 def save_of(make_module: Callable[[], tf.Module]) -> Callable[[str], None]:

@@ -23,7 +23,7 @@ import math
 import os
 import subprocess
 import sys
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -126,7 +126,8 @@ def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
   `judged_against`: the trusted run's dir, tolerances and backend names, to stop the run once
   the divergence is found."""
   safe_files.make_dirs(run_dir)
-  safe_files.write_with(os.path.join(run_dir, traced_run.INPUTS), lambda f: np.savez(f, **inputs))
+  safe_files.write_with(os.path.join(run_dir, traced_run.INPUTS),
+                        lambda f: np.savez(f, allow_pickle=False, **inputs))
   safe_files.write_text(os.path.join(run_dir, traced_run.REQUEST), json.dumps(
       {"vmfb": vmfb_path, "driver": driver, "calls": calls, **(judged_against or {})}))
   size = os.path.getsize(vmfb_path)
@@ -673,7 +674,7 @@ def _traced_verdict(formed: formation.Formation, trusted_run: Run, suspect_run: 
   """What the two traced runs say."""
   call = base["call"]
   trusted = formed.trusted.backend
-  common = dict(trusted=trusted, formed=formed, tried_trusted=tried, **base)
+  common: Dict[str, Any] = dict(trusted=trusted, formed=formed, tried_trusted=tried, **base)
   if suspect_run.error and len(suspect_run.outputs) <= call and not suspect_run.events:
     raise LocalizeError(f"the traced {formed.suspect.backend} module failed: "
                         f"{suspect_run.error}")

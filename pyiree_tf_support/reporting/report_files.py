@@ -11,13 +11,12 @@ each file is replaced atomically.
 import json
 import math
 import os
-from typing import Any, ContextManager, Dict, Iterator, Optional, Sequence, Set
+from typing import Any, ContextManager, Dict, Optional, Sequence, Set
 
 from absl import logging
 
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.comparing import comparison
-from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.reporting.verdicts import Outcome, Status
 

@@ -10,9 +10,10 @@ import numpy as np
 
 from pyiree_tf_support.runtime import drivers
 from pyiree_tf_support.runtime import worker_client
-from pyiree_tf_support.runtime.drivers import driver_available  # pylint: disable=unused-import
-from pyiree_tf_support.runtime.runtime_errors import (  # pylint: disable=unused-import
-    BackendRuntimeError, WorkerCrashedError)
+# Re-exported: replay asks loading.driver_available.
+from pyiree_tf_support.runtime.drivers import (  # pylint: disable=unused-import
+    driver_available as driver_available)
+from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
 from pyiree_tf_support.runtime.runtime_host import InProcessHost
 from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.core import interrupts

@@ -92,7 +92,7 @@ class _Session:
 def _serve(requests: Connection, replies: Connection) -> None:
   # Every module load needs IREE's runtime: imported before the first request, so that a worker
   # started ahead of its module (worker_client.start_spare) has it ready when the module comes.
-  import iree.runtime  # pylint: disable=g-import-not-at-top,unused-import
+  import iree.runtime  # pylint: disable=g-import-not-at-top,unused-import  # noqa: F401
   session = _Session()
   while True:
     idle = session.idle_seconds()

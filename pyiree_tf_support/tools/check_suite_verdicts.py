@@ -120,7 +120,7 @@ def disagreements(expected: Dict[Cell, str], got: Dict[Cell, str], source: str) 
 
 def main(argv: Optional[List[str]] = None) -> int:
   parser = argparse.ArgumentParser(prog="python -m pyiree_tf_support.tools.check_suite_verdicts",
-                                   description=__doc__.split("\n\n")[0])
+                                   description=(__doc__ or "").split("\n\n")[0])
   parser.add_argument("junit_xml", help="JUnit XML of `pytest e2e/ --junitxml=...`")
   parser.add_argument("--dir", default="e2e", help="test directory with the BUILD.bazel (e2e)")
   parser.add_argument("--backends", help="comma-separated subset of the FAILING backends")

@@ -13,7 +13,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Dict, Optional, Sequence
+from typing import Dict, Iterable, Optional, Sequence
 
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.tools import source_tree
@@ -22,7 +22,7 @@ TOOL = "python -m pyiree_tf_support.tools.generate_backends_bzl"
 BZL_PATH = os.path.join(source_tree.ROOT, "build_tools", "bazel", "backends.bzl")
 
 
-def _list(values: Sequence[str]) -> str:
+def _list(values: Iterable[str]) -> str:
   return json.dumps(list(values))
 
 
@@ -59,7 +59,7 @@ def render(table: Sequence[backends.BackendSpec] = backends.BACKENDS) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-  parser = argparse.ArgumentParser(prog=TOOL, description=__doc__.split("\n\n")[0])
+  parser = argparse.ArgumentParser(prog=TOOL, description=(__doc__ or "").split("\n\n")[0])
   parser.add_argument("--check", action="store_true",
                       help="only report whether the file is current")
   args = parser.parse_args(argv)

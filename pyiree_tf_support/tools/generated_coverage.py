@@ -39,7 +39,7 @@ def _status(cell: Optional[run_results.Cell], listed: Optional[ExpectedFailure]
   found = f"{cell.phase.value}: {cell.first_error}"
   if listed is not None and listed.phase in (None, cell.phase):
     return XFAIL, f"{cell.phase.value}: {listed.reason}"
-  return FAIL, found + (f" (listed as {listed.phase.value})" if listed else "")
+  return FAIL, found + (f" (listed as {listed.phase.value})" if listed and listed.phase else "")
 
 
 def rows(run: run_results.Run, build_file: str) -> Dict[str, Row]:

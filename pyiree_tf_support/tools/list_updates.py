@@ -40,15 +40,17 @@ class Change:
   new: Optional[ExpectedFailure]
 
   def describe(self) -> str:
-    if self.kind == ADDED:
-      return f"added   {self.file} on {self.backend}: {self.new.phase.value}: {self.new.reason}"
     if self.kind == REMOVED:
       return f"removed {self.file} on {self.backend} (passed)"
     if self.kind == SPLIT:
       return f"split   {self.file} on {self.backend} into per-class entries (classes differ)"
-    old = self.old.phase.value if self.old.phase else "untyped"
-    return (f"{self.kind} {self.file} on {self.backend}: {old} -> {self.new.phase.value}"
-            + (f": {self.new.reason}" if self.kind == PHASE_CHANGED else ""))
+    new = self.new
+    assert new is not None and new.phase is not None, self  # what the other kinds list.
+    if self.kind == ADDED:
+      return f"added   {self.file} on {self.backend}: {new.phase.value}: {new.reason}"
+    old = self.old.phase.value if self.old and self.old.phase else "untyped"
+    return (f"{self.kind} {self.file} on {self.backend}: {old} -> {new.phase.value}"
+            + (f": {new.reason}" if self.kind == PHASE_CHANGED else ""))
 
 
 def _make_true(new: expected_failures.Lists, changes: List[Change], backend: str, key: str,
@@ -110,8 +112,9 @@ def _update_file(new: expected_failures.Lists, changes: List[Change], name: str,
       wanted[test_class] = rest
   class_entries = [key for key in entries if key.count("::") == 1 and key.startswith(name + "::")]
   if not class_entries and len({cell.phase for cell in wanted.values()}) <= 1:
-    if wanted:
-      _make_true(new, changes, backend, name, combined(list(wanted.values())))
+    cell = combined(list(wanted.values()))  # None when nothing is wanted.
+    if cell is not None:
+      _make_true(new, changes, backend, name, cell)
     return
   file_entry = entries.get(name)
   if file_entry is not None:

@@ -296,7 +296,7 @@ def _selected(only: Sequence[str], relative_dir: str, entries: Sequence[Listed])
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-  parser = argparse.ArgumentParser(prog=TOOL, description=__doc__.splitlines()[0])
+  parser = argparse.ArgumentParser(prog=TOOL, description=(__doc__ or "").splitlines()[0])
   parser.add_argument("--artifacts_dir", action="append", default=[],
                       help="artifacts of a real run (repeatable: e2e/ and e2e/keras runs)")
   parser.add_argument("--only", action="append", default=[],

@@ -94,8 +94,8 @@ def repro_dirs(repros_dir: str = REPROS_DIR) -> List[str]:
 def remove_stale(wanted: Sequence[str], repros_dir: str = REPROS_DIR) -> List[str]:
   """Removes the repro directories not in `wanted`, and the backend directories left without any
   (their index with them); returns the repro directories removed."""
-  wanted = set(wanted)
-  removed = [path for path in repro_dirs(repros_dir) if path not in wanted]
+  kept = set(wanted)
+  removed = [path for path in repro_dirs(repros_dir) if path not in kept]
   for path in removed:
     shutil.rmtree(path)
   for directory in glob.glob(os.path.join(repros_dir, "*")):

@@ -5,7 +5,6 @@ and given tolerances by `reporting.repro`, as a report's flagfile is (one copy o
 iree-run-module type mapping).
 """
 
-import ast
 import dataclasses
 import os
 import re

@@ -76,7 +76,7 @@ def summary_lines(units: Sequence[Tuple[str, str, int]], e2e_log: Optional[str],
   results = [(name, unit_result(log, status)) for name, log, status in units]
   parts = [f"{name}: {result.describe()}" for name, result in results]
   counted = [(name, result.passed, result.failed) for name, result in results
-             if result.failed is not None]
+             if result.passed is not None and result.failed is not None]
   if e2e_log is not None:
     e2e_passed, e2e_failed = e2e_counts(e2e_log)
     parts.append(f"e2e (Bazel): {e2e_passed} passed, {e2e_failed} failed")
@@ -95,7 +95,7 @@ def summary_lines(units: Sequence[Tuple[str, str, int]], e2e_log: Optional[str],
 def _parser() -> argparse.ArgumentParser:
   parser = argparse.ArgumentParser(
       prog="python -m pyiree_tf_support.tools.test_summary",
-      description=__doc__.strip().split("\n\n")[0])
+      description=(__doc__ or "").strip().split("\n\n")[0])
   parser.add_argument("--unit", nargs=3, action="append", default=[],
                       metavar=("NAME", "LOG", "STATUS"),
                       help="a pytest run: its name, its log and its exit status (repeated, in "

@@ -111,7 +111,7 @@ def run_suites(bazel: bazel_session.Bazel, dirs: Sequence[SuiteDir]) -> int:
       return query.returncode
     suites += [line for line in query.stdout.splitlines() if line.startswith("//")]
   if not suites:
-    print(f"no test suite in {', '.join(d.package for d in dirs)}", file=sys.stderr)
+    print(f"no test suite in {', '.join(d.package or d.path for d in dirs)}", file=sys.stderr)
     return 4
   return bazel.run("test", *suites, "--keep_going").returncode
 
@@ -370,7 +370,7 @@ def write_2020(bazel: bazel_session.Bazel, build_dir: str) -> str:
 
 def main(argv: Optional[Sequence[str]] = None, prog: str = TOOL) -> int:
   """The command; `prog`: the name its usage shows (update_lists runs it too)."""
-  parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
+  parser = argparse.ArgumentParser(prog=prog, description=(__doc__ or "").splitlines()[0])
   parser.add_argument("build_dir", nargs="?", metavar="BUILD_DIR",
                       help="2020 interface: write BUILD_DIR/doc/tf_e2e_coverage.md")
   parser.add_argument("--run", action="store_true", help="run the Bazel suites of --dirs first")
@@ -411,8 +411,10 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = TOOL) -> int:
 
 def _main(args: argparse.Namespace, dirs: Sequence[SuiteDir],
           bazel: Optional[bazel_session.Bazel]) -> int:
-  if args.run and run_suites(bazel, dirs) == 2:  # a bad command: nothing ran
-    return 2
+  if args.run:
+    assert bazel is not None  # main starts Bazel for --run.
+    if run_suites(bazel, dirs) == 2:  # a bad command: nothing ran
+      return 2
   testlogs = args.testlogs or (testlogs_of(bazel) if bazel else
                                os.path.join(e2e_lists.ROOT, "bazel-testlogs"))
   if args.update_lists:
@@ -438,6 +440,7 @@ def _main(args: argparse.Namespace, dirs: Sequence[SuiteDir],
                                         + ", ".join(bad[:20]) if bad else "the lists hold"))
     return 1 if bad else 0
   if args.build_dir is not None:
+    assert bazel is not None  # main starts Bazel for --build_dir without --update_lists.
     print(f"wrote {write_2020(bazel, args.build_dir)}")
     return 0
   if not os.path.isdir(testlogs):

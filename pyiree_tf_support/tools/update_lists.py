@@ -21,6 +21,8 @@ def _read_run(testlogs: Optional[str], artifacts_dir: Optional[str],
               directories: Sequence[str]) -> run_results.Run:
   if artifacts_dir is not None:
     return run_results.from_artifacts_dir(artifacts_dir, directories)
+  if testlogs is None:
+    raise run_results.RunError("no run given: neither bazel-testlogs nor an artifacts dir")
   return run_results.from_bazel_testlogs(testlogs, directories)
 
 

@@ -1,5 +1,6 @@
 """The code style the repository keeps, checked on the files themselves: Python and shell lines of
-at most 100 columns, and module docstrings that say what a module holds, not why it is long."""
+at most 100 columns, and module docstrings that say what a module holds, not why it is long.
+ruff and pyright run in linters_test (processes: the slow tier)."""
 
 import ast
 import os

@@ -1,5 +1,5 @@
 """Artifacts grow with failures, not with calls: a passing trace leaves a fixed number of files per
-backend however many calls it makes (issue 12 item 4: 3000 passing calls wrote 24,024 files)."""
+backend however many calls it makes (3000 passing calls once wrote 24,024 files)."""
 
 import os
 import tempfile

@@ -1,5 +1,5 @@
-"""A big input costs a small multiple of its bytes, in memory and on disk (issue 19 item 15: one
-200 MB float32 input peaked at 5.1 GB RSS and wrote 1.4 GB, two 315 MB text traces among it).
+"""A big input costs a small multiple of its bytes, in memory and on disk (one
+200 MB float32 input once peaked at 5.1 GB RSS and wrote 1.4 GB, two 315 MB text traces among it).
 
 A real test file runs in a child process on tf and iree_llvmjit, once with a 50 MB input and once
 with a small one: the small run's peak RSS is the baseline (TensorFlow, IREE, the compile), the

@@ -1,4 +1,4 @@
-"""Hostile paths (issue 19): nothing outside the artifacts dir is written, emptied or read through a
+"""Hostile paths: nothing outside the artifacts dir is written, emptied or read through a
 symlink below it, directories of another user are refused, a damaged or escaping bundle is not
 replayed as if it were sound, and a printed command quotes the names it contains.
 

@@ -1,4 +1,4 @@
-"""Infrastructure failures are no backend's verdict (issue 19 item 7).
+"""Infrastructure failures are no backend's verdict.
 
 A full disk while writing iree_input.mlir was the IMPORT ERROR of every IREE backend (phase import,
 so the list tool listed it), while saving a target's trace its RUNTIME ERROR, and while saving the
@@ -281,11 +281,12 @@ class NoLocksTest(absltest.TestCase):
     self.assertEqual(result.failures, [])
     self.assertLen(result.errors, 1)
     text = result.errors[0][1]
-    line = [l for l in text.splitlines() if l.startswith("pyiree_tf_support.core.faults.LockError")]
+    line = [line for line in text.splitlines()
+            if line.startswith("pyiree_tf_support.core.faults.LockError")]
     self.assertLen(line, 1, text)
     self.assertRegex(line[0], rf"LockError: Cannot lock '{re.escape(path)}': ENOLCK \(errno "
                      rf"{errno.ENOLCK}, [^)]*\); its file system gives no locks \(NFS without "
-                     "its lock daemon\?\)")
+                     r"its lock daemon\?\)")
     self.assertIn(fix, line[0])
     for verdict in ("IMPORT ERROR", "COMPILE ERROR", "RUNTIME ERROR", "MISMATCH"):
       self.assertNotIn(verdict, text)

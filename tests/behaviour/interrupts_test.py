@@ -1,4 +1,4 @@
-"""Ctrl-C is not a compiler failure (issue 19, item 6): SIGINT or SIGTERM while iree-compile runs
+"""Ctrl-C is not a compiler failure: SIGINT or SIGTERM while iree-compile runs
 stops the run at once, kills the compile, writes no reproducer and records no COMPILE ERROR.
 
 A real test file runs as a subprocess in a session of its own. Once its iree-compile runs, the

@@ -1,4 +1,4 @@
-"""Robustness: no silent pass, no lost artifact, no clobbered directory (issue 9).
+"""Robustness: no silent pass, no lost artifact, no clobbered directory.
 
 Every test here runs the real TensorFlow and IREE; each names the guarantee of docs/guarantees.md
 "Guarantees" it backs.

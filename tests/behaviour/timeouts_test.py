@@ -1,4 +1,4 @@
-"""Never hang (issue 19, item 3): a stopped iree-compile, a worker stopped while loading a module
+"""Never hang: a stopped iree-compile, a worker stopped while loading a module
 or during a call, is killed past --compile_timeout / --load_timeout / --call_timeout and is that
 backend's error naming the flag; the other backends are still compared.
 

@@ -13,7 +13,10 @@ from pyiree_tf_support.comparing import traces
 from pyiree_tf_support.comparing.traces import ModuleCall, Trace
 
 nan, inf = float("nan"), float("inf")
-f32 = lambda *values: np.array(values, np.float32)
+
+
+def f32(*values: float) -> np.ndarray:
+  return np.array(values, np.float32)
 
 
 def mismatches(ref, tar, **kwargs):
@@ -77,7 +80,8 @@ class EqualityTest(parameterized.TestCase):
     self.assertEqual((type(found), found.count), (comparison.NumericMismatch, 1))
 
   def test_identical_floats_are_equal_under_zero_tolerance(self):
-    exact = lambda dtype: tolerances.EXACT
+    def exact(dtype):
+      return tolerances.EXACT
     for values in (f32(0.0, -1.5, 3e38, 1e-45), np.array([1 + 2j, 0j], np.complex64),
                    np.array([0.1, -7.0], np.float64)):
       with self.subTest(dtype=values.dtype):
@@ -85,7 +89,8 @@ class EqualityTest(parameterized.TestCase):
     self.assertLen(mismatches(f32(1.0), np.nextafter(f32(1.0), f32(2.0)), tolerance_fn=exact), 1)
 
   def test_per_call_tolerances_override_the_table_for_floats_only(self):
-    loose = lambda dtype: tolerances.for_dtype(dtype, (), rtol=0.1, atol=0.1)
+    def loose(dtype):
+      return tolerances.for_dtype(dtype, (), rtol=0.1, atol=0.1)
     self.assertEqual(mismatches(np.float32(1.0), np.float32(1.05), tolerance_fn=loose), [])
     self.assertLen(mismatches(np.int32(1), np.int32(2), tolerance_fn=loose), 1)
 
@@ -185,7 +190,7 @@ class MessageTest(parameterized.TestCase):
 
 
 class BigArraysTest(parameterized.TestCase):
-  """Big arrays are compared a chunk at a time (issue 19 item 15: the float64 copies, masks and
+  """Big arrays are compared a chunk at a time (the float64 copies, masks and
   differences of whole arrays took ~10x the data); first and greatest stay those of C order."""
 
   N = 4_000_000  # 16 MB of float32 per side: many chunks.
@@ -242,7 +247,8 @@ class ClosenessTest(parameterized.TestCase):
     self.assertAlmostEqual(self.fraction(ref, tar), expected, places=9)
 
   def test_zero_tolerance_makes_any_difference_infinitely_far(self):
-    exact = lambda dtype: tolerances.Tolerance(0.0, 0.0)
+    def exact(dtype):
+      return tolerances.Tolerance(0.0, 0.0)
     self.assertEqual(self.fraction(f32(3), f32(3), tolerance_fn=exact), 0.0)
     self.assertEqual(self.fraction(f32(3), f32(3.5), tolerance_fn=exact), inf)
 

@@ -1,5 +1,5 @@
 """A trace records copies of a call's values, except arrays equal bit for bit to the reference
-backend's record of the same call, which it shares (issue 19 item 15: a 200 MB input was held
+backend's record of the same call, which it shares (a 200 MB input was once held
 twice per target besides the reference's copies)."""
 
 import copy
@@ -96,7 +96,8 @@ class RecordedValuesTest(absltest.TestCase):
 
   def test_an_agreeing_target_trace_takes_no_memory_for_its_arrays(self):
     x = np.random.default_rng(0).random(4_000_000, np.float32)  # 16 MB in, 16 MB out.
-    trace_function = lambda module: module.double(x)
+    def trace_function(module):
+      module.double(x)
     reference, _ = run_trace(Doubler(), trace_function)
     tracemalloc.start()
     try:

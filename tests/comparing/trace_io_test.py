@@ -1,6 +1,6 @@
 """Loadable traces keep each value once: a target's arrays shared with the reference's record
 (its inputs, its outputs where they agree bit for bit) are named in the reference's arrays.npz
-beside it, not written again (issue 23); loading gives back every value, and a target whose
+beside it, not written again; loading gives back every value, and a target whose
 reference was rewritten since is refused with its name instead of loaded with other data."""
 
 import json
@@ -85,7 +85,7 @@ class SharedArraysTest(absltest.TestCase):
 
 
 class ManySmallArraysTest(absltest.TestCase):
-  """Small arrays of one dtype and shape are rows of one npz entry (issue 23: an entry per array
+  """Small arrays of one dtype and shape are rows of one npz entry (an entry per array
   cost seconds for a 3000-call trace); every value loads back as it was."""
 
   def test_a_long_trace_of_small_arrays_is_a_few_entries_and_loads_back(self):

@@ -1,5 +1,5 @@
 """The readable trace file (traces/<trace>__<backend>.txt): summarized by default, a few KiB
-whatever the arrays hold (issue 19 item 15: a 200 MB input wrote two 315 MB text traces), naming
+whatever the arrays hold (a 200 MB input once wrote two 315 MB text traces), naming
 the loadable trace with the complete values; whole on request, cheap to write and written as it
 is formatted, also for large arrays (e2e/simple_arithmetic_test.py's 128x3072 and 3072x256 matmul
 inputs took ~30 s of numpy's aligned printing per trace file on a loaded machine)."""
@@ -37,7 +37,7 @@ def _read(path: str) -> str:
 class LongTraceTextTest(absltest.TestCase):
   """Over 100 calls a summarized text shows the first and last 10 and the calls it is asked to
   keep (the first failing one, with a call on each side), and says how many it left out
-  (issue 23: formatting 3000 calls took seconds per backend); whole, it shows every call."""
+  (formatting 3000 calls took seconds per backend); whole, it shows every call."""
 
   def _long(self, calls=300):
     return _trace(*[ModuleCall("add", (np.full([16], i, np.float32),), np.float32(i))

@@ -159,7 +159,8 @@ class SharedStorageTest(parameterized.TestCase):
       compiler.compile_request(self.request, "double", cache=self.cache)
     finally:
       os.umask(old)
-    mode = lambda path: oct(stat.S_IMODE(os.stat(path).st_mode))
+    def mode(path):
+      return oct(stat.S_IMODE(os.stat(path).st_mode))
     self.assertEqual(mode(self.entry_path()), oct(file_mode))
     self.assertEqual(mode(os.path.dirname(self.entry_path())), oct(dir_mode))
 
@@ -246,7 +247,8 @@ class PoisonedCacheTest(parameterized.TestCase):
       directory = compile_cache.default_cache_dir()
       served = compiler.compile_request(self.request, "double",
                                         cache=compile_cache.CompileCache(directory))
-    digest = lambda vmfb: hashlib.sha256(vmfb).hexdigest()
+    def digest(vmfb):
+      return hashlib.sha256(vmfb).hexdigest()
     self.assertNotEqual(digest(served), digest(planted), "the planted module was served")
     self.assertEqual(digest(served), digest(honest))
     private = os.path.join(self.shared_tmp, f"pyiree_tf_support-{os.geteuid()}")
@@ -361,7 +363,8 @@ class SharedCacheKeyTest(absltest.TestCase):
     def located(path, op="add"):
       return MLIR.replace("stablehlo.add", f"stablehlo.{op}").replace(
           ": tensor<4xf32>\n  return", f': tensor<4xf32> loc("{path}":3:5)\n  return')
-    key = lambda text: compiler.CompileRequest(text, ("vmvx",)).key()
+    def key(text):
+      return compiler.CompileRequest(text, ("vmvx",)).key()
     self.assertEqual(key(located("/home/a/src/m.py")), key(located("/ci/b/m.py")))
     self.assertNotEqual(key(located("/ci/b/m.py")), key(located("/ci/b/m.py", "multiply")))
 
@@ -389,7 +392,7 @@ class CompileOncePerProcessTest(absltest.TestCase):
     self.assertEqual(log.count("Reusing this process's compilation"), 2)
 
   def test_without_a_cache_host_is_not_resolved_with_one_it_is(self):
-    # The probe compile (~0.25 s) only serves the cache key (issue 23).
+    # The probe compile (~0.25 s) only serves the cache key.
     probe = "llvm-cpu 'host' is"
     self.assertNotIn(probe, self.run_e2e("--target_backends=iree_llvmjit,iree_llvmjit",
                                          "--nocompile_cache", "--verbose"))

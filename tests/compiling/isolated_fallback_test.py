@@ -3,7 +3,7 @@ per-method compile fallback, replay, bundles, the localizer's reduced module and
 
 The planted siblings are einsums with a repeated index (`ii->`, `bii->b`): IREE 3.13's StableHLO
 preprocessing rejects them, and it runs on private functions too, so a sibling that is only made
-private fails every method with its own error (issue 35: 0 of 15 methods compiled where 13 had
+private fails every method with its own error (0 of 15 methods compiled once, where 13 had
 nothing wrong). Real TensorFlow, real iree-compile and runtime.
 """
 

@@ -1,4 +1,4 @@
-"""The casting table covers every dtype numpy and ml_dtypes define (issue 19 items 4 and 14).
+"""The casting table covers every dtype numpy and ml_dtypes define.
 
 ml_dtypes' types (bfloat16, float8 variants, int4, ...) have numpy kind 'V' (float8_e5m2 even
 'f'), so rules written against numpy kinds let a bfloat16 NaN become INT_MIN on every backend and

@@ -1,4 +1,4 @@
-"""The collector is paused for TensorFlow's import and what it built is frozen (issue 23).
+"""The collector is paused for TensorFlow's import and what it built is frozen.
 
 Each case imports the library in a fresh interpreter, as a test file does, and reports what
 Python's collector did: how many full (generation 2) collections ran during the import, whether it
@@ -46,7 +46,7 @@ class ImportTest(absltest.TestCase):
 
   def test_import_runs_no_full_collection_and_freezes_what_it_built(self):
     seen = probe()
-    self.assertEqual(seen["full"], 0, seen)  # 4 full collections (~230 ms) before issue 23.
+    self.assertEqual(seen["full"], 0, seen)  # 4 full collections (~230 ms) unpaused.
     self.assertTrue(seen["enabled"], seen)
     self.assertGreater(seen["frozen"], 100_000, seen)
 

@@ -1,4 +1,4 @@
-"""A test file run as `python file.py` ends without the interpreter's teardown (issue 23: 1-2 s of
+"""A test file run as `python file.py` ends without the interpreter's teardown (1-2 s of
 TensorFlow's), and nothing observable of a normal exit is lost: the exit status, atexit handlers,
 non-daemon threads, buffered output. Under a profiler or another program's runner the normal exit
 stays.

@@ -1,4 +1,4 @@
-"""Quiet by default, everything with --verbose (issue 10 item 5).
+"""Quiet by default, everything with --verbose.
 
 A passing e2e file prints a handful of lines; TensorFlow's and IREE's notices come back with
 --verbose (or absl's -v 1); a TF_CPP_MIN_LOG_LEVEL the user set is kept. Real TensorFlow and IREE,

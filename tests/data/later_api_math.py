@@ -36,7 +36,10 @@ def create_function_unit_test(function_name, spec):
   signature = spec.input_signature
   if tf_utils.is_complex(signature):
     function, signature = tf_utils.rewrite_complex_signature(function, signature)
-  wrapped = lambda *args: function(*args, **spec.kwargs)
+
+  def wrapped(*args):
+    return function(*args, **spec.kwargs)
+
   if FLAGS.dynamic_dims:
     signature = tf_utils.apply_function(signature, tf_utils.make_dims_dynamic)
   return tf_test_utils.tf_function_unit_test(

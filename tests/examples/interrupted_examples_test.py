@@ -1,4 +1,4 @@
-"""Examples that never end, and Ctrl-C during examples (issue 29, items 7 and 8).
+"""Examples that never end, and Ctrl-C during examples.
 
 A method whose loop runs as many times as its input says (`tf.while_loop` up to `n`) runs for
 hours on a drawn int32: `--call_timeout` must stop such a call of the TF reference (its input is

@@ -63,7 +63,8 @@ class SpecNamesTest(absltest.TestCase):
   def test_two_generators_of_one_name_are_an_error_naming_both(self):
     def zeros(shape, dtype):
       return np.zeros(shape, dtype.as_numpy_dtype)
-    other = lambda shape, dtype: np.ones(shape, dtype.as_numpy_dtype)
+    def other(shape, dtype):
+      return np.ones(shape, dtype.as_numpy_dtype)
     other.__name__ = "zeros"
     with self.assertRaisesRegex(ValueError, r"input_generators\[0\] and \[1\] are both named "
                                 r"'zeros'"):

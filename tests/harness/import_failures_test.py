@@ -1,5 +1,5 @@
-"""A whole-module import failure of a user's own test file, on two IREE backends (issue 20 items 4
-and 9): reported once, TF's first cause on the first line, the IR in named files, and what the
+"""A whole-module import failure of a user's own test file, on two IREE backends:
+reported once, TF's first cause on the first line, the IR in named files, and what the
 import produced kept with a TF-only repro of the user's file (no mocks: TF's real lowering fails
 on a TensorArray of input-dependent size and unknown element shape)."""
 

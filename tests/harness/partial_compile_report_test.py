@@ -1,4 +1,4 @@
-"""A module one of whose methods does not compile (issue 20 item 10): the per-method list is in
+"""A module one of whose methods does not compile: the per-method list is in
 report.txt once per class, not in every passing test's entry, and no empty trace is written for
 the method that is not in the module (real TF, real iree-compile: vmvx cannot lower erf)."""
 

@@ -1,5 +1,5 @@
 """The set-up starts Vulkan's probe and worker before the import, unless --compile_jobs=1,
-and sets up one backend more than there are CPUs at once (issue 23, ratio 4). Real processes."""
+and sets up one backend more than there are CPUs at once. Real processes."""
 
 import os
 

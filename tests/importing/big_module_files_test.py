@@ -1,4 +1,4 @@
-"""What a run of a module with big weights writes (issue 23 item 3: a ResNet50-sized model wrote
+"""What a run of a module with big weights writes (a ResNet50-sized model once wrote
 188 MB of iree_input.mlir, its weights printed as hex text): iree_input.mlir above 4 MiB of text
 is MLIR bytecode, the weights once as bytes, and every reader still works from it: replay, a
 bundle and its replay, the localizer, make_repros, iree-compile itself, and IREE's own printer

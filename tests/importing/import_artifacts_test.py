@@ -1,4 +1,4 @@
-"""What the import leaves on disk for a module with large constants (issue 12: a Keras ResNet50
+"""What the import leaves on disk for a module with large constants (a Keras ResNet50 once
 wrote 189 MB of tf_input.mlir, its weights printed inline as hex): tf_input.mlir, read only by
 people, elides constants over 1 KiB as MLIR's own printer does (`dense_resource<__elided__>`);
 iree_input.mlir, which replay, repro and the compile cache read, stays whole and loadable."""

@@ -3,7 +3,6 @@ weights, because each such variable became a public immutable global whose `glob
 accessor IREE kept besides the compile-time folded copy the computation uses (e.g. BatchNorm
 folded into conv kernels). Assigned variables keep their accessors (idle release carries them)."""
 
-import os
 
 from absl.testing import absltest
 import iree.compiler

@@ -1,5 +1,5 @@
-"""SavedModels: the temporary one of an import lives exactly as long as its owner (issue 19 item
-2), and the one --keep_saved_model keeps follows the module (item 10).
+"""SavedModels: the temporary one of an import lives exactly as long as its owner,
+and the one --keep_saved_model keeps follows the module.
 
 A cleaner in another PID namespace (Bazel's linux-sandbox, a container sharing /tmp) used to see
 the owner's pid as dead and delete its SavedModel mid-import. These tests run the real cleaner, a

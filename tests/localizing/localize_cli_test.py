@@ -3,7 +3,6 @@ and its verdict rules judge aligned events as docs/localizing.md says."""
 
 import dataclasses
 import hashlib
-import os
 import subprocess
 import sys
 import tempfile

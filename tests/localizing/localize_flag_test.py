@@ -5,7 +5,6 @@ The mismatch is real: IREE's vmvx rounds an f32 -> i32 convert that TensorFlow t
 """
 
 import io
-import json
 import os
 import subprocess
 import sys

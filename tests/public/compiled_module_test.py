@@ -228,8 +228,8 @@ class CountedModule(tf.Module):
 
 
 class PristineInstanceTest(absltest.TestCase):
-  """The TF reference's first instance is the one the import built and never called (issue 23:
-  a ResNet50 was built and traced twice); every later one is fresh, and state starts at zero."""
+  """The TF reference's first instance is the one the import built and never called (a
+  ResNet50 was once built and traced twice); every later one is fresh, and state starts at zero."""
 
   def test_the_import_instance_is_the_references_first_and_only_once(self):
     x = np.ones([4], np.float32)

@@ -1,4 +1,4 @@
-"""A failure repeated per method is one failure (issue 35 item 3): methods whose first errors are
+"""A failure repeated per method is one failure: methods whose first errors are
 the same once normalised (as the FAILING lists normalise them) are one entry of the per-method
 list, with the methods it covers and one reproducer, in the failure message, report.txt and
 report.json. Real TensorFlow and iree-compile: IREE 3.13 rejects an einsum with a repeated index

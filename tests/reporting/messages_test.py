@@ -1,8 +1,7 @@
-"""Each message names what the user did and what is valid (issue 10 item 6), on real TF + IREE."""
+"""Each message names what the user did and what is valid, on real TF + IREE."""
 
 import io
 import tempfile
-import traceback
 import unittest
 
 from absl.testing import absltest

@@ -1,4 +1,4 @@
-"""<Module>/report.json and report.txt (issue 10 item 5): written for passing and failing tests,
+"""<Module>/report.json and report.txt: written for passing and failing tests,
 schema pinned, merged per test id across processes; the failing report is shown once."""
 
 import io
@@ -166,8 +166,9 @@ class ConcurrentWritersTest(absltest.TestCase):
 
   def test_a_rerun_replaces_the_test_and_a_second_trace_is_added(self):
     module_dir = tempfile.mkdtemp()
-    record = lambda name, first: report_files.record(
-        module_dir, "T.test", report_files.trace_record(name, "tf_ref", name, []), first)
+    def record(name, first):
+      report_files.record(
+          module_dir, "T.test", report_files.trace_record(name, "tf_ref", name, []), first)
     record("old", True)
     record("a", True)
     record("b", False)

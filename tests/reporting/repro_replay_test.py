@@ -9,14 +9,13 @@ import contextlib
 import io
 import json
 import os
-import pickle
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
-from typing import Callable, Dict, Optional
+from typing import Callable
 
 from absl.testing import absltest
 from absl.testing import flagsaver

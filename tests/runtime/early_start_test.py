@@ -1,4 +1,4 @@
-"""What loading needs is started before the module exists (issue 23, ratio 4).
+"""What loading needs is started before the module exists.
 
 A driver's availability probe runs once per process even when a background probe (`probe_soon`)
 and a caller ask at once; a worker started ahead (`start_spare`) is the one the next isolated

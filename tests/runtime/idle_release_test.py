@@ -1,4 +1,4 @@
-"""An idle Vulkan worker gives its device up soon, and keeps its module's state (issue 23 item 4).
+"""An idle Vulkan worker gives its device up soon, and keeps its module's state.
 
 A live lavapipe device burns ~2 cores while nothing runs (docs/vulkan_idle.md): IREE's queue
 completion threads wait in a call Mesa answers by polling. These tests run real lavapipe workers

@@ -317,7 +317,7 @@ class LocalTaskWorkerTest(_ResultAssertions):
       worker_client.WorkerModule(b"not a vmfb", "local-task")
 
   def test_interpreter_exit_stops_unclosed_worker(self):
-    script = textwrap.dedent(f"""
+    script = textwrap.dedent("""
         import sys
         from pyiree_tf_support.runtime import worker_client
         module = worker_client.WorkerModule(open(sys.argv[1], "rb").read(), "local-task")

@@ -1,4 +1,4 @@
-"""A worker that dies while idle fails only its own backend, in the next test (issue 19 item 9).
+"""A worker that dies while idle fails only its own backend, in the next test.
 
 Its death used to surface in the next test's setUp (reinitializing every module), which errored
 that test on every backend and wrote no report.json entry. Here a real test file kills its real

@@ -1,5 +1,5 @@
 """Finished test classes shut their worker processes down, so one process running many classes
-(`pytest e2e/`) keeps a bounded number of workers (issue 12: 11 idle Vulkan workers were alive
+(`pytest e2e/`) keeps a bounded number of workers (11 idle Vulkan workers were once alive
 after a third of the corpus)."""
 
 import os
@@ -11,7 +11,6 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support.runtime import worker_client
 from tests.behaviour import robustness_test
 

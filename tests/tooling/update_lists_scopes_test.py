@@ -16,7 +16,6 @@ from absl.testing import absltest
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.core.phases import Phase
 from pyiree_tf_support.reporting import expected_failures
-from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 TOOL = ["-m", "pyiree_tf_support.tools.update_e2e_coverage"]

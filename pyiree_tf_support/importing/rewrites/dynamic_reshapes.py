@@ -12,7 +12,7 @@ Plain text work, no TF or IREE.
 """
 
 import re
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
 from pyiree_tf_support.importing.rewrites import tensor_text
 
@@ -64,7 +64,8 @@ def _rewrite(match: "re.Match[str]", target: List[int], names: _Names) -> Option
   in_middle, out_middle = in_dims[front:len(in_dims) - back], target[front:len(target) - back]
   if len(out_middle) == 1 and out_middle[0] == -1 and len(in_middle) >= 2:
     # Merging dims into one -1: its size is their product, always valid.
-    merged = None if None in in_middle else _product(in_middle)
+    known = [dim for dim in in_middle if dim is not None]
+    merged = _product(known) if len(known) == len(in_middle) else None
     expected = in_dims[:front] + [merged] + in_dims[len(in_dims) - back:]
     if tensor_text.type_text(expected, element) != result_type:
       return None

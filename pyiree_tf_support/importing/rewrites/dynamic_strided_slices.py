@@ -11,7 +11,7 @@ else stays a tf.StridedSlice, as before. Plain text work, no TF or IREE.
 
 import math
 import re
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Tuple
 
 from pyiree_tf_support.importing.rewrites import tensor_text
 from pyiree_tf_support.importing.rewrites.tensor_text import Dims
@@ -75,7 +75,8 @@ def _slice(in_dims: Dims, begin: List[int], end: List[int], strides: List[int],
   return offsets, sizes, steps, result
 
 
-def _rewrite(match: "re.Match[str]", values: Sequence[List[int]], prefix: str) -> Optional[str]:
+def _rewrite(match: "re.Match[str]", values: Tuple[List[int], List[int], List[int]],
+             prefix: str) -> Optional[str]:
   indent, result, operand = match.group(1), match.group(2), match.group(3)
   begin_mask, ellipsis_mask, end_mask, new_axis_mask, shrink_mask = (
       int(match.group(g)) for g in range(7, 12))
@@ -110,15 +111,16 @@ def rewrite_dynamic_strided_slices(iree_input: str) -> str:
     match = _STRIDED_SLICE.match(line)
     if not match:
       continue
-    values = [tensor_text.integer_constant(lines, index, match.group(g)) for g in (4, 5, 6)]
-    if any(v is None for v in values):
+    begin, end, strides = (
+        tensor_text.integer_constant(lines, index, match.group(g)) for g in (4, 5, 6))
+    if begin is None or end is None or strides is None:
       continue
     count += 1
     prefix = f"%pyiree_slice{count}_"
     while prefix in iree_input:
       count += 1
       prefix = f"%pyiree_slice{count}_"
-    rewritten = _rewrite(match, values, prefix)
+    rewritten = _rewrite(match, (begin, end, strides), prefix)
     if rewritten is not None:
       lines[index] = rewritten
   return "\n".join(lines)

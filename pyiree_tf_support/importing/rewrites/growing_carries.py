@@ -68,7 +68,9 @@ def _generalizes_empty(start: str, body: str) -> bool:
 
 
 def _empty_of(name: str, indent: str, start: str, body: str) -> List[str]:
-  dims = _EMPTY_STATIC.match(start).group(1).rstrip("x").split("x")
+  static = _EMPTY_STATIC.match(start)
+  assert static is not None  # _generalizes_empty(start, ...) matched it.
+  dims = static.group(1).rstrip("x").split("x")
   body_dims = body[len("tensor<"):].split("x")[:len(dims)]
   sizes = []
   for position, (dim, body_dim) in enumerate(zip(dims, body_dims)):
@@ -85,22 +87,27 @@ def _empty_of(name: str, indent: str, start: str, body: str) -> List[str]:
 def _rewrite_while(lines: List[str], index: int, count: int) -> List[str]:
   """Lines to put before the while at `index` (rewritten in place); [] if it needs nothing."""
   match = _WHILE.match(lines[index])
-  indent, result, operands, types = match.groups()
-  operands = [_OPERAND.match(o.strip()) for o in operands.split(",")]
-  types = _split_types(types)
-  body = _body_types(lines, index, indent)
-  if body is None or None in operands or len(operands) != len(types) or len(body) != len(types):
+  if match is None:
     return []
+  indent, result, operand_text, type_text = match.groups()
+  matches = [_OPERAND.match(o.strip()) for o in operand_text.split(",")]
+  operands = [m for m in matches if m is not None]
+  types = _split_types(type_text)
+  body = _body_types(lines, index, indent)
+  if (body is None or len(operands) != len(matches) or len(operands) != len(types)
+      or len(body) != len(types)):
+    return []
+  texts = [operand.group(0) for operand in operands]  # `%iterArg = %init`
   before = []
   for position, (start, body_type) in enumerate(zip(types, body)):
     if _generalizes_empty(start, body_type):
       name = f"%pyiree_carry_{count}_{position}"
       before += _empty_of(name, indent, start, body_type)
-      operands[position] = _OPERAND.match(f"{operands[position].group(1)} = {name}")
+      texts[position] = f"{operands[position].group(1)} = {name}"
       types[position] = body_type
   if before:
-    lines[index] = (f"{indent}{result} = stablehlo.while("
-                    + ", ".join(o.group(0) for o in operands) + ") : " + ", ".join(types))
+    lines[index] = (f"{indent}{result} = stablehlo.while(" + ", ".join(texts) + ") : "
+                    + ", ".join(types))
   return before
 
 

@@ -8,7 +8,7 @@ a broadcast extent has several. IREE lowers neither `!shape.shape` values nor in
 back at run time, so rewrites rebuild extents from these sources as index scalars.
 """
 
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 from iree.compiler import ir
 from iree.compiler.dialects import arith, tensor
@@ -64,11 +64,12 @@ def uses_shape_values(value: ir.Value) -> bool:
 
 def broadcast_extents(operands: List[Optional[Extents]]) -> Optional[Extents]:
   """The extents of the broadcast of shapes (aligned at their last dims)."""
-  if not operands or any(operand is None for operand in operands):
+  known = [operand for operand in operands if operand is not None]
+  if not operands or len(known) != len(operands):
     return None
-  rank = max(len(operand) for operand in operands)
+  rank = max(len(operand) for operand in known)
   result: Extents = [[] for _ in range(rank)]
-  for operand in operands:
+  for operand in known:
     for j, sources in enumerate(operand):
       result[rank - len(operand) + j].extend(sources)
   return result

@@ -41,11 +41,18 @@ Import rule: as `reporting`'s (no TensorFlow, no IREE); the list tools import it
 does.
 """
 
-from pyiree_tf_support.reporting.expected_failures.class_verdicts import (  # noqa: F401
+from pyiree_tf_support.reporting.expected_failures.class_verdicts import (
     ClassVerdict, Verdict, class_lines, judge, judge_listings, wrong_phase_message, xpass_message)
-from pyiree_tf_support.reporting.expected_failures.lists import (  # noqa: F401
+from pyiree_tf_support.reporting.expected_failures.lists import (
     BUILD_FILE, SHAPES, ExpectedFailure, Lists, ListsError, ListsFile, entry, failing_by_backend,
     for_test_file, one_line, read, render, rewritten, write)
-from pyiree_tf_support.reporting.expected_failures.xfail_flag import (  # noqa: F401
+from pyiree_tf_support.reporting.expected_failures.xfail_flag import (
     FLAG_REASON, Listing, expected_for, flag_entries, parse_xfail_entries, parse_xfail_entry)
-from pyiree_tf_support.reporting.expected_failures.scopes import SCOPES, Scope  # noqa: F401
+from pyiree_tf_support.reporting.expected_failures.scopes import SCOPES, Scope
+
+# What the package gives its users (the names above).
+__all__ = ["BUILD_FILE", "class_lines", "ClassVerdict", "entry", "expected_for", "ExpectedFailure",
+           "failing_by_backend", "flag_entries", "FLAG_REASON", "for_test_file", "judge",
+           "judge_listings", "Listing", "Lists", "ListsError", "ListsFile", "one_line",
+           "parse_xfail_entries", "parse_xfail_entry", "read", "render", "rewritten", "Scope",
+           "SCOPES", "SHAPES", "Verdict", "write", "wrong_phase_message", "xpass_message"]
