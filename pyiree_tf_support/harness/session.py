@@ -477,7 +477,8 @@ class TestRun:
     options = self.session.options
     repros: Optional[repro.CallRepros] = None
     if module is None:
-      return Outcome(setup.info.name, setup.status, setup.detail), repros
+      return Outcome(setup.info.name, setup.status, self._own_import_error(setup, ref_trace)
+                     or setup.detail), repros
     if reset_error is not None:
       return Outcome(setup.info.name, Status.RUNTIME_ERROR,
                      f"resetting the module before the test raised {reset_error}"), repros
@@ -522,6 +523,16 @@ class TestRun:
     if options.log_all_traces or outcome.status.failed:
       logging.info("%s", trace.format(options.summarize, keep_calls=failing))
     return outcome, repros
+
+  def _own_import_error(self, setup: test_setup.BackendSetup, ref_trace: Trace) -> Optional[str]:
+    """When no function imported but some failed for causes of their own: the first call of one
+    of them with that function's cause (None otherwise), so that each test names its own."""
+    record = self.session.setup.method_imports
+    if setup.status is not Status.IMPORT_ERROR or record is None:
+      return None
+    return next((f"call {index} ({call.method}): {record.call_error(call.method)}"
+                 for index, call in enumerate(ref_trace.calls)
+                 if record.failure_of(call.method)), None)
 
   def _localize_mismatches(self, ref_trace: Trace,
                            outcomes: Sequence[Outcome]) -> Dict[int, Dict[str, Any]]:
