@@ -218,7 +218,11 @@ class _CompileJob:
     name = tf_utils.module_name_of(self.module_class)
     with self.progress_lines.step(f"{name}: {'compiling for' if info.is_iree else 'building'} "
                             f"{info.name}"):
-      return self._compile(info)
+      try:
+        return self._compile(info)
+      finally:  # --dump_compiler_ir's phases, of a compile that failed too.
+        if info.is_iree:
+          compile_flags.name_phase_dumps(self.artifacts_dir, info.name, name)
 
   def _compile(self, info: BackendInfo) -> BackendSetup:
     try:
