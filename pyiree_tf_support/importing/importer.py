@@ -126,7 +126,9 @@ class ImportedModule:
     `partial`: a module whose functions imported one by one is fine (else it raises the whole
     module's error)."""
     if self.problem:
-      raise ModuleImportError(self.problem)
+      error = ModuleImportError(self.problem)
+      error.method_imports = self.method_imports  # type: ignore[attr-defined]
+      raise error
     if self.method_imports is not None and not partial:
       raise ModuleImportError(f"{self.method_imports.module_error}\n"
                               f"{self.method_imports.describe()}")
@@ -481,8 +483,11 @@ def _import_saved_model(saved_model_dir: str, module_name: str, names: Sequence[
     failure = _failure(module_name, error, saved_model_dir, names)
     failure.method_imports = record  # type: ignore[attr-defined]  # each function's own cause.
     raise failure from error
+  # No function lowers alone either: the whole module's problem stands, with the record so that
+  # each test of a function names that function's own ops.
   return dataclasses.replace(
-      whole, problem=f"{whole.problem}\n{record.describe(with_module_error=False)}")
+      whole, problem=f"{whole.problem}\n{record.describe(with_module_error=False)}",
+      method_imports=record)
 
 
 def _failure(module_name: str, error: Exception, saved_model_dir: str, names: Sequence[str]

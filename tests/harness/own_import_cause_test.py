@@ -103,5 +103,53 @@ class SomeFunctionsImportTest(absltest.TestCase):
       self.assertIn(f"ksize={own[-1]}", verdict)
 
 
+UNCONVERTED = '''
+import numpy as np
+import tensorflow as tf
+from pyiree_tf_support import tf_test_utils
+
+class UnconvertedModule(tf.Module):
+  @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+  def lengths(self, x):
+    return tf.strings.length(tf.strings.as_string(x))
+
+  @tf.function(input_signature=[tf.TensorSpec([4], tf.float32)])
+  def round_trip(self, x):
+    return tf.strings.to_number(tf.strings.as_string(x))
+
+@tf_test_utils.compile_module(UnconvertedModule)
+class UnconvertedTest(tf_test_utils.TracedModuleTestCase):
+  def test_lengths(self):
+    self.compare_backends(lambda module: module.lengths(np.ones(4, np.float32)))
+
+  def test_round_trip(self):
+    self.compare_backends(lambda module: module.round_trip(np.ones(4, np.float32)))
+
+if __name__ == "__main__":
+  tf.test.main()
+'''
+
+
+class NoFunctionLowersTest(absltest.TestCase):
+  """TF's lowering leaves ops of its own in each function: each test names its function's."""
+
+  def test_each_test_names_its_own_functions_ops(self):
+    directory = tempfile.mkdtemp(prefix="own_import_cause_")
+    path = os.path.join(directory, "unconverted_test.py")
+    with open(path, "w") as f:
+      f.write(UNCONVERTED)
+    result = run_test_file(path, "--target_backends=iree_vmla",
+                           f"--artifacts_dir={os.path.join(directory, 'artifacts')}",
+                           "--compile_cache=false", cwd=directory)
+    messages = {m.split(" ", 1)[0]: _verdict(m)
+                for m in re.split(r"^FAIL: ", result.stderr, flags=re.M)[1:]}
+    self.assertEqual(sorted(messages), ["test_lengths", "test_round_trip"], result.stderr)
+    for test, own, other in (("test_lengths", "tf.StringLength", "tf.StringToNumber"),
+                             ("test_round_trip", "tf.StringToNumber", "tf.StringLength")):
+      own_line = messages[test].splitlines()[2]
+      self.assertIn(own, own_line, messages[test])
+      self.assertNotIn(other, own_line)
+
+
 if __name__ == "__main__":
   absltest.main()
