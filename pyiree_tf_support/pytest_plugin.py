@@ -204,7 +204,7 @@ class BackendItem(pytest.Item):
     fails the item, listed or not (expected_failures)."""
     run = self.config.stash[_STATE].class_run(self.case_class)
     try:
-      run.judge(self.method, self.backend)
+      run.judge(self.method, self.backend, listed=self.listing is not None)
     except BackendFailed:
       if self.listing is None:
         raise
@@ -261,6 +261,8 @@ class _ClassRun:
     self._setup_error: Optional[BaseException] = None
     self._results: Dict[str, _MethodResult] = {}
     self._ran_by: Dict[str, str] = {}  # method -> the backend whose item ran it
+    # (backend, a failure's text of several lines) -> the method whose item showed it first.
+    self._shown: Dict[Tuple[str, str], str] = {}
     self.torn_down = False
 
   def set_up(self) -> None:
@@ -300,8 +302,22 @@ class _ClassRun:
                                             "\n".join(result.own_faults) or None)
     return self._results[method]
 
-  def judge(self, method: str, backend: str) -> None:
-    """Passes, skips or raises for `backend`'s outcomes in `method`."""
+  def _shown_once(self, method: str, outcome, listed: bool):
+    """`outcome` as `method`'s item shows it: a failure of several lines (a module that did not
+    compile: its error and per-method list) whole in the class's first item showing it on the
+    backend, then one line naming that item (issue 30). A listed item's failure is an xfail,
+    whose text pytest does not show: it is never the one named."""
+    if listed or outcome.detail.count("\n") < 2:
+      return outcome
+    first = self._shown.setdefault((outcome.backend, outcome.detail), method)
+    if first == method:
+      return outcome
+    return dataclasses.replace(outcome, detail=f"the same error as {first}'s item above (whole "
+                               "in report.txt)")
+
+  def judge(self, method: str, backend: str, listed: bool = False) -> None:
+    """Passes, skips or raises for `backend`'s outcomes in `method` (`listed`: the backend is
+    listed as failing there)."""
     from pyiree_tf_support.reporting import verdicts  # pylint: disable=import-outside-toplevel
     self._ran_by.setdefault(method, backend)
     result = self._run(method)
@@ -312,7 +328,8 @@ class _ClassRun:
     if result.skip_reason is not None:
       pytest.skip(result.skip_reason)
     mine = [(c, o) for c in result.compared for o in c.outcomes if o.backend == backend]
-    failed = [verdicts.format_report(c.function_name, c.reference, [o], c.report_path)
+    failed = [verdicts.format_report(c.function_name, c.reference,
+                                     [self._shown_once(method, o, listed)], c.report_path)
               for c, o in mine if o.status.failed]
     if failed:
       raise BackendFailed("\n".join(failed))

@@ -9,6 +9,7 @@ printed command that compiles again.
 """
 
 import os
+import re
 from typing import Iterable, Sequence, Tuple
 
 from pyiree_tf_support.core import backends
@@ -50,3 +51,24 @@ def dump_flags(module_dir: str, artifact_name: str) -> Tuple[str, ...]:
   base = os.path.join(module_dir, DUMPS_DIR, artifact_name)
   return (f"--dump-compilation-phases-to={os.path.join(base, 'phases')}",
           f"--iree-hal-dump-executable-sources-to={os.path.join(base, 'sources')}")
+
+
+# iree-compile names a phase's file after the input's module symbol, else after the input file:
+# our input comes on stdin with an unnamed module, so every module and backend wrote these.
+_STDIN_PHASE = re.compile(r"_stdin_(\.\d+\.[\w-]+\.mlir)$")
+
+
+def name_phase_dumps(module_dir: str, artifact_name: str, module_name: str) -> None:
+  """Renames the phase dumps of <module_dir>/dumps/<artifact_name>/ that iree-compile named
+  `_stdin_.N.<phase>.mlir` to `<module_name>__<artifact_name>.N.<phase>.mlir` (an earlier run's
+  file of that name is replaced): a dump read or sent on its own says what it is."""
+  phases = os.path.join(module_dir, DUMPS_DIR, artifact_name, "phases")
+  try:
+    names = os.listdir(phases)
+  except OSError:  # nothing was dumped (e.g. the compile cache answered).
+    return
+  for name in names:
+    match = _STDIN_PHASE.match(name)
+    if match:
+      os.replace(os.path.join(phases, name),
+                 os.path.join(phases, f"{module_name}__{artifact_name}{match.group(1)}"))

@@ -364,6 +364,40 @@ def write_bytes(path: str, data: bytes) -> None:
   _write(path, lambda f: f.write(data))
 
 
+def file_identity(status: os.stat_result) -> Tuple[int, ...]:
+  """What `link_file` checks a file is still the one written: device, inode, size and mtime (an
+  inode number alone may be reused by a new file once the old one is removed)."""
+  return (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+
+
+def link_file(source: str, destination: str, identity: Tuple[int, ...]) -> bool:
+  """Makes `destination` a hard link of the regular file `source` (replacing what is there) when
+  `source` is still the file `identity` (`file_identity`) names; False, with nothing done, when
+  it is not or the file system cannot link. Links of neither kind are followed on the way. A
+  later atomic write of either path replaces that path alone, so sharing never changes the
+  other's contents."""
+  with faults.writing(destination):
+    try:
+      with _directory(os.path.dirname(source), create=False, replace_links=False) as source_dir, \
+          _directory(os.path.dirname(destination), create=True, replace_links=True) as target_dir:
+        source_name, name = os.path.basename(source), os.path.basename(destination)
+        temp = f".tmp-{name}-{secrets.token_hex(6)}"
+        os.link(source_name, temp, src_dir_fd=source_dir, dst_dir_fd=target_dir,
+                follow_symlinks=False)
+        linked = os.stat(temp, dir_fd=target_dir, follow_symlinks=False)
+        if not stat.S_ISREG(linked.st_mode) or file_identity(linked) != identity:
+          os.unlink(temp, dir_fd=target_dir)  # `source` was replaced since: not what we want.
+          return False
+        os.replace(temp, name, src_dir_fd=target_dir, dst_dir_fd=target_dir)
+        return True
+    except (FileNotFoundError, ArtifactsDirError):
+      return False
+    except OSError as e:
+      if e.errno in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EOPNOTSUPP, errno.EACCES):
+        return False
+      raise
+
+
 def write_with(path: str, fill: Callable[[BinaryIO], Any]) -> None:
   """Writes `path` atomically with what `fill` writes into the file it is given (which it may
   also read back): a large artifact goes to disk as it is made, never whole in memory."""

@@ -114,6 +114,9 @@ class ExamplesResult:
   other_failures: Tuple[FailureKind, ...] = ()
   # The first input the reference accepted (compared on the targets, if any).
   first_accepted: Optional[Tuple[np.ndarray, ...]] = None
+  # Of `run`, those after the first failure: shrinking it and checking its elements (why more
+  # run than were requested).
+  after_failure: int = 0
 
 
 class _MethodCall:
@@ -185,6 +188,7 @@ class _Runner:
     self.settings = settings
     self.started = time.monotonic()
     self.run = 0
+    self.after_failure = 0  # runs once a failure was found: shrinking, checking elements.
     self.compared = 0
     self.rejected: Dict[str, int] = collections.Counter()
     self.reasons: Dict[str, str] = {}  # the first reason of each kind.
@@ -210,6 +214,7 @@ class _Runner:
     if self.modules.stateful:
       self.modules.reference.reinitialize()
     self.run += 1
+    self.after_failure += self.first is not None
     ref_trace, error = traces.run_trace(self.modules.reference, call, function_name=self.method)
     if error:
       reason = _reason(error, self.method)  # counted by its words, numbers aside.
@@ -376,4 +381,4 @@ def _run_examples(modules: ExampleModules, method: str,
                                                       key=lambda item: -item[1])),
       timed_out=runner.timed_out, seconds=time.monotonic() - runner.started,
       targets=tuple(t.name for t in modules.targets), failure=failure, other_failures=others,
-      first_accepted=runner.first_accepted)
+      first_accepted=runner.first_accepted, after_failure=runner.after_failure)

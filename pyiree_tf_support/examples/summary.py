@@ -20,8 +20,21 @@ def _inputs(inputs: Sequence[np.ndarray]) -> str:
 
 
 def _size(inputs: Sequence[np.ndarray]) -> str:
+  """Sizes as shrinking sees them; the sum leaves inf and NaN out, and then says how many (an
+  input [0, 0, 0, inf] read "sum of |x| 0" as if it were all zeros)."""
   elements, nonzero, magnitude = input_size(inputs)
-  return f"{elements} elements, {nonzero} nonzero, sum of |x| {magnitude:.6g}"
+  left_out = sum(int(np.count_nonzero(~np.isfinite(a))) for a in map(np.asarray, inputs)
+                 if a.dtype.kind in "fc")
+  return (f"{elements} elements, {nonzero} nonzero, sum of |x| {magnitude:.6g}"
+          + (f" over the finite ones, {left_out} inf or nan" if left_out else ""))
+
+
+def _runs(result: ExamplesResult) -> str:
+  """How many ran, and when more ran than were drawn, what the others were for."""
+  if not result.after_failure:
+    return f"{result.run} run"
+  return (f"{result.run} run ({result.run - result.after_failure} drawn until the first "
+          f"failure, {result.after_failure} shrinking it and checking its elements)")
 
 
 def _elements(failure: FoundFailure) -> str:
@@ -39,7 +52,7 @@ def format_summary(result: ExamplesResult, where: str, rerun_flags: str) -> str:
   that draw the same examples again."""
   rejected = sum(count for _, count in result.rejected)
   lines = [f"Examples of {where}: {result.requested} requested (seed {result.seed}), "
-           f"{result.run} run, {result.compared} compared on "
+           f"{_runs(result)}, {result.compared} compared on "
            f"{', '.join(result.targets) or 'no target'}, {rejected} rejected by the reference"
            f"{', time box reached' if result.timed_out else ''}; {result.seconds:.1f} s."]
   for reason, count in result.rejected[:5]:

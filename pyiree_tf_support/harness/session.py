@@ -130,6 +130,9 @@ class ModuleSession:
     self._notes_recorded = False  # whether report.txt has the class's notes yet.
     # Per target whose module did not compile: the test whose report.txt entry holds the error.
     self.compile_error_recorded: Dict[str, str] = {}
+    # Per class-level block (a target's compile error, the per-method lists): the test whose
+    # failure message showed it; a later failing test's message points at it in one line.
+    self.shown_in_message: Dict[str, str] = {}
     self._iree_input_sha256: Optional[str] = None
 
   @classmethod
@@ -179,6 +182,17 @@ class ModuleSession:
         return None
     return self._iree_input_sha256
 
+  def shown_before(self, block: str, test_id: str, showing: bool) -> Optional[str]:
+    """The test whose failure message showed `block` first when that is another test's, else
+    None; then `test_id` becomes that test if `showing` (its message is shown: it fails). A
+    passing test's message is never shown, so it cannot be the one pointed at."""
+    first = self.shown_in_message.get(block)
+    if first is not None and first != test_id:
+      return first
+    if showing:
+      self.shown_in_message[block] = test_id
+    return None
+
   def take_notes(self) -> bool:
     """Whether this report.txt entry is the first to carry the class's notes (per-method import
     and compile lists): they are written once, not in every test's entry."""
@@ -195,6 +209,11 @@ def _iree_targets(outcomes: Sequence[Outcome],
     if spec is not None and spec.is_iree:
       found.append((index, spec))
   return found
+
+
+def _where_shown(test_id: str) -> str:
+  """Where a class-level block is, for a failure message that points at it."""
+  return f"{test_id.rsplit('.', 1)[-1]}'s failure message above and in report.txt"
 
 
 def _with_lines(outcomes: Sequence[Outcome], lines: Dict[int, str]) -> List[Outcome]:
@@ -295,13 +314,16 @@ class TestRun:
                                   self._before_notes(shown, in_file=True))
     # The message shows each backend's first failing call in full; report.txt every call.
     report_path = bazel_paths.display_path(report_files.text_path(session.artifacts_dir))
-    verdict = verdicts.format_report(ref_trace.function_name, ref_trace.backend,
-                                     self._before_notes(shown, in_file=False), report_path)
+    failing = any(o.status.failed for o in shown)  # whether this message is shown.
+    verdict = verdicts.format_report(
+        ref_trace.function_name, ref_trace.backend,
+        self._before_notes(shown, in_file=False, showing=failing), report_path)
     setup = session.setup
     notes = "".join("\n" + note for note in (
         setup.method_imports_note(), setup.method_compiles_note(), setup.skipped_note()) if note)
     examples = f"\n{summary}" if summary else ""  # how examples found this trace's input.
-    message = verdict + examples + notes  # a failure message says it all.
+    # A failure message says it all, but the class's notes only in the class's first shown one.
+    message = verdict + examples + self._message_notes(failing)
     # report.txt lists the class's notes (per-method import/compile lists) once, in its first
     # entry, not in every test's.
     recorded = full + examples + (notes if session.take_notes() else "")
@@ -329,12 +351,33 @@ class TestRun:
       logging.info("%s", message if options.verbose else message.splitlines()[0])
     return compared
 
-  def _before_notes(self, outcomes: Sequence[Outcome], in_file: bool) -> List[Outcome]:
+  def _message_notes(self, showing: bool) -> str:
+    """The class's notes as this test's failure message shows them: whole in the class's first
+    shown message, then one line each naming where they are (issue 30: a 27-line block
+    repeated in every failing test's message buried what each test had of its own)."""
+    setup, session = self.session.setup, self.session
+    blocks = [("imports", setup.method_imports_note(), "the whole module did not import")]
+    blocks += [(f"compiles:{s.info.name}", s.module.method_compiles.describe(),
+                f"{s.info.name}: the whole module did not compile")
+               for s in setup.targets if getattr(s.module, "method_compiles", None) is not None]
+    lines = []
+    for block, text, what in blocks:
+      if not text:
+        continue
+      first = session.shown_before(block, self.test_id, showing)
+      lines.append(text if first is None else
+                   f"{what}: the per-method list is in {_where_shown(first)}")
+    lines.append(setup.skipped_note())
+    return "".join("\n" + line for line in lines if line)
+
+  def _before_notes(self, outcomes: Sequence[Outcome], in_file: bool,
+                    showing: bool = False) -> List[Outcome]:
     """`outcomes` as a report followed by the per-method list shows them: a call of a method
     that did not compile without its reproducer (the list has it once for every method failing
-    alike); `in_file` (report.txt, which holds the list once per class): naming its entry there
-    instead of repeating the error in every test's, and so a module that did not compile at
-    all, after the first test's entry. Records and pytest's items keep it whole."""
+    alike); a module that did not compile at all with its error once per class: `in_file`
+    (report.txt) in the first test's entry, else (the failure message, shown when `showing`)
+    in the first failing test's message, a later one naming where it is. Records and pytest's
+    items keep it whole."""
     shown = []
     for outcome, module in zip(outcomes, self.targets):
       if in_file and module is None and outcome.status is Status.COMPILE_ERROR:
@@ -343,6 +386,12 @@ class TestRun:
           outcome = dataclasses.replace(
               outcome, detail=f"the module did not compile for {outcome.backend}: the error "
               f"is in {first}'s entry")
+      elif module is None and outcome.status is Status.COMPILE_ERROR:
+        first = self.session.shown_before(f"compile:{outcome.backend}", self.test_id, showing)
+        if first is not None:
+          outcome = dataclasses.replace(
+              outcome, detail=f"the module did not compile for {outcome.backend}: its error is "
+              f"in {_where_shown(first)}")
       record = getattr(module, "method_compiles", None)
       method = outcome.call_method
       if (record is not None and module is not None and outcome.status is Status.COMPILE_ERROR
@@ -429,7 +478,8 @@ class TestRun:
     options = self.session.options
     repros: Optional[repro.CallRepros] = None
     if module is None:
-      return Outcome(setup.info.name, setup.status, setup.detail), repros
+      return Outcome(setup.info.name, setup.status, self._own_import_error(setup, ref_trace)
+                     or setup.detail), repros
     if reset_error is not None:
       return Outcome(setup.info.name, Status.RUNTIME_ERROR,
                      f"resetting the module before the test raised {reset_error}"), repros
@@ -474,6 +524,16 @@ class TestRun:
     if options.log_all_traces or outcome.status.failed:
       logging.info("%s", trace.format(options.summarize, keep_calls=failing))
     return outcome, repros
+
+  def _own_import_error(self, setup: test_setup.BackendSetup, ref_trace: Trace) -> Optional[str]:
+    """When no function imported but some failed for causes of their own: the first call of one
+    of them with that function's cause (None otherwise), so that each test names its own."""
+    record = self.session.setup.method_imports
+    if setup.status is not Status.IMPORT_ERROR or record is None:
+      return None
+    return next((f"call {index} ({call.method}): {record.call_error(call.method)}"
+                 for index, call in enumerate(ref_trace.calls)
+                 if record.failure_of(call.method)), None)
 
   def _localize_mismatches(self, ref_trace: Trace,
                            outcomes: Sequence[Outcome]) -> Dict[int, Dict[str, Any]]:

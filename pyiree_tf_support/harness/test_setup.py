@@ -191,11 +191,13 @@ def pre_import(module_class, exported_names: Sequence[str], artifacts_dir: str,
                                             keep_saved_model_on_failure_at=keep_at)
   except faults.OwnFault:  # e.g. the disk filled up writing iree_input.mlir: no import error.
     raise
-  except importer.ModuleImportFailure as e:
-    e = _with_import_repro(e, module_class, artifacts_dir)
-    return ImportResult(error=f"{type(e).__name__}: {e}")
   except Exception as e:  # pylint: disable=broad-except
-    return ImportResult(error=f"{type(e).__name__}: {e}")
+    # The per-function record, when functions failed for causes of their own: each test of
+    # one then names that function's cause, not the first function's.
+    record = getattr(e, "method_imports", None)
+    if isinstance(e, importer.ModuleImportFailure):
+      e = _with_import_repro(e, module_class, artifacts_dir)
+    return ImportResult(error=f"{type(e).__name__}: {e}", method_imports=record)
   return ImportResult(iree_input=imported.iree_input, method_imports=imported.method_imports)
 
 
@@ -218,7 +220,11 @@ class _CompileJob:
     name = tf_utils.module_name_of(self.module_class)
     with self.progress_lines.step(f"{name}: {'compiling for' if info.is_iree else 'building'} "
                             f"{info.name}"):
-      return self._compile(info)
+      try:
+        return self._compile(info)
+      finally:  # --dump_compiler_ir's phases, of a compile that failed too.
+        if info.is_iree:
+          compile_flags.name_phase_dumps(self.artifacts_dir, info.name, name)
 
   def _compile(self, info: BackendInfo) -> BackendSetup:
     try:

@@ -21,6 +21,8 @@ from pyiree_tf_support.importing.rewrites import dynamic_ops
 from pyiree_tf_support.importing.rewrites import dynamic_reshapes
 from pyiree_tf_support.importing.rewrites import dynamic_strided_slices
 from pyiree_tf_support.importing.rewrites import growing_carries
+from pyiree_tf_support.importing.rewrites import runtime_reshapes
+from pyiree_tf_support.importing.rewrites import scatter_counts
 
 # The TF -> StableHLO + ml_program lowering IREE's own TF importer runs.
 LOWERING_PIPELINE = "tf-lower-to-mlprogram-and-hlo"
@@ -143,6 +145,12 @@ DYNAMIC_RESHAPES = Step(
     "tensor.collapse_shape / tensor.expand_shape (behind a cf.assert that the split is exact): "
     "IREE rejects stablehlo.dynamic_reshape.",
     rewrite=dynamic_reshapes.rewrite_dynamic_reshapes)
+RUNTIME_RESHAPES = Step(
+    "runtime-reshapes",
+    "tf.Reshape to a shape computed at run time (inside a while loop's body), which the "
+    "lowering leaves, as the input flattened and a tensor.expand_shape to the shape's values, "
+    "behind a cf.assert keeping TF's rules (one -1 at most, the element count kept).",
+    rewrite=runtime_reshapes.rewrite_runtime_reshapes)
 DYNAMIC_STRIDED_SLICES = Step(
     "dynamic-strided-slices",
     "tf.StridedSlice on an input with a dynamic dim (x[:, 0] on [None, 4]), which the lowering "
@@ -150,6 +158,14 @@ DYNAMIC_STRIDED_SLICES = Step(
     "strides take every dynamic dim whole: the same elements, whatever the runtime size.",
     rewrite=dynamic_strided_slices.rewrite_dynamic_strided_slices)
 
+
+
+SCATTER_COUNTS = Step(
+    "scatter-counts",
+    "A scatter whose indices count is dynamic while its updates' is static (a ring buffer "
+    "written at floormod(range(head, head + count))) gets indices cast to that count behind a "
+    "cf.assert: IREE's linalg_ext.scatter verifier rejects the mixed shapes.",
+    rewrite=scatter_counts.rewrite_scatter_counts)
 
 
 def rewrite_dynamic_broadcasts(text: str) -> str:
@@ -193,12 +209,14 @@ TENSOR_LIST_STEPS = (
     LOWERING,
     GROWING_CARRIES,
     DYNAMIC_RESHAPES,
+    RUNTIME_RESHAPES,
     DYNAMIC_STRIDED_SLICES,
     DYNAMIC_BROADCASTS,
+    SCATTER_COUNTS,
 )
 
-PLAIN = Pipeline("plain", (LOWERING, GROWING_CARRIES, DYNAMIC_RESHAPES, DYNAMIC_STRIDED_SLICES,
-                           DYNAMIC_BROADCASTS))
+PLAIN = Pipeline("plain", (LOWERING, GROWING_CARRIES, DYNAMIC_RESHAPES, RUNTIME_RESHAPES,
+                           DYNAMIC_STRIDED_SLICES, DYNAMIC_BROADCASTS, SCATTER_COUNTS))
 TENSOR_LISTS = Pipeline(
     "tensor-lists", TENSOR_LIST_STEPS,
     selected_by=("tf.TensorListReserve", "tf.TensorListFromTensor", "tf.EmptyTensorList"),

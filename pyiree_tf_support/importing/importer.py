@@ -126,7 +126,9 @@ class ImportedModule:
     `partial`: a module whose functions imported one by one is fine (else it raises the whole
     module's error)."""
     if self.problem:
-      raise ModuleImportError(self.problem)
+      error = ModuleImportError(self.problem)
+      error.method_imports = self.method_imports  # type: ignore[attr-defined]
+      raise error
     if self.method_imports is not None and not partial:
       raise ModuleImportError(f"{self.method_imports.module_error}\n"
                               f"{self.method_imports.describe()}")
@@ -366,42 +368,85 @@ def import_module(module: tf.Module, module_name: str,
   stands (raised, or as `problem` with each function's error after it).
   """
   names = exported_function_names(module, module_name, exported_names)
-  for name in names:
-    namedtuple = _namedtuple_output(getattr(module, name))
-    if namedtuple:
-      raise ModuleImportError(
-          f"Function '{name}' of module '{module_name}' returns a namedtuple ({namedtuple}), "
-          "which TensorFlow's SavedModel importer cannot export to MLIR; return a tuple or a "
-          f"dict instead (e.g. tuple(...) around the {namedtuple}).")
-    key = _non_string_key(getattr(module, name).get_concrete_function().structured_outputs)
-    if key:
-      path, bad = key
-      raise ModuleImportError(
-          f"Function '{name}' of module '{module_name}' returns a dict with the key {bad!r} "
-          f"({type(bad).__name__}) at {structure.format_path('outputs', path)}; a SavedModel, "
-          f"which the import to MLIR reads, holds only dicts with str keys: use str keys "
-          f"(e.g. {str(bad)!r}).")
-  signatures = function_signatures(module, names)
-  for name in names:
-    defaults = _unimportable_defaults(module, name)
-    if defaults:
-      raise ModuleImportError(
-          f"Function '{name}' of module '{module_name}' has Python defaults past its "
-          f"input_signature that IREE's SavedModel import cannot take: {', '.join(defaults)} "
-          "(only None is accepted); wrap it without them, e.g. "
-          "tf.function(input_signature=[...])(lambda x: f(x, training=False)).")
+  outputs = {name: _output_problem(module, module_name, name) for name in names}
+  signatures = function_signatures(module, [n for n in names if not outputs[n]])
+  problems = {name: outputs[name] or _defaults_problem(module, module_name, name)
+              for name in names}
+  problems = {name: problem for name, problem in problems.items() if problem}
+  if problems and (not each_function_on_failure or len(names) < 2):
+    raise ModuleImportError(next(iter(problems.values())))
+  good = [name for name in names if name not in problems]
   with saved_models.temporary(module) as saved_model_dir:
     imported = None
     try:
-      imported = _import_saved_model(saved_model_dir, module_name, names, signatures,
+      if not good:
+        raise ModuleImportError(next(iter(problems.values())))
+      imported = _import_saved_model(saved_model_dir, module_name, good, signatures,
                                      each_function_on_failure)
+    except Exception as e:
+      if problems:  # each test of a function names that function's own cause.
+        e.method_imports = _with_own_problems(  # type: ignore[attr-defined]
+            getattr(e, "method_imports", None), module_name, names, problems, (), str(e))
+      raise
     finally:  # kept also when the import failed: that is when it is looked at.
-      on_failure = tuple(keep_saved_model_on_failure_at) if imported is None else ()
-      for destination in tuple(keep_saved_model_at or ()) + on_failure:
+      on_failure = tuple(keep_saved_model_at or ()) + (
+          tuple(keep_saved_model_on_failure_at) if imported is None else ())
+      for destination in on_failure:
         saved_models.keep(destination, imported and imported.identity,
                           saved_models.copy_of(saved_model_dir))
   assert imported is not None  # the import raised otherwise.
-  return imported
+  if not problems:
+    return imported
+  record = _with_own_problems(imported.method_imports, module_name, names, problems,
+                              () if imported.problem else imported.imported_names,
+                              imported.problem or next(iter(problems.values())))
+  return dataclasses.replace(imported, exported_names=tuple(names), method_imports=record)
+
+
+def _output_problem(module: tf.Module, module_name: str, name: str) -> Optional[str]:
+  """Why the SavedModel importer cannot export the outputs of function `name`, or None."""
+  namedtuple = _namedtuple_output(getattr(module, name))
+  if namedtuple:
+    return (f"Function '{name}' of module '{module_name}' returns a namedtuple ({namedtuple}), "
+            "which TensorFlow's SavedModel importer cannot export to MLIR; return a tuple or a "
+            f"dict instead (e.g. tuple(...) around the {namedtuple}).")
+  key = _non_string_key(getattr(module, name).get_concrete_function().structured_outputs)
+  if key:
+    path, bad = key
+    return (f"Function '{name}' of module '{module_name}' returns a dict with the key {bad!r} "
+            f"({type(bad).__name__}) at {structure.format_path('outputs', path)}; a SavedModel, "
+            f"which the import to MLIR reads, holds only dicts with str keys: use str keys "
+            f"(e.g. {str(bad)!r}).")
+  return None
+
+
+def _defaults_problem(module: tf.Module, module_name: str, name: str) -> Optional[str]:
+  """Why the Python defaults of function `name` cannot be imported, or None."""
+  defaults = _unimportable_defaults(module, name)
+  if not defaults:
+    return None
+  return (f"Function '{name}' of module '{module_name}' has Python defaults past its "
+          f"input_signature that IREE's SavedModel import cannot take: {', '.join(defaults)} "
+          "(only None is accepted); wrap it without them, e.g. "
+          "tf.function(input_signature=[...])(lambda x: f(x, training=False)).")
+
+
+def _with_own_problems(record: Optional[MethodImports], module_name: str, names: Sequence[str],
+                       problems: Dict[str, str], imported: Sequence[str],
+                       module_error: str) -> MethodImports:
+  """The per-function record with the functions our own checks rejected (their own causes,
+  found before TF saw them) among the failures: a function made in a loop with a Python default
+  must not give every sibling its error. `imported`: what imported when `record` is None; a
+  function neither imported nor in `record` failed with `module_error`."""
+  failed = {f.function: f for f in (record.failed if record else ())}
+  failed.update({name: method_imports.FunctionImportFailure(name, f"ModuleImportError: {text}")
+                 for name, text in problems.items()})
+  done = set(record.imported if record else imported)
+  failed.update({name: method_imports.FunctionImportFailure(name, module_error)
+                 for name in names if name not in failed and name not in done})
+  return MethodImports(module_name, record.module_error if record else module_error,
+                       tuple(n for n in names if n in done),
+                       tuple(failed[n] for n in names if n in failed))
 
 
 def _import_saved_model(saved_model_dir: str, module_name: str, names: Sequence[str],
@@ -436,10 +481,14 @@ def _import_saved_model(saved_model_dir: str, module_name: str, names: Sequence[
     return ImportedModule(module_name, tuple(names), partial[0], not_imported + partial[1],
                           signatures, method_imports=record)
   if error is not None:
-    raise _failure(module_name, error, saved_model_dir, names) from error
-  assert whole is not None  # no error: the whole module imported.
+    failure = _failure(module_name, error, saved_model_dir, names)
+    failure.method_imports = record  # type: ignore[attr-defined]  # each function's own cause.
+    raise failure from error
+  # No function lowers alone either: the whole module's problem stands, with the record so that
+  # each test of a function names that function's own ops.
   return dataclasses.replace(
-      whole, problem=f"{whole.problem}\n{record.describe(with_module_error=False)}")
+      whole, problem=f"{whole.problem}\n{record.describe(with_module_error=False)}",
+      method_imports=record)
 
 
 def _failure(module_name: str, error: Exception, saved_model_dir: str, names: Sequence[str]

@@ -29,7 +29,6 @@ MODELS: Dict[str, Tuple[int, Dict[str, float]]] = {
     "MobileNetV3Large": (32, {}),
     "MobileNetV3Small": (32, {}),
     "NASNetMobile": (32, {}),
-    "RegNetX002": (32, {}),
     "ResNet50": (32, {}),
     "ResNet50V2": (32, {}),
     "VGG16": (32, {}),

@@ -31,21 +31,8 @@ def _groups(first: int, middle: int, count: int) -> str:
   return "[" + ", ".join(groups) + "]"
 
 
-class _Names:
-  """Fresh SSA names that no line of the text uses."""
-
-  def __init__(self, text: str):
-    self._text, self._count = text, 0
-
-  def prefix(self) -> str:
-    while True:
-      self._count += 1
-      prefix = f"%pyiree_reshape{self._count}_"
-      if prefix not in self._text:
-        return prefix
-
-
-def _rewrite(match: "re.Match[str]", target: List[int], names: _Names) -> Optional[str]:
+def _rewrite(match: "re.Match[str]", target: List[int],
+             names: tensor_text.FreshNames) -> Optional[str]:
   indent, result, operand, _, source_type, result_type = match.groups()
   source, result_parsed = tensor_text.dims(source_type), tensor_text.dims(result_type)
   if source is None or result_parsed is None or source[1] != result_parsed[1]:
@@ -111,7 +98,7 @@ def _product(values: Sequence[int]) -> int:
 
 def rewrite_dynamic_reshapes(iree_input: str) -> str:
   """`iree_input` with each tf.Reshape of the kinds above as tensor ops; others untouched."""
-  names = _Names(iree_input)
+  names = tensor_text.FreshNames(iree_input, "pyiree_reshape")
   lines = iree_input.split("\n")
   for index, line in enumerate(lines):
     match = _RESHAPE.match(line)

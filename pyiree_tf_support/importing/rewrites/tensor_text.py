@@ -1,6 +1,6 @@
-"""Reading and writing the pieces of StableHLO text the `tf.*` op rewrites share: a ranked tensor
-type's dims, and the values of a 1-D integer constant defined earlier in the same function.
-Plain text work, no TF or IREE."""
+"""Reading and writing the pieces of StableHLO text the text rewrites share: a ranked tensor
+type's dims, the values of a 1-D integer constant defined earlier in the same function, the
+function a line is in, and fresh SSA names. Plain text work, no TF or IREE."""
 
 import re
 from typing import List, Optional, Sequence, Tuple
@@ -39,3 +39,29 @@ def integer_constant(lines: Sequence[str], index: int, name: str) -> Optional[Li
     if FUNC_START.match(line):
       return None
   return None
+
+
+_FUNC_NAME = re.compile(r'^\s*func\.func (?:\w+ )?@("[^"]*"|[^\s(]+)\(')
+
+
+def function_name(lines: Sequence[str], index: int) -> str:
+  """The name of the function holding line `index` as its text spells it ("" outside one)."""
+  for line in reversed(lines[:index + 1]):
+    match = _FUNC_NAME.match(line)
+    if match:
+      return match.group(1).strip('"')
+  return ""
+
+
+class FreshNames:
+  """Prefixes of fresh SSA names (`%<stem><n>_`) that no line of the text uses."""
+
+  def __init__(self, text: str, stem: str):
+    self._text, self._stem, self._count = text, stem, 0
+
+  def prefix(self) -> str:
+    while True:
+      self._count += 1
+      prefix = f"%{self._stem}{self._count}_"
+      if prefix not in self._text:
+        return prefix
