@@ -7,8 +7,19 @@
 # Every test runs once. Ends with the counts of each part, then one line: N passed, N failed; a
 # pytest that crashed is named with its exit status, never counted as "0 failed"
 # (pyiree_tf_support/tools/test_summary.py).
+#
+# `scripts/test.sh --models` also runs the keras.applications tier (e2e/keras/applications: 14
+# models on every IREE backend, 15-30 more minutes on 2 cores), with the other Bazel suites.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+models=()
+for arg in "$@"; do
+  case "$arg" in
+    --models) models=(//e2e/keras/applications:keras_applications_tests
+                      //e2e/keras/applications:keras_applications_tests_failing) ;;
+    *) echo "scripts/test.sh: unknown argument '$arg' (valid: --models)" >&2; exit 2 ;;
+  esac
+done
 export TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-2}
 
 fast_log=$(mktemp)
@@ -26,7 +37,7 @@ if [ "$fast_status" = 0 ]; then
 
   bazel test //e2e:e2e_tests //e2e:e2e_tests_failing //e2e/keras:all \
     //e2e/keras:keras_tests_failing //e2e/generated:generated_tests \
-    //e2e/generated:generated_tests_failing --keep_going 2>&1 | tee "$e2e_log"
+    //e2e/generated:generated_tests_failing "${models[@]}" --keep_going 2>&1 | tee "$e2e_log"
   e2e_status=${PIPESTATUS[0]}
   bazel shutdown >/dev/null 2>&1
   summary+=(--unit "slow tier" "$slow_log" "$slow_status" --e2e "$e2e_log")
