@@ -1,9 +1,10 @@
 """The fuzzer's breadth, run as a user runs it on real TensorFlow and IREE: every op of the table
 on every kind of shape, with state and special values, runs on TensorFlow and agrees with
 itself; seeded campaigns rediscover known bug classes (vmvx failing to legalize arith.fptoui;
-the variable assigned inside a tf.cond, wrong on every backend) as reduced, confirmed
-findings; a campaign over ops llvm-cpu agrees on, with special values and state, reports
-nothing; --jobs shards a campaign and `merge` adds shards up with deduplication."""
+the variable assigned inside a tf.cond, wrong on every backend; lavapipe losing i8 bytes past
+the last whole 32-bit word, one row by its localized dispatch) as reduced, confirmed findings;
+a campaign over ops llvm-cpu agrees on, with special values and state, reports nothing; --jobs
+shards a campaign and `merge` adds shards up with deduplication."""
 
 import os
 import subprocess
@@ -145,6 +146,25 @@ class RediscoveryTest(absltest.TestCase):
       source = f.read()
     self.assertIn("tf.cond(s > 0.0, lambda: self.f", source)
     self.assertEqual(source.count("module.f"), 3)  # a trace of three calls
+
+
+class LocalizedSignatureTest(absltest.TestCase):
+
+  def test_lavapipe_losing_i8_bytes_is_one_row_by_its_dispatch(self):
+    # 15 i8 elements: the last 3 lie past the last whole 32-bit word. A cast alone and a cast
+    # then an add localize to elementwise dispatches on f32 and i8: one row, two chains.
+    out = os.path.join(tempfile.mkdtemp(), "i8")
+    done = fuzz("--target_backends=iree_vulkan", f"--out={out}", "--seed=1",
+                "--ops=cast_f32_to_i8,add_i8,cast_i8_to_f32", "--shapes=3x5", "--max_modules=1",
+                "--functions_per_module=3", "--special_values=0", "--stateful=0")
+    self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+    data = findings(out)
+    (row,) = data["findings"]
+    self.assertEqual((row["status"], row["dispatch"], row["ops"]),
+                     ("MISMATCH", "elementwise_f32xi8", ["cast_f32_to_i8"]))
+    self.assertEqual(row["variants"], ["cast_f32_to_i8,add_i8"])
+    self.assertEqual(row["hits"], data["hits"])
+    self.assertTrue(row["confirmed"])
 
 
 class NoFalsePositiveTest(absltest.TestCase):

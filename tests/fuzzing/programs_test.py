@@ -117,6 +117,8 @@ class SignatureTest(absltest.TestCase):
     self.assertEqual(kinds, "elementwise_f32xi32")
     self.assertEqual(signatures.dispatch_kinds("f3_dispatch_2::f3_dispatch_2_generic_Dx4_f32"),
                      "generic_f32")
+    self.assertEqual(signatures.dispatch_kinds("f1_dispatch_0::f1_dispatch_0_elementwise_"
+                                               "3x5_f32xi8xi8"), "elementwise_f32xi8")
     one = signatures.signature(*failure, "iree_vmvx", ["cast_f32_to_i32"], kinds)
     two = signatures.signature(*failure, "iree_vmvx", ["add", "cast_f32_to_i32"], kinds)
     self.assertEqual(one, two)
