@@ -151,12 +151,14 @@ class _Runner:
     def holds(steps: List[str]) -> bool:
       # The function keeps its name: "the same failure" of a mismatch is in the same method.
       candidate = program.with_steps(steps)
+      candidate_calls = [programs.inputs_for(candidate, program, c) for c in calls]
       key = key_of(steps)
       if key not in self._candidates:
         name = "Reduce_" + hashlib.sha256(repr(key).encode()).hexdigest()[:10]
         outcome = None
         try:
-          outcome = self.compare(name, [candidate], [calls], (backend,))[program.name][0]
+          outcome = self.compare(name, [candidate], [candidate_calls],
+                                 (backend,))[program.name][0]
         except (faults.OwnFault, KeyboardInterrupt):
           raise
         except Exception:  # pylint: disable=broad-except  # e.g. TF refuses the candidate.
@@ -165,8 +167,8 @@ class _Runner:
       outcome = self._candidates[key][1]
       # A smaller program whose difference is only float32 precision has lost the bug.
       return (outcome is not None and failures.same_failure(failure, outcome)
-              and judging.precision_artefact(candidate, calls, outcome, self.work, self.rtol,
-                                             self.atol) is None)
+              and judging.precision_artefact(candidate, candidate_calls, outcome, self.work,
+                                             self.rtol, self.atol) is None)
     steps = search.minimize(list(program.steps), holds)
     reduced = program.with_steps(steps)
     module = None
@@ -242,8 +244,9 @@ def _triage(runner: _Runner, campaign: Campaign, index: int, program: programs.P
               f"of the campaign with seed {campaign.seed}; reduced to {len(ops)} op(s). Run:\n"
               f"  python {os.path.basename(test_file)} --target_backends={target}")
     artifacts.write_text(test_file, programs.module_source(
-        class_name, [reduced], [(reduced.name, c) for c in calls], runner.rtol, runner.atol,
-        header))
+        class_name, [reduced],
+        [(reduced.name, programs.inputs_for(reduced, program, c)) for c in calls], runner.rtol,
+        runner.atol, header))
     confirmed = _confirm(test_file, target, outcome.backend, failure.status,
                          os.path.join(directory, "artifacts"))
     campaign.findings[signature] = Finding(

@@ -173,6 +173,14 @@ def inputs(rng: np.random.Generator, program: Optional[Program] = None,
   return tuple(_with_specials(rng, drawn[name], special) for name in names)
 
 
+def inputs_for(candidate: Program, original: Program,
+               inputs: Tuple[np.ndarray, ...]) -> Tuple[np.ndarray, ...]:
+  """`inputs` of a call of `original`, as `candidate` (the same chain with steps deleted) takes
+  them: a deleted `add` of y takes y out of its signature."""
+  by_name = dict(zip(original.input_names(), inputs))
+  return tuple(by_name[name] for name in candidate.input_names())
+
+
 def _signature(program: Program, float_dtype: str) -> str:
   dims = [None if program.dynamic else program.shape[0], program.shape[1]]
   specs = [f"tf.TensorSpec({dims}, tf.{_INPUT_DTYPE[n]})" for n in program.input_names()]

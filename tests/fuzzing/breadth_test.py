@@ -151,8 +151,8 @@ class RediscoveryTest(absltest.TestCase):
 class LocalizedSignatureTest(absltest.TestCase):
 
   def test_lavapipe_losing_i8_bytes_is_one_row_by_its_dispatch(self):
-    # 15 i8 elements: the last 3 lie past the last whole 32-bit word. A cast alone and a cast
-    # then an add localize to elementwise dispatches on f32 and i8: one row, two chains.
+    # 15 i8 elements: the last 3 lie past the last whole 32-bit word. Every hit (a cast alone,
+    # a cast then an add, reduced to the cast) localizes to an elementwise f32/i8 dispatch.
     out = os.path.join(tempfile.mkdtemp(), "i8")
     done = fuzz("--target_backends=iree_vulkan", f"--out={out}", "--seed=1",
                 "--ops=cast_f32_to_i8,add_i8,cast_i8_to_f32", "--shapes=3x5", "--max_modules=1",
@@ -162,8 +162,8 @@ class LocalizedSignatureTest(absltest.TestCase):
     (row,) = data["findings"]
     self.assertEqual((row["status"], row["dispatch"], row["ops"]),
                      ("MISMATCH", "elementwise_f32xi8", ["cast_f32_to_i8"]))
-    self.assertEqual(row["variants"], ["cast_f32_to_i8,add_i8"])
     self.assertEqual(row["hits"], data["hits"])
+    self.assertGreaterEqual(row["hits"], 2)
     self.assertTrue(row["confirmed"])
 
 

@@ -108,6 +108,17 @@ class OpTableTest(absltest.TestCase):
     self.assertIn("tf.TensorSpec([None, 4], tf.float32)", programs.function_source(dynamic))
 
 
+class ReductionInputsTest(absltest.TestCase):
+
+  def test_a_candidate_without_the_add_of_y_is_called_without_y(self):
+    original = programs.Program("f1", ("add", "cast_f32_to_u8", "add_u8"))
+    candidate = original.with_steps(("cast_f32_to_u8",))
+    x, y, u = (np.full((3, 4), v, np.float32) for v in (1, 2, 3))
+    self.assertEqual(original.input_names(), ("x", "y", "w_u8"))
+    (kept,) = programs.inputs_for(candidate, original, (x, y, u))
+    self.assertIs(kept, x)
+
+
 class SignatureTest(absltest.TestCase):
 
   def test_a_localized_dispatch_gives_the_signature_whatever_the_chain(self):
