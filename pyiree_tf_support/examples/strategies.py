@@ -42,6 +42,14 @@ def _special_ints(dtype: np.dtype) -> Tuple[int, ...]:
   return tuple(dict.fromkeys(v for v in values if info.min <= v <= info.max))
 
 
+def special_values(dtype: np.dtype) -> Tuple[Any, ...]:
+  """The values compilers get wrong for `dtype` (float: NaN, +-Inf, -0.0, subnormals,
+  extremes, epsilon; integer: zero, +-1, minimum and maximum): what the fuzzer mixes into its
+  inputs too."""
+  dtype = np.dtype(dtype)
+  return _special_floats(dtype) if dtype.kind == "f" else _special_ints(dtype)
+
+
 def _elements(st: Any, hnp: Any, dtype: np.dtype, mode: str) -> Tuple[Any, np.dtype]:
   """The element strategy for `dtype` in `mode`, and the dtype hypothesis draws (the input's,
   or float32 for float dtypes numpy knows only through ml_dtypes, cast afterwards)."""

@@ -1,6 +1,11 @@
-"""Internal. The fuzzer's generated programs (`python -m pyiree_tf_support.fuzz`,
-docs/fuzzing.md): `programs` (the op table with its dtype and domain rules, seeded chains of ops,
-their inputs, and the test file in the corpus' format that holds them).
+"""Internal. The fuzzer's parts (`python -m pyiree_tf_support.fuzz`, docs/fuzzing.md): `ops`
+(the op table: dtype, shape and domain rules), `programs` (seeded chains of ops, their inputs
+with special values, the test file in the corpus' format that holds them), `judging` (the
+written float policy: when a difference is float32 precision or a flushed subnormal),
+`signatures` (what makes two hits one finding, by localized dispatch where there is one),
+`findings` (a campaign's state and table, and the merge of shards) and `shards` (`--jobs`
+worker processes, `--shard` and `--shapes` parsing).
 
-Import rule: numpy only; the programs are TensorFlow source text, run by the command.
+Import rule: no TensorFlow at import; programs are TensorFlow source text, which `judging` runs
+(a float64 twin) and the command compares.
 """

@@ -1,103 +1,70 @@
-"""Generated TensorFlow programs: an op table with dtype rules, seeded programs, readable source.
+"""Generated TensorFlow programs: seeded chains of ops of the table (`fuzzing.ops`), their inputs
+and the readable source of a module holding them.
 
-A program is a chain of steps over one value `v`, starting from the input `x`, each step one op
-of the table applied to `v` (and, for a binary op, the input of `v`'s dtype: `y` for float32,
-`n` for int32, `b` for bool), optionally ended by a reduction. Every function takes the same four
-inputs of one static shape, so a module holds many of them and one trace calls each.
+A program is a chain of steps over one value `v`, starting from the float32 input `x`, each step
+one op of the table applied to `v` (and, for a binary op, the function's input of `v`'s dtype),
+optionally ended by a reduction. A function takes only the inputs its steps use, all of one
+shape `[rows, cols]` (`rows` a `None` dim of the signature when the program is dynamic, drawn
+per call then); a stateful program adds its value's clipped sum to a variable (`assign`, or
+inside a `tf.cond`: `cond`) and returns the variable, and is called several times in its trace.
 
 Why a chain: removing any step leaves a program whose ops still type-check in most cases (a step
-whose dtype no longer fits is skipped when the source is written), so the fuzzer's reduction can
-delete ops one by one while the failure stays the same. Inputs stay inside each op's domain by
-the op itself (`exp` of a clipped value, `sqrt` of an absolute value, division by `|w| + 1`): the
-rule is the op's template, written once here. Values are drawn from [-4, 4] with two decimals
-(fractions on both sides of .5, exact halves, whole numbers, zero), without NaN, infinities or
-subnormals (not yet: every op would need a rule for them).
+whose dtype no longer fits is skipped when the source is written; every op keeps the shape), so
+the fuzzer's reduction can delete ops one by one while the failure stays the same. Inputs stay
+inside each op's domain by the op's own template (the rules: `fuzzing.ops`). Values are drawn
+from [-4, 4] with two decimals (fractions on both sides of .5, exact halves, whole numbers,
+zero), integers from [-5, 5] (unsigned: [0, 10]); with `special` > 0 that fraction of the
+elements are the examples engine's special values (NaN, +-Inf, -0.0, subnormals, extremes).
 """
 
 import dataclasses
+import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-F32, I32, BOOL = "float32", "int32", "bool"
-OTHER_INPUT = {F32: "y", I32: "n", BOOL: "b"}
+from pyiree_tf_support.examples import strategies
+from pyiree_tf_support.fuzzing import ops as ops_lib
+from pyiree_tf_support.fuzzing.ops import BOOL, F16, F32, I32, OPS, Op
+
 SHAPE = (3, 4)
+STATES = ("", "assign", "cond")
+DYNAMIC_ROWS = (1, 2, 3, 5)  # a `None` dim's sizes (0 is not drawn yet)
+CALLS_OF_STATEFUL = 3
+F16_TOLERANCE = 1e-2  # ~10 ulps of float16, for a program with a float16 step
+_INPUT_DTYPE = {"x": F32, "y": F32, "n": I32, "b": BOOL, "w_u8": ops_lib.U8,
+                "w_u32": ops_lib.U32, "w_i8": ops_lib.I8, "w_i16": ops_lib.I16, "w_f16": F16}
+_NAME = re.compile(r"\b(" + "|".join(ops_lib.INPUT_NAMES) + r")\b")
 
 
-@dataclasses.dataclass(frozen=True)
-class Op:
-  """One op of the table: what `v` it takes, what it gives, and its source (`{v}`, `{w}`: the
-  other input of `v`'s dtype)."""
-  name: str
-  takes: str
-  gives: str
-  template: str
-  reduction: bool = False
-
-  @property
-  def binary(self) -> bool:
-    return "{w}" in self.template
-
-
-def _ops() -> Dict[str, Op]:
-  table = [
-      # float32 -> float32, in the op's domain for every finite input.
-      Op("abs", F32, F32, "tf.abs({v})"), Op("negative", F32, F32, "-{v}"),
-      Op("tanh", F32, F32, "tf.tanh({v})"), Op("sigmoid", F32, F32, "tf.sigmoid({v})"),
-      Op("sin", F32, F32, "tf.sin({v})"), Op("cos", F32, F32, "tf.cos({v})"),
-      Op("floor", F32, F32, "tf.floor({v})"), Op("ceil", F32, F32, "tf.math.ceil({v})"),
-      Op("round", F32, F32, "tf.round({v})"), Op("square", F32, F32, "tf.square({v})"),
-      Op("exp", F32, F32, "tf.exp(tf.clip_by_value({v}, -10.0, 10.0))"),
-      Op("sqrt", F32, F32, "tf.sqrt(tf.abs({v}))"),
-      Op("log", F32, F32, "tf.math.log(tf.abs({v}) + 1.0)"),
-      Op("add", F32, F32, "{v} + {w}"), Op("subtract", F32, F32, "{v} - {w}"),
-      Op("multiply", F32, F32, "{v} * {w}"), Op("maximum", F32, F32, "tf.maximum({v}, {w})"),
-      Op("minimum", F32, F32, "tf.minimum({v}, {w})"),
-      Op("divide", F32, F32, "{v} / (tf.abs({w}) + 1.0)"),
-      Op("where", F32, F32, "tf.where({v} > {w}, {v}, {w})"),
-      # casts and comparisons between the three dtypes.
-      Op("cast_f32_to_i32", F32, I32, "tf.cast({v}, tf.int32)"),
-      Op("cast_i32_to_f32", I32, F32, "tf.cast({v}, tf.float32)"),
-      Op("cast_bool_to_f32", BOOL, F32, "tf.cast({v}, tf.float32)"),
-      Op("cast_bool_to_i32", BOOL, I32, "tf.cast({v}, tf.int32)"),
-      Op("greater", F32, BOOL, "{v} > {w}"), Op("equal_i32", I32, BOOL, "tf.equal({v}, {w})"),
-      # int32 and bool.
-      Op("add_i32", I32, I32, "{v} + {w}"), Op("multiply_i32", I32, I32, "{v} * {w}"),
-      Op("maximum_i32", I32, I32, "tf.maximum({v}, {w})"), Op("abs_i32", I32, I32, "tf.abs({v})"),
-      Op("bitwise_and", I32, I32, "tf.bitwise.bitwise_and({v}, {w})"),
-      Op("logical_and", BOOL, BOOL, "tf.logical_and({v}, {w})"),
-      Op("logical_xor", BOOL, BOOL, "tf.math.logical_xor({v}, {w})"),
-      Op("logical_not", BOOL, BOOL, "tf.logical_not({v})"),
-      # a last step: reductions over one axis.
-      Op("reduce_sum", F32, F32, "tf.reduce_sum({v}, axis=1)", reduction=True),
-      Op("reduce_max", F32, F32, "tf.reduce_max({v}, axis=0)", reduction=True),
-      Op("reduce_sum_i32", I32, I32, "tf.reduce_sum({v}, axis=1)", reduction=True),
-      Op("reduce_any", BOOL, BOOL, "tf.reduce_any({v}, axis=0)", reduction=True),
-  ]
-  return {op.name: op for op in table}
-
-
-OPS: Dict[str, Op] = _ops()
-
-
-def op_names(spec: Optional[str]) -> Tuple[str, ...]:
-  """The ops `--ops` names (comma-separated; None or "" for all); ValueError naming an unknown
-  one and the valid names."""
+def op_names(spec: Optional[str], target: Sequence[str] = ()) -> Tuple[str, ...]:
+  """The ops `--ops` names (comma-separated; None or "" for all that run on every one of
+  `target`); ValueError naming an unknown one, or one `target` cannot run, and the valid names."""
   if not spec:
-    return tuple(OPS)
+    return tuple(n for n, op in OPS.items()
+                 if not op.targets or all(t in op.targets for t in target))
   names = tuple(n.strip() for n in spec.split(",") if n.strip())
   unknown = [n for n in names if n not in OPS]
   if unknown or not names:
     raise ValueError(f"--ops names {', '.join(unknown) or 'nothing'}, which is not an op of the "
                      f"table; valid: {', '.join(OPS)}.")
+  for name in names:
+    refused = [t for t in target if OPS[name].targets and t not in OPS[name].targets]
+    if refused:
+      raise ValueError(f"--ops names {name}, which runs on {', '.join(OPS[name].targets)} only, "
+                       f"not {', '.join(refused)}; drop it or those backends.")
   return names
 
 
 @dataclasses.dataclass(frozen=True)
 class Program:
-  """A chain of ops from `x`; `name` is the function's."""
+  """A chain of ops from `x`; `name` is the function's; `shape` its inputs' (rows first);
+  `dynamic`: rows is a `None` dim; `state`: "" (none), "assign" or "cond" (see the module)."""
   name: str
   steps: Tuple[str, ...]
+  shape: Tuple[int, int] = SHAPE
+  dynamic: bool = False
+  state: str = ""
 
   def typed_steps(self) -> List[Op]:
     """The steps whose dtype fits the value they get (a step a reduction removed the input dtype
@@ -116,13 +83,52 @@ class Program:
   def ops(self) -> Tuple[str, ...]:
     return tuple(op.name for op in self.typed_steps())
 
+  def with_steps(self, steps: Sequence[str]) -> "Program":
+    return dataclasses.replace(self, steps=tuple(steps))
+
+  def body(self) -> List[str]:
+    """The method's statements after its `def`."""
+    lines, dtype = ["    v = x"], F32
+    for op in self.typed_steps():
+      text = op.template.format(v="v", w=ops_lib.OTHER_INPUT[dtype], n="n")
+      lines.append(f"    v = {text}  # {op.name}")
+      dtype = op.gives
+    if self.state:
+      lines.append("    s = tf.reduce_sum(tf.clip_by_value(tf.cast(v, tf.float32), -1e15, "
+                   "1e15))  # the state's update")
+      state = f"self.{self.name}_state"
+      if self.state == "assign":
+        lines.append(f"    {state}.assign({state} * 0.5 + s)")
+      else:
+        lines.append(f"    tf.cond(s > 0.0, lambda: {state}.assign_add(s), "
+                     f"lambda: {state}.assign({state} * 0.5))")
+      lines.append(f"    return {state}.read_value()")
+    else:
+      lines.append("    return v")
+    return lines
+
+  def input_names(self) -> Tuple[str, ...]:
+    """The inputs the function takes: x and those its steps name, in `INPUT_NAMES` order."""
+    used = set(_NAME.findall("\n".join(self.body()))) | {"x"}
+    return tuple(n for n in ops_lib.INPUT_NAMES if n in used)
+
+  def calls(self) -> int:
+    return CALLS_OF_STATEFUL if self.state else 1
+
+  def tolerances(self, rtol: float, atol: float) -> Tuple[float, float]:
+    """The call's (rtol, atol): float16 steps round at float16's precision."""
+    if any(F16 in (op.takes, op.gives) for op in self.typed_steps()):
+      return max(rtol, F16_TOLERANCE), max(atol, F16_TOLERANCE)
+    return rtol, atol
+
 
 def generate(rng: np.random.Generator, name: str, allowed: Sequence[str],
-             max_steps: int = 6) -> Program:
+             max_steps: int = 6, shape: Tuple[int, int] = SHAPE, dynamic: bool = False,
+             state: str = "") -> Program:
   """A program of 1..max_steps ops of `allowed`, each fitting the dtype the chain has then."""
   dtype, steps = F32, []
   for _ in range(int(rng.integers(1, max_steps + 1))):
-    fitting = [n for n in allowed if OPS[n].takes == dtype]
+    fitting = [n for n in allowed if OPS[n].takes == dtype and not (dynamic and OPS[n].static)]
     if not fitting:
       break
     op = OPS[fitting[int(rng.integers(len(fitting)))]]
@@ -130,49 +136,100 @@ def generate(rng: np.random.Generator, name: str, allowed: Sequence[str],
     dtype = op.gives
     if op.reduction:
       break
-  return Program(name, tuple(steps))
+  return Program(name, tuple(steps), tuple(shape), dynamic, state)
 
 
-def inputs(rng: np.random.Generator) -> Tuple[np.ndarray, ...]:
-  """x, y (float32 in [-4, 4], two decimals), n (int32 in [-5, 5]) and b (bool)."""
+def _with_specials(rng: np.random.Generator, array: np.ndarray, special: float) -> np.ndarray:
+  if special <= 0 or array.dtype == np.bool_:
+    return array
+  values = np.array(strategies.special_values(array.dtype), array.dtype)
+  mask = rng.random(array.shape) < special
+  picked = values[rng.integers(len(values), size=array.shape)]
+  return np.where(mask, picked, array).astype(array.dtype)
+
+
+def inputs(rng: np.random.Generator, program: Optional[Program] = None,
+           special: float = 0.0) -> Tuple[np.ndarray, ...]:
+  """The inputs of one call of `program` (default: of a static 3x4 program taking x, y, n, b),
+  in its `input_names` order: floats in [-4, 4] with two decimals, int32 in [-5, 5], bools, the
+  narrow ints in [-5, 5] or [0, 10], and `special` of the elements special values."""
+  program = program or Program("f", ())
+  rows, cols = program.shape
+  if program.dynamic:
+    rows = DYNAMIC_ROWS[int(rng.integers(len(DYNAMIC_ROWS)))]
+  shape = (rows, cols)
+
   def floats():
-    return np.round(rng.uniform(-4.0, 4.0, SHAPE), 2).astype(np.float32)
-  return (floats(), floats(), rng.integers(-5, 6, SHAPE).astype(np.int32),
-          rng.integers(0, 2, SHAPE).astype(bool))
+    return np.round(rng.uniform(-4.0, 4.0, shape), 2).astype(np.float32)
+  drawn = {"x": floats(), "y": floats(), "n": rng.integers(-5, 6, shape).astype(np.int32),
+           "b": rng.integers(0, 2, shape).astype(bool)}
+  names = program.input_names() if program.steps else ("x", "y", "n", "b")
+  for name in names:
+    if name not in drawn:
+      dtype = np.dtype(_INPUT_DTYPE[name])
+      drawn[name] = (floats().astype(dtype) if dtype.kind == "f" else
+                     rng.integers(0 if dtype.kind == "u" else -5, 11 if dtype.kind == "u" else 6,
+                                  shape).astype(dtype))
+  return tuple(_with_specials(rng, drawn[name], special) for name in names)
 
 
-_SIGNATURE = ",\n      ".join(f"tf.TensorSpec({list(SHAPE)}, tf.{d})"
-                             for d in (F32, F32, I32, BOOL))
+def inputs_for(candidate: Program, original: Program,
+               inputs: Tuple[np.ndarray, ...]) -> Tuple[np.ndarray, ...]:
+  """`inputs` of a call of `original`, as `candidate` (the same chain with steps deleted) takes
+  them: a deleted `add` of y takes y out of its signature."""
+  by_name = dict(zip(original.input_names(), inputs))
+  return tuple(by_name[name] for name in candidate.input_names())
+
+
+def _signature(program: Program, float_dtype: str) -> str:
+  dims = [None if program.dynamic else program.shape[0], program.shape[1]]
+  specs = [f"tf.TensorSpec({dims}, tf.{_INPUT_DTYPE[n]})" for n in program.input_names()]
+  return ",\n      ".join(specs)
 
 
 def function_source(program: Program, float_dtype: str = F32) -> str:
-  """The method's source: a tf.function of (x, y, n, b); with `float_dtype` "float64" its
-  floats are float64 (what the fuzzer's precision policy runs on TensorFlow)."""
-  return _function_source(program).replace("tf.float32", f"tf.{float_dtype}")
+  """The method's source; with `float_dtype` "float64" its floats (float32 and float16) are
+  float64 (what the fuzzer's precision policy runs on TensorFlow)."""
+  lines = [f"  @tf.function(input_signature=[\n      {_signature(program, float_dtype)}])",
+           f"  def {program.name}(self, {', '.join(program.input_names())}):"] + program.body()
+  return _floats_as("\n".join(lines), float_dtype)
 
 
-def _function_source(program: Program) -> str:
-  lines = [f"  @tf.function(input_signature=[\n      {_SIGNATURE}])",
-           f"  def {program.name}(self, x, y, n, b):", "    v = x"]
-  dtype = F32
-  for op in program.typed_steps():
-    lines.append(f"    v = {op.template.format(v='v', w=OTHER_INPUT[dtype])}  # {op.name}")
-    dtype = op.gives
-  lines.append("    return v")
-  return "\n".join(lines)
+def _floats_as(text: str, float_dtype: str) -> str:
+  if float_dtype == F32:
+    return text
+  return text.replace("tf.float32", f"tf.{float_dtype}").replace("tf.float16",
+                                                                 f"tf.{float_dtype}")
+
+
+def class_source(class_name: str, programs: Sequence[Program], float_dtype: str = F32) -> str:
+  """The tf.Module class: one method per program, a variable per stateful one."""
+  states = [f"    self.{p.name}_state = tf.Variable(0.0, dtype=tf.float32)"
+            for p in programs if p.state]
+  init = ("  def __init__(self):\n    super().__init__()\n" + "\n".join(states) + "\n\n"
+          if states else "")
+  methods = "\n\n".join(function_source(p) for p in programs)
+  return _floats_as(f"class {class_name}(tf.Module):\n\n{init}{methods}\n", float_dtype)
 
 
 def _values(array: np.ndarray) -> str:
-  """Nested list text of `array`; float32 elements in the shortest form that reads back exactly."""
+  """Nested list text of `array`; float elements in the shortest form that reads back exactly
+  (NaN and infinities by name)."""
   if array.ndim == 0:
     value = array.item()
-    if array.dtype == np.float32:
-      return np.format_float_positional(np.float32(value), unique=True, trim="-")
+    if array.dtype.kind == "f":
+      if not np.isfinite(value):
+        return "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
+      if value == 0:
+        return "-0.0" if np.signbit(value) else "0"
+      return np.format_float_positional(array.dtype.type(value), unique=True, trim="-")
     return repr(value)
   return "[" + ", ".join(_values(a) for a in array) + "]"
 
 
 def _literal(array: np.ndarray) -> str:
+  if array.size == 0:
+    return f"np.zeros({list(array.shape)}, np.{array.dtype.name})"
   return f"np.array({_values(array)}, np.{array.dtype.name})"
 
 
@@ -180,12 +237,16 @@ def module_source(class_name: str, programs: Sequence[Program],
                   calls: Sequence[Tuple[str, Tuple[np.ndarray, ...]]],
                   rtol: float, atol: float, header: str = "") -> str:
   """A test file in the corpus' format: the module with one method per program, and a test
-  class whose one trace calls each method with its inputs (per-call tolerances)."""
-  methods = "\n\n".join(function_source(p) for p in programs)
+  class whose one trace makes `calls` (method name, inputs) in order, with per-call tolerances
+  (`Program.tolerances`)."""
+  by_name: Dict[str, Program] = {p.name: p for p in programs}
   indent = "\n" + " " * 10
-  trace = "\n".join(
-      f"      module.{name}({indent}{(',' + indent).join(_literal(a) for a in arrays)},"
-      f"{indent}rtol={rtol!r}, atol={atol!r})" for name, arrays in calls)
+  lines = []
+  for name, arrays in calls:
+    call_rtol, call_atol = by_name[name].tolerances(rtol, atol)
+    lines.append(f"      module.{name}({indent}{(',' + indent).join(_literal(a) for a in arrays)},"
+                 f"{indent}rtol={call_rtol!r}, atol={call_atol!r})")
+  trace = "\n".join(lines)
   return f'''"""{header or "A module the fuzzer generated."}"""
 
 import numpy as np
@@ -193,10 +254,7 @@ from pyiree_tf_support import tf_test_utils
 import tensorflow.compat.v2 as tf
 
 
-class {class_name}(tf.Module):
-
-{methods}
-
+{class_source(class_name, programs)}
 
 @tf_test_utils.compile_module({class_name})
 class {class_name}Test(tf_test_utils.TracedModuleTestCase):

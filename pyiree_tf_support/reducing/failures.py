@@ -24,6 +24,8 @@ _SHAPE = re.compile(r"\b(\d+|\?)(x(\d+|\?))*x(?=[a-z]+\d*\b)")
 _NUMBER = re.compile(r"\b\d+(\.\d+)?(e[-+]?\d+)?\b")
 _PASS = re.compile(r"\[failing pass: ([\w.:-]+)")
 _SPACE = re.compile(r"\s+")
+# A module's name in an import error: a candidate is a module of its own name.
+_MODULE = re.compile(r"\bmodule '[^']*'")
 # The kinds of difference that are one kind to a reduction: wrong values.
 _KINDS = {"NumericMismatch": "values", "ExactMismatch": "values",
           "NonFiniteMismatch": "non-finite", "ShapeMismatch": "shape", "DtypeMismatch": "dtype",
@@ -32,8 +34,8 @@ _KINDS = {"NumericMismatch": "values", "ExactMismatch": "values",
 
 def normalized(line: str) -> str:
   """`line` with what a smaller program changes and the bug does not replaced by placeholders."""
-  for pattern, placeholder in ((_LOCATION, "<loc>"), (_SSA, "%_"), (_SHAPE, "<shape>x"),
-                               (_NUMBER, "N")):
+  for pattern, placeholder in ((_MODULE, "module <m>"), (_LOCATION, "<loc>"), (_SSA, "%_"),
+                               (_SHAPE, "<shape>x"), (_NUMBER, "N")):
     line = pattern.sub(placeholder, line)
   return _SPACE.sub(" ", line).strip()
 

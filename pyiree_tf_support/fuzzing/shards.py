@@ -1,0 +1,145 @@
+"""A campaign over several processes: `--jobs=N` workers on this machine, each one shard.
+
+Worker I is `python -m pyiree_tf_support.fuzz` with the same flags, `--shard=I/N` and
+`--out=DIR/jobs/I`: it generates the modules whose index is I modulo N, from the campaign's
+seed, so the shards are disjoint and together the modules one process would generate. Why
+processes: TensorFlow and IREE's compiler hold the GIL and gigabytes; a process per worker is
+what a crash or a hang of one of them costs. The parent merges the shards into DIR
+(`findings.merge`) every few seconds and once at the end, prints the merged progress, and on
+Ctrl-C lets every worker save (they get the same SIGINT) before merging what they kept.
+Shards on other machines are the same command with `--shard=I/N` and their own `--out`; the
+`merge` command adds their directories up.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import time
+from typing import List, Optional, Sequence, Tuple
+
+from pyiree_tf_support.core import safe_files
+from pyiree_tf_support.fuzzing import findings
+from pyiree_tf_support.fuzzing.findings import FuzzError
+
+POLL_SECONDS = 5.0
+_SHAPE = re.compile(r"^(\d+|\?)x(\d+)$")
+_OWN_FLAGS = ("out", "jobs", "shard", "resume", "max_modules")
+
+
+def parse_shapes(spec: str) -> List[Tuple[Tuple[int, int], bool]]:
+  """--shapes: ((rows, cols), dynamic) per comma-separated ROWSxCOLS (`?` rows: a None dim);
+  FuzzError naming a bad one."""
+  shapes = []
+  for item in (spec or "").split(","):
+    match = _SHAPE.match(item.strip())
+    if not match or match.group(2) in ("0", "1") or match.group(1) in ("0", "1"):
+      raise FuzzError(f"--shapes names {item.strip() or 'nothing'}, which is not ROWSxCOLS with "
+                      "sizes of at least 2 (rows may be ?, a None dim), e.g. 3x4,?x4.")
+    dynamic = match.group(1) == "?"
+    shapes.append(((3 if dynamic else int(match.group(1)), int(match.group(2))), dynamic))
+  return shapes
+
+
+def parse_shard(spec: str) -> Tuple[int, int]:
+  """--shard=I/N with 0 <= I < N; FuzzError otherwise."""
+  match = re.match(r"^(\d+)/(\d+)$", spec or "")
+  if not match or not int(match.group(1)) < int(match.group(2)):
+    raise FuzzError(f"--shard={spec} is not I/N with 0 <= I < N, e.g. --shard=0/4.")
+  return int(match.group(1)), int(match.group(2))
+
+
+def _forwarded(argv: Sequence[str]) -> List[str]:
+  """The command line's flags without those each worker gets its own value of."""
+  kept, skip = [], False
+  for arg in argv:
+    if skip:
+      skip = False
+      continue
+    name = arg.lstrip("-").split("=")[0]
+    bare = name[2:] if name.startswith("no") and name[2:] in _OWN_FLAGS else name
+    if arg.startswith("-") and bare in _OWN_FLAGS:
+      skip = "=" not in arg and bare not in ("resume",)
+      continue
+    kept.append(arg)
+  return kept
+
+
+def _share(max_modules: Optional[int], index: int, jobs: int) -> Optional[int]:
+  """Shard `index`'s part of a campaign of `max_modules` modules."""
+  if max_modules is None:
+    return None
+  return max(0, (max_modules - index + jobs - 1) // jobs)
+
+
+def run_jobs(directory: str, jobs: int, max_modules: Optional[int], resume: bool,
+             argv: Sequence[str]) -> int:
+  """Runs `jobs` shard workers into DIR/jobs/I and merges them into `directory`; the exit
+  status of the campaign (130 when interrupted, 2 when a worker refused its input)."""
+  dirs = findings.shard_dirs(directory, jobs)
+  if not resume and findings.existing(directory):
+    raise FuzzError(f"{directory} holds a campaign already: add --resume to go on with it, "
+                    "or name another --out.")
+  if resume:
+    merged = findings.Campaign.load(directory)
+    if len(merged.merged_from) != jobs:
+      raise FuzzError(f"--resume: {directory} ran with --jobs={len(merged.merged_from)}; "
+                      "resume it with the same --jobs.")
+  workers = []
+  for index, shard_dir in enumerate(dirs):
+    share = _share(max_modules, index, jobs)
+    if share == 0:
+      continue
+    command = [sys.executable, "-m", "pyiree_tf_support.fuzz", *_forwarded(argv),
+               f"--out={shard_dir}", f"--shard={index}/{jobs}"]
+    command += [f"--max_modules={share}"] if share else []
+    command += ["--resume"] if resume and findings.existing(shard_dir) else []
+    safe_files.make_dirs(os.path.dirname(shard_dir))
+    # A file, not a pipe: a worker's progress lines would fill a pipe nobody reads mid-run.
+    with open(f"{shard_dir}.log", "w") as log:
+      workers.append((subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log),
+                      shard_dir))
+  interrupted = False
+  try:
+    while any(w.poll() is None for w, _ in workers):
+      time.sleep(POLL_SECONDS)
+      _merge_progress(directory, dirs)
+  except KeyboardInterrupt:
+    interrupted = True
+  for worker, _ in workers:  # waits for each (it saves on SIGINT too).
+    worker.wait()
+  for worker, shard_dir in workers:
+    with open(f"{shard_dir}.log") as log:
+      error = log.read()
+    lines = [line for line in (error or "").splitlines() if "fuzz: " in line
+             and "functions/min" not in line]
+    if worker.returncode == 2:
+      print(lines[-1] if lines else f"fuzz: a worker failed: {error[-300:]}", file=sys.stderr)
+      return 2
+    for line in lines:
+      print(line, file=sys.stderr)
+  merged = _merge_progress(directory, dirs)
+  if interrupted or any(w.returncode == 130 for w, _ in workers):
+    print(f"fuzz: interrupted; {len(merged.findings) if merged else 0} findings kept in "
+          f"{os.path.join(directory, 'findings.md')}", file=sys.stderr)
+    return 130
+  if merged is None:
+    print("fuzz: no worker saved a campaign", file=sys.stderr)
+    return 1
+  print(f"{merged.progress()}: {os.path.join(directory, 'findings.md')}")
+  return 0
+
+
+def _merge_progress(directory: str, dirs: Sequence[str]) -> Optional[findings.Campaign]:
+  present = [d for d in dirs if findings.existing(d)]
+  if not present:
+    return None
+  try:
+    merged = findings.merge(directory, present)
+  except FuzzError:  # a worker mid-write: the next poll merges it.
+    return None
+  merged.merged_from = tuple(os.path.abspath(d) for d in dirs)
+  merged.save()
+  print(merged.progress() + f" ({len(present)} of {len(dirs)} workers)", file=sys.stderr,
+        flush=True)
+  return merged

@@ -1,0 +1,54 @@
+"""A finding's signature: what makes two hits one bug.
+
+phase + backend + the failure's key (`reducing.failures`: the kinds of difference of a mismatch,
+or the normalised first error line and failing pass), and
+- for a compile error, nothing more (the pass and the error name the bug);
+- for a mismatch the localizer pinned to one dispatch, that dispatch's op kinds and dtypes
+  (`dispatch_kinds`): two chains whose wrong values come from the same kind of dispatch on the
+  same dtypes (`cast_f32_to_i32` alone, or behind an `add`) are one bug;
+- otherwise (a runtime error, a mismatch not localized to a dispatch) the reduced chain's ops.
+"""
+
+import hashlib
+import re
+from typing import Optional, Sequence
+
+from pyiree_tf_support.reporting.verdicts import Status
+
+# A dispatch's symbol: <function>_dispatch_<n>_<kinds>_<shape>_<dtypes>, e.g.
+# f0_dispatch_0_elementwise_3x4_f32xi32 (IREE names it after its root ops).
+_DISPATCH = re.compile(r"^.*?_dispatch_\d+_?")
+_SHAPE = re.compile(r"^(\d+|D|\?)(x(\d+|D|\?))*$")
+_NAMED = re.compile(r"'([\w.]+)'")  # the op a compile error names, e.g. 'arith.fptoui'
+_DTYPES = re.compile(r"^((i|ui|si|f|bf|c)\d+x?)+$")
+
+
+def dispatch_kinds(key: str) -> str:
+  """The op kinds and dtypes of a localized dispatch's key (`entry::symbol`), shapes and
+  numbers dropped and each dtype named once: `elementwise_f32xi32`."""
+  symbol = key.split("::")[-1]
+  symbol = _DISPATCH.sub("", symbol)
+  words = [w for w in symbol.split("_") if w and not _SHAPE.match(w)]
+  words = [w for w in words if not w.isdigit() or _DTYPES.match(w)]
+  # Each dtype once: `f32xi8xi8` (an i8 operand and an i8 result) and `f32xi8` are one bug of
+  # i8 tensors (measured: lavapipe's lost i8 bytes, behind a cast and behind a cast and add).
+  words = ["x".join(dict.fromkeys(w.split("x"))) if _DTYPES.match(w) else w for w in words]
+  return "_".join(words) or "dispatch"
+
+
+def signature(status: Status, key: str, backend: str, ops: Sequence[str],
+              dispatch: Optional[str] = None) -> str:
+  """The signature of a reduced hit of `status` with the failure's `key` (`reducing.failures`)
+  on `backend` (`dispatch`: its localized dispatch's kinds, if any)."""
+  parts = [backend, status.name, key]
+  shown = list(ops)
+  if dispatch and status is Status.MISMATCH:
+    parts.append("dispatch:" + dispatch)
+    shown = [dispatch]
+  elif status is Status.COMPILE_ERROR:  # the pass and the error name it: no ops in it.
+    named = _NAMED.search(key)
+    shown = [named.group(1)] if named else []
+  else:
+    parts.append(",".join(ops))
+  slug = re.sub(r"[^0-9a-zA-Z]+", "_", f"{backend}_{status.name}_{'_'.join(shown)}")
+  return f"{slug[:60].strip('_')}_{hashlib.sha256(repr(parts).encode()).hexdigest()[:8]}"
