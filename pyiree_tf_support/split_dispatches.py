@@ -102,6 +102,8 @@ def split(path: str, targets: Sequence[str], expected_from: str = "iree_llvmcpu"
                             limits.compile)
   except (formation.NotTraceable, formation.FormationError) as e:
     raise SplitError(f"the dispatches cannot be formed and traced: {e}") from None
+  if formed.trusted is None:  # form() compiles a trusted side whenever it is given a backend.
+    raise SplitError(f"the formation has no traced {source.name} module")
   calls, inputs = engine.flat_calls(reference, loaded.signatures, len(reference.calls))
   run = engine.run_child(formed.trusted.vmfb_path, source.driver,
                          os.path.join(work_dir, "run"), calls, inputs, limits)

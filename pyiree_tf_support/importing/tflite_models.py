@@ -78,9 +78,12 @@ def _flat_function(method: Any, signature: FunctionSignature) -> Any:
     leaves = structure.flatten(result, drop_none=True)
     return {tflite_layout.output_name(i): leaf for i, leaf in enumerate(leaves)}
 
-  specs = [tf.TensorSpec(None if spec.shape is None else list(spec.shape), _tf_dtype(spec.dtype),
-                         name=tflite_layout.input_name(i))
-           for i, spec in enumerate(signature.inputs)]
+  # A shape of None (an unknown rank) is one TensorSpec takes; its stubs' ShapeLike omits it.
+  specs = [
+      tf.TensorSpec(
+          None if spec.shape is None else list(spec.shape),  # pyright: ignore[reportArgumentType]
+          _tf_dtype(spec.dtype), name=tflite_layout.input_name(i))
+      for i, spec in enumerate(signature.inputs)]
   return tf.function(flat, input_signature=specs).get_concrete_function()
 
 

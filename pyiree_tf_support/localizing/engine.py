@@ -423,6 +423,8 @@ def _against_trusted(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
         raise LocalizeError(str(e)) from None
       unusable.append(f"{trusted_spec.name}: {e}")
       continue
+    if formed.trusted is None:  # form() compiles a trusted side whenever it is given a backend.
+      raise LocalizeError(f"the formation has no traced {trusted_spec.name} module")
     trusted_run = run_child(formed.trusted.vmfb_path, trusted_spec.driver,
                             os.path.join(side_dir, "trusted_run"), calls, inputs, limits,
                             {"max_total_bytes": tensor_budget})
@@ -509,7 +511,7 @@ def _against_oracle(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
                              f"itself ({off.describe()}), not closer than {suspect_spec.name}")
   note = _closeness(oracle.NAME, off, suspect_spec.name, suspect_off)
   functions = [c["function"] for c in calls]
-  common = dict(trusted=oracle.NAME, trusted_note=note, **base)
+  common: Dict[str, Any] = dict(trusted=oracle.NAME, trusted_note=note, **base)
   flow_bytecode = os.path.join(side_dir, "flow.mlirbc")
   try:
     formed = formation.form(source_path, side_dir, suspect_spec, suspect_flags, None, (),
@@ -673,6 +675,8 @@ def _traced_verdict(formed: formation.Formation, trusted_run: Run, suspect_run: 
                     sides, floor: float) -> Localization:
   """What the two traced runs say."""
   call = base["call"]
+  if formed.trusted is None:  # only a trusted backend's formation is compared.
+    raise LocalizeError("the formation has no traced trusted module to compare against")
   trusted = formed.trusted.backend
   common: Dict[str, Any] = dict(trusted=trusted, formed=formed, tried_trusted=tried, **base)
   if suspect_run.error and len(suspect_run.outputs) <= call and not suspect_run.events:

@@ -71,8 +71,9 @@ def run(source: str, calls: Sequence[dict], inputs: Dict[str, np.ndarray], run_d
   if module.initial:
     initial = os.path.join(run_dir, "oracle_initial.mlir")
     safe_files.write_text(initial, module.initial)
+  # The names are c<call>_<input>, never savez's own allow_pickle keyword.
   safe_files.write_with(os.path.join(run_dir, oracle_run.INPUTS),
-                       lambda f: np.savez(f, **inputs))
+                       lambda f: np.savez(f, **inputs))  # pyright: ignore[reportArgumentType]
   safe_files.write_text(os.path.join(run_dir, oracle_run.REQUEST),
                        json.dumps({"calls": request_calls, "initial": initial}))
   try:

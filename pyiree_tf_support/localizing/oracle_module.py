@@ -25,7 +25,7 @@ call), and the globals' initial values a module of their own (`@main` returning 
 
 import dataclasses
 import re
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 PROBE_OP = "interpreter.probe"
 _LINE_COLUMN = re.compile(r":(\d+):(\d+)")
@@ -88,6 +88,10 @@ def _touches_globals(op) -> bool:
   return any(inner.name.startswith("ml_program.") for inner in walk(op))
 
 
+# An MLIR value (ir.Value): the bindings are typed Any.
+_Value = Any
+
+
 class _Rewriter:
   """Threads the globals through one function's body and adds the probes."""
 
@@ -109,8 +113,8 @@ class _Rewriter:
     if after:
       op.move_after(anchor)
 
-  def block(self, block, current: Dict[str, object], probing: bool,
-            lifted: Optional[List[Tuple[object, str]]] = None) -> Dict[str, object]:
+  def block(self, block, current: Dict[str, _Value], probing: bool,
+            lifted: Optional[List[Tuple[_Value, str]]] = None) -> Dict[str, _Value]:
     """Rewrites `block` in place given the globals' values on entry; their values at its end.
     `probing`: probe every value; `lifted`: a branch's, collected instead (see branches)."""
     current = dict(current)
@@ -176,14 +180,14 @@ class _Rewriter:
     op.erase()
     return new
 
-  def branches(self, op, current: Dict[str, object], probing: bool):
+  def branches(self, op, current: Dict[str, _Value], probing: bool):
     """An if/case whose branches store globals yields each one's value as extra results; when
     probing, each branch's values too (the interpreter aborts on a probe inside a branch): a
     branch yields its own and zeros for the others', and the probes after the op are named
     `<value>@<op>B<branch>of<branches>`, with the branch taken probed as `<op>BR` (oracle.py
     keeps a branch's values only from the executions that took it)."""
     ir = self.ir
-    lifts: List[List[Tuple[object, str]]] = [[] for _ in op.regions]
+    lifts: List[List[Tuple[_Value, str]]] = [[] for _ in op.regions]
     ends = [self.block(region.blocks[0], current, probing=False,
                        lifted=lifts[i] if probing else None)
             for i, region in enumerate(op.regions)]
@@ -241,7 +245,7 @@ class _Rewriter:
         attributes={"value": ir.DenseElementsAttr.get_splat(tensor_type, zero)},
         loc=before.location, ip=ir.InsertionPoint(before)).results[0]
 
-  def return_(self, op, current: Dict[str, object]) -> None:
+  def return_(self, op, current: Dict[str, _Value]) -> None:
     ir = self.ir
     ir.Operation.create(op.name, operands=list(op.operands) + [current[g] for g in self.globals],
                         loc=op.location, ip=ir.InsertionPoint(op))
@@ -312,6 +316,8 @@ def _one_function(ir, text: str, name: str, globals_: Sequence[Global],
       keep = op
     elif not private:
       op.erase()
+  if keep is None:  # `name` is one of the module's exported functions (rewrite).
+    raise ValueError(f"no function @{name} in the module")
   entry = keep.regions[0].blocks[0]
   function_type = ir.FunctionType(ir.TypeAttr(keep.attributes["function_type"]).value)
   state_types = [ir.Type.parse(g.type) for g in globals_]

@@ -30,7 +30,7 @@ import shlex
 import subprocess
 import sys
 import time
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -93,7 +93,7 @@ class _State:
   splats: Tuple[Tuple[int, object], ...] = ()
   sizes: Tuple[Tuple[int, int], ...] = ()
   # (old static shape, new shape, where the new one starts in the old) or ().
-  reshape: Tuple[Tuple[int, ...], ...] = ()
+  reshape: Union[Tuple[()], Tuple[ops.Shape, ops.Shape, ops.Shape]] = ()
 
 
 class _Runner:
@@ -166,7 +166,7 @@ class _Mismatch:
     self.text, self.function, self.failure = text, function, failure
     self.suspect, self.trusted, self.values, self.runner = suspect, trusted, values, runner
     self.policy = policy
-    self.known: Dict[_State, Optional[Tuple[tuple, tuple]]] = {}
+    self.known: Dict[_State, Optional[Tuple[tuple, tuple, tuple]]] = {}
 
   def inputs(self, state: _State, refs: Sequence[ops.Ref]) -> List[np.ndarray]:
     arrays = [self.values[r] for r in refs]
@@ -320,9 +320,11 @@ class _Mismatch:
     refs = set(ops.inputs_of(function, state.kept, state.outputs))
     refs.update(r for i in state.kept for r in function.results_of(i))
     shapes = {ops.shape_of(function.type_of(r)) for r in refs}
-    if len(shapes) != 1 or None in shapes or any(function.ops[i].regions for i in state.kept):
+    if len(shapes) != 1 or any(function.ops[i].regions for i in state.kept):
       return state
     (old,) = shapes
+    if old is None:
+      return state
     first = self._first_wrong(state, old)
     new = list(old)
     for axis, size in enumerate(old):
@@ -446,7 +448,10 @@ def reduce_compile_error(text: str, function_name: str, failure: failures.Failur
     return OpReduction(f"not at the op level: {why}", len(function.ops), len(function.ops),
                        tried=runner.tried, timed_out=runner.timed_out)
   kept = search.minimize(list(everything), lambda subset: fails(subset) is not None)
-  program, error = fails(kept) or fails(everything)
+  found = fails(kept) or fails(everything)
+  if found is None:  # `known` holds what every op fails with (checked above).
+    raise AssertionError("the failure of every op is no longer known")
+  program, error = found
   return OpReduction("", len(function.ops), len(kept), program, function_name,
                      error=error, tried=runner.tried, timed_out=runner.timed_out)
 

@@ -12,9 +12,9 @@ of op j (j counts the top-level ops of the function's body in program order).
 """
 
 import dataclasses
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
-Ref = Tuple[Union[str, int], int]
+Ref = Tuple[Union[Literal["arg"], int], int]
 CONSTANT = "stablehlo.constant"
 
 
@@ -131,7 +131,7 @@ def _inline_assumings(block) -> None:
       op.operation.erase()
 
 
-def _refs(function_op) -> Tuple[object, Dict[object, Ref]]:
+def _refs(function_op) -> Tuple[Any, Dict[object, Ref]]:
   """The function's entry block (shape.assuming bodies inlined) and every value of its top
   level, by Ref."""
   regions = list(function_op.regions)
