@@ -49,6 +49,8 @@ ROUNDING = 2.0 ** -23  # a float32 rounding, relative
 def load_module_class(path: str, class_name: str, module_name: Optional[str] = None):
   """The generated module's class, from its file (a module of its own name)."""
   spec = importlib.util.spec_from_file_location(f"pyiree_fuzz_{module_name or class_name}", path)
+  if spec is None or spec.loader is None:
+    raise ImportError(f"{path} is not a Python module file")
   module = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(module)
   return getattr(module, class_name)

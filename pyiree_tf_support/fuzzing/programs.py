@@ -136,7 +136,7 @@ def generate(rng: np.random.Generator, name: str, allowed: Sequence[str],
     dtype = op.gives
     if op.reduction:
       break
-  return Program(name, tuple(steps), tuple(shape), dynamic, state)
+  return Program(name, tuple(steps), (shape[0], shape[1]), dynamic, state)
 
 
 def _with_specials(rng: np.random.Generator, array: np.ndarray, special: float) -> np.ndarray:

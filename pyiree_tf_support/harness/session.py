@@ -353,13 +353,14 @@ class TestRun:
 
   def _message_notes(self, showing: bool) -> str:
     """The class's notes as this test's failure message shows them: whole in the class's first
-    shown message, then one line each naming where they are (issue 30: a 27-line block
-    repeated in every failing test's message buried what each test had of its own)."""
+    shown message, then one line each naming where they are (a 27-line block repeated in every
+    failing test's message buried what each test had of its own)."""
     setup, session = self.session.setup, self.session
     blocks = [("imports", setup.method_imports_note(), "the whole module did not import")]
-    blocks += [(f"compiles:{s.info.name}", s.module.method_compiles.describe(),
+    blocks += [(f"compiles:{s.info.name}", compiles.describe(),
                 f"{s.info.name}: the whole module did not compile")
-               for s in setup.targets if getattr(s.module, "method_compiles", None) is not None]
+               for s in setup.targets
+               if (compiles := getattr(s.module, "method_compiles", None)) is not None]
     lines = []
     for block, text, what in blocks:
       if not text:
@@ -547,7 +548,7 @@ class TestRun:
       return {}
     from pyiree_tf_support.localizing import in_child  # pylint: disable=import-outside-toplevel
     trace_dir = self._loadable_path(ref_trace)
-    return {index: in_child.localize(trace_dir, spec.name, outcomes[index].call_index,
+    return {index: in_child.localize(trace_dir, spec.name, outcomes[index].call_index or 0,
                                      session.options.localize_arguments)
             for index, spec in targets}
 

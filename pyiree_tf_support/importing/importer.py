@@ -486,6 +486,7 @@ def _import_saved_model(saved_model_dir: str, module_name: str, names: Sequence[
     raise failure from error
   # No function lowers alone either: the whole module's problem stands, with the record so that
   # each test of a function names that function's own ops.
+  assert whole is not None and record is not None  # no error: the whole module imported.
   return dataclasses.replace(
       whole, problem=f"{whole.problem}\n{record.describe(with_module_error=False)}",
       method_imports=record)

@@ -83,7 +83,7 @@ class NothingCompilesTest(absltest.TestCase):
     for message in self.messages[1:]:
       self.assertNotIn("the whole module did not compile", message)
       self.assertNotIn("failed to legalize operation", message)
-      lines = [l for l in message.splitlines() if "test_a's failure message" in l]
+      lines = [line for line in message.splitlines() if "test_a's failure message" in line]
       self.assertLen(lines, 1, message)
       self.assertIn("report.txt", lines[0])
 
@@ -105,7 +105,7 @@ class SomeCompileTest(absltest.TestCase):
     for message in self.messages[1:]:
       self.assertNotIn("compiled alone", message)
       self.assertNotIn("double: compiles", message)
-      lines = [l for l in message.splitlines() if "test_a's failure message" in l]
+      lines = [line for line in message.splitlines() if "test_a's failure message" in line]
       self.assertEqual(lines, ["iree_vmla: the whole module did not compile: the per-method list "
                                "is in test_a's failure message above and in report.txt"])
 

@@ -81,7 +81,7 @@ class NoFunctionImportsTest(absltest.TestCase):
       self.assertIn(f"method '{own}' did not import", verdict)
       self.assertIn(f"ksize={own[-1]}", verdict)
       # the other function's error is in the per-function list at most, not the test's own line.
-      own_line = next(l for l in verdict.splitlines() if "did not import:" in l)
+      own_line = next(line for line in verdict.splitlines() if "did not import:" in line)
       self.assertNotIn(other, own_line)
 
 

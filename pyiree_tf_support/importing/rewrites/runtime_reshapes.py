@@ -34,7 +34,8 @@ def _flat(p: str, operand: str, source: tensor_text.Dims, source_type: str,
             f"{p}total = tensor.dim {operand}, {p}zero_dim : {source_type}"]
   lines, one_dim = [], operand
   if len(source) > 1:
-    static = None if None in source else math.prod(source)
+    known = [d for d in source if d is not None]
+    static = math.prod(known) if len(known) == len(source) else None
     one_dim_type = tensor_text.type_text([static], element)
     groups = "[[" + ", ".join(str(d) for d in range(len(source))) + "]]"
     lines.append(f"{p}collapsed = tensor.collapse_shape {operand} {groups} : {source_type} "

@@ -42,11 +42,14 @@ def _rewrite(lines: Sequence[str], start: int, end: int,
              names: tensor_text.FreshNames) -> Optional[List[str]]:
   """The lines `start..end` (one scatter op) with static-count indices, or None to keep them."""
   head, tail = _START.match(lines[start]), _END.match(lines[end])
+  if head is None or tail is None:
+    return None
   indent, indices = head.group(1), head.group(4)
   indices_type, updates_type = tail.group(3), tail.group(4)
   parsed, updates = tensor_text.dims(indices_type), tensor_text.dims(updates_type)
-  pairs = None if parsed is None or updates is None else _pairs(
-      head.group(6), len(parsed[0]), len(updates[0]))
+  if parsed is None or updates is None:
+    return None
+  pairs = _pairs(head.group(6), len(parsed[0]), len(updates[0]))
   if not pairs:
     return None
   fixed = [(i, u) for i, u in pairs if parsed[0][i] is None and updates[0][u] is not None]
@@ -94,6 +97,7 @@ def rewrite_scatter_counts(iree_input: str) -> str:
       out.append(lines[index])
       index += 1
     else:
+      assert end is not None  # a rewrite is of a matched op's lines.
       out += rewritten
       index = end + 1
   return "\n".join(out)
