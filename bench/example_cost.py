@@ -13,13 +13,12 @@ import shutil
 import tempfile
 import time
 
+import hypothesis
 import numpy as np
 from pyiree_tf_support import tf_utils  # before TensorFlow: see docs/driving.md
-import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-order
-import hypothesis  # pylint: disable=g-import-not-at-top,wrong-import-order
-
-from pyiree_tf_support.examples import engine  # pylint: disable=g-import-not-at-top
-from pyiree_tf_support.examples import strategies  # pylint: disable=g-import-not-at-top
+from pyiree_tf_support.examples import engine
+from pyiree_tf_support.examples import strategies
+import tensorflow as tf
 
 
 class SixteenFloats(tf.Module):

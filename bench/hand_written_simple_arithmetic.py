@@ -25,12 +25,12 @@ from typing import Callable, Dict, List, Sequence, Tuple
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import numpy as np  # pylint: disable=wrong-import-position
-import tensorflow as tf  # pylint: disable=wrong-import-position
-import iree.compiler  # pylint: disable=wrong-import-position
-import iree.runtime  # pylint: disable=wrong-import-position
+import iree.compiler
+import iree.runtime
+import numpy as np
+from pyiree_tf_support.core import backends
+import tensorflow as tf
 
-from pyiree_tf_support.core import backends  # pylint: disable=wrong-import-position
 RTOL = ATOL = 1e-6  # float32 tolerances of the library's table.
 
 

@@ -5,11 +5,10 @@ Used only by bench/run_benchmark.py (ratio 5). Never import this from pyiree_tf_
 package defines absl flags with the same names as ours.
 """
 
-import numpy as np
-import tensorflow.compat.v2 as tf
-
 from iree.tf.support import tf_test_utils
 from iree.tf.support import tf_utils
+import numpy as np
+import tensorflow.compat.v2 as tf
 
 
 class SimpleArithmeticModule(tf.Module):

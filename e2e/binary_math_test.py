@@ -5,7 +5,6 @@ from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
 import tensorflow.compat.v2 as tf
 
-
 SPEC = [tf.TensorSpec([2, 3], tf.float32), tf.TensorSpec([2, 3], tf.float32)]
 
 LHS = np.array([[-3.5, -1.0, 0.0], [0.5, 2.0, 7.25]], dtype=np.float32)

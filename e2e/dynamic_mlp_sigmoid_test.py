@@ -14,7 +14,6 @@ from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
 import tensorflow.compat.v2 as tf
 
-
 LAYER_SIZES = [6, 10, 8, 3]
 
 

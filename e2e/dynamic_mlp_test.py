@@ -5,7 +5,6 @@ from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
 import tensorflow.compat.v2 as tf
 
-
 LAYER_SIZES = [8, 16, 12, 4]
 
 

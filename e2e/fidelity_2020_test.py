@@ -8,7 +8,8 @@ seeds every construction), `ModuleCall.outputs` tuples read through `Trace` obje
 import os
 
 import numpy as np
-from pyiree_tf_support import tf_test_utils, tf_utils
+from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support import tf_utils
 import tensorflow.compat.v2 as tf
 
 

@@ -6,10 +6,10 @@ import os
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 # The library first: it configures TensorFlow's logging before keras imports TensorFlow.
-from pyiree_tf_support import tf_test_utils
-from pyiree_tf_support import tf_utils
 import keras
 import numpy as np
+from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support import tf_utils
 import tensorflow.compat.v2 as tf
 
 BATCH = 2

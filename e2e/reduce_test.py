@@ -6,7 +6,6 @@ from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
 import tensorflow.compat.v2 as tf
 
-
 SPEC = [tf.TensorSpec([3, 4, 2], tf.float32)]
 
 

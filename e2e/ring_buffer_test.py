@@ -4,7 +4,6 @@ import numpy as np
 from pyiree_tf_support import tf_test_utils
 import tensorflow.compat.v2 as tf
 
-
 CAPACITY = 5
 FEATURES = 2
 

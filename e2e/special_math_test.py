@@ -4,7 +4,6 @@ import numpy as np
 from pyiree_tf_support import tf_test_utils
 import tensorflow.compat.v2 as tf
 
-
 SPEC = [tf.TensorSpec([5], tf.float32)]
 
 MIXED = np.array([-2.0, -0.5, 0.0, 0.3, 1.7], dtype=np.float32)

@@ -15,7 +15,6 @@ from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
 import tensorflow.compat.v2 as tf
 
-
 STEPS = 4
 FEATURES = 3
 

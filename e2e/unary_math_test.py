@@ -4,7 +4,6 @@ import numpy as np
 from pyiree_tf_support import tf_test_utils
 import tensorflow.compat.v2 as tf
 
-
 SPEC = [tf.TensorSpec([6], tf.float32)]
 
 # Values safe for every op below except the ones that need positive inputs.

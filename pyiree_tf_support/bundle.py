@@ -26,12 +26,12 @@ import shutil
 import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from pyiree_tf_support import cli_flags
 from pyiree_tf_support.core import artifacts
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.reporting import replay_input
-from pyiree_tf_support import cli_flags
 
 __all__ = ["FORMAT", "MANIFEST", "BundleError", "compiled_vmfb", "main", "write"]
 
@@ -78,7 +78,7 @@ def write(module_dir: str, bundle_dir: str, target_backends: Sequence[str], cach
   """
   module_dir = os.path.abspath(module_dir)
   contents = _module_files(module_dir)
-  from pyiree_tf_support.compiling import mlir_files  # pylint: disable=import-outside-toplevel
+  from pyiree_tf_support.compiling import mlir_files
   try:
     iree_input = mlir_files.text(contents["iree_input.mlir"])
   except (UnicodeDecodeError, ValueError) as e:
@@ -135,8 +135,8 @@ def _compile(iree_input: str, module: str, name: str, cache) -> Tuple[bytes, Dic
   """The vmfb of `module` for backend `name` and its absent methods ({method: first error}):
   the whole module, else the methods that compile (as a test run falls back). BundleError when
   none does; CompileError when the compile timed out."""
-  from pyiree_tf_support.compiling import (  # pylint: disable=import-outside-toplevel
-      compiler, method_compiles)
+  from pyiree_tf_support.compiling import compiler
+  from pyiree_tf_support.compiling import method_compiles
   spec = backends.lookup(name)
   request = compiler.CompileRequest(iree_input, spec.compiler_targets, spec.compiler_flags)
   description = f"module '{module}' for {name}"
@@ -159,7 +159,7 @@ def _one_line(text: str) -> str:
 
 
 def _compiler_version() -> str:
-  from iree.compiler import version  # pylint: disable=import-outside-toplevel
+  from iree.compiler import version
   return version.VERSION
 
 
@@ -250,7 +250,7 @@ def main(argv: Sequence[str]) -> int:
           "--target_backends=a,b", file=sys.stderr)
     return 2
   verbosity.apply(cli_flags.verbose())  # IREE's tool invocations only with --verbose.
-  from pyiree_tf_support.compiling import compiler  # pylint: disable=import-outside-toplevel
+  from pyiree_tf_support.compiling import compiler
   try:
     out = write(argv[1], argv[2], targets, cli_flags.compile_cache_from_flags())
   except (BundleError, KeyError, safe_files.ArtifactsDirError, compiler.CompileError,
@@ -268,5 +268,5 @@ def main(argv: Sequence[str]) -> int:
 
 
 if __name__ == "__main__":
-  from absl import app  # pylint: disable=g-import-not-at-top
+  from absl import app
   app.run(main)

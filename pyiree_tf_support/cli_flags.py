@@ -8,13 +8,13 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 from absl import flags
 from absl import logging
 
-from pyiree_tf_support.core import backends
+from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.compiling import compile_cache
+from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import phases
 from pyiree_tf_support.core import run_settings as run_settings_lib
 from pyiree_tf_support.core import timeouts
-from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.reporting import expected_failures
 
 ENV_VAR = "PYIREE_TF_SUPPORT_FLAGS"

@@ -44,9 +44,9 @@ import numpy as np
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support.comparing import tolerances
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.fuzzing import findings as findings_lib
@@ -54,11 +54,14 @@ from pyiree_tf_support.fuzzing import judging
 from pyiree_tf_support.fuzzing import programs
 from pyiree_tf_support.fuzzing import shards
 from pyiree_tf_support.fuzzing import signatures
-from pyiree_tf_support.fuzzing.findings import Campaign, Finding, FuzzError
+from pyiree_tf_support.fuzzing.findings import Campaign
+from pyiree_tf_support.fuzzing.findings import Finding
+from pyiree_tf_support.fuzzing.findings import FuzzError
 from pyiree_tf_support.harness import session as session_lib
 from pyiree_tf_support.reducing import failures
 from pyiree_tf_support.reducing import search
-from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.reporting.verdicts import Outcome
+from pyiree_tf_support.reporting.verdicts import Status
 
 __all__ = ["Campaign", "main"]
 
@@ -161,7 +164,7 @@ class _Runner:
                                  (backend,))[program.name][0]
         except (faults.OwnFault, KeyboardInterrupt):
           raise
-        except Exception:  # pylint: disable=broad-except  # e.g. TF refuses the candidate.
+        except Exception:  # e.g. TF refuses the candidate.
           pass
         self._candidates[key] = (name, outcome)
       outcome = self._candidates[key][1]
@@ -194,7 +197,7 @@ def _localized(module_dir: Optional[str], backend: str, outcome: Outcome) -> str
   mismatch ("" when it names none: drift, no divergence, an error)."""
   if module_dir is None or not os.path.isdir(module_dir):
     return ""
-  from pyiree_tf_support.localizing import in_child  # pylint: disable=import-outside-toplevel
+  from pyiree_tf_support.localizing import in_child
   verdict = in_child.localize(module_dir, backends.lookup(backend).name,
                               outcome.call_index or 0)
   dispatch = verdict.get("dispatch") if verdict.get("verdict") == "dispatch" else None

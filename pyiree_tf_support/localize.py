@@ -24,6 +24,7 @@ from absl import app
 from absl import flags
 
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support.compiling import mlir_files
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
@@ -31,8 +32,8 @@ from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.localizing import report
-from pyiree_tf_support.localizing.engine import Localization, LocalizeError
-from pyiree_tf_support.compiling import mlir_files
+from pyiree_tf_support.localizing.engine import Localization
+from pyiree_tf_support.localizing.engine import LocalizeError
 from pyiree_tf_support.reporting import replay_input
 
 __all__ = ["Localization", "LocalizeError", "localize", "main"]

@@ -25,18 +25,18 @@ import shlex
 import sys
 import time
 import traceback
-import unittest
 from typing import Dict, List, Optional, Tuple
+import unittest
 
 import pytest
 
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import progress
 from pyiree_tf_support.harness import main_files
 from pyiree_tf_support.harness import pytest_listed
 from pyiree_tf_support.harness import pytest_summary
+from pyiree_tf_support.reporting import expected_failures
 
 __all__ = [
     "pytest_addoption", "pytest_cmdline_main", "pytest_configure", "pytest_pycollect_makeitem",
@@ -51,7 +51,7 @@ def _library_flags() -> list:
 
 
 def _taken_option_names(parser) -> set:
-  groups = list(parser._groups) + [parser._anonymous]  # pylint: disable=protected-access
+  groups = list(parser._groups) + [parser._anonymous]
   return {name for group in groups for option in group.options for name in option.names()}
 
 
@@ -146,7 +146,7 @@ class TracedCaseCollector(pytest.Class):
   """Yields `<test>[<backend>]` for every test method and planned target backend."""
 
   def collect(self):
-    from pyiree_tf_support.harness import test_setup  # pylint: disable=import-outside-toplevel
+    from pyiree_tf_support.harness import test_setup
     try:
       settings = cli_flags.run_settings()
     except faults.OwnFault as e:  # e.g. another user's compile cache: one line once collected.
@@ -279,7 +279,7 @@ class _ClassRun:
         self._setup_error = NoVerdict(
             f"{self.case_class.__name__}.setUpClass failed, no backend's verdict:\n"
             + "".join(traceback.format_exception(e)))
-      except Exception as e:  # pylint: disable=broad-except
+      except Exception as e:
         self._setup_error = TestFailed(f"{self.case_class.__name__}.setUpClass failed:\n"
                                        + "".join(traceback.format_exception(e)))
       self.setup_seconds = time.monotonic() - started
@@ -318,7 +318,7 @@ class _ClassRun:
   def judge(self, method: str, backend: str, listed: bool = False) -> None:
     """Passes, skips or raises for `backend`'s outcomes in `method` (`listed`: the backend is
     listed as failing there)."""
-    from pyiree_tf_support.reporting import verdicts  # pylint: disable=import-outside-toplevel
+    from pyiree_tf_support.reporting import verdicts
     self._ran_by.setdefault(method, backend)
     result = self._run(method)
     if result.own_fault:
@@ -351,7 +351,7 @@ class _ClassRun:
 
   def phase_of(self, method: str, backend: str):
     """The earliest phase `backend` failed in during `method` (None: it did not run or fail)."""
-    from pyiree_tf_support.reporting import verdicts  # pylint: disable=import-outside-toplevel
+    from pyiree_tf_support.reporting import verdicts
     result = self._results.get(method)
     outcomes = [o for c in result.compared for o in c.outcomes
                 if o.backend == backend] if result else []
@@ -453,7 +453,7 @@ class _Session:
     for run in self._runs.values():
       try:
         run.tear_down()
-      except Exception:  # pylint: disable=broad-except
+      except Exception:
         traceback.print_exc()
 
   def pytest_terminal_summary(self, terminalreporter):

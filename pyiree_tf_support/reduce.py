@@ -50,15 +50,16 @@ from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import mlir_files
-from pyiree_tf_support.compiling.compile_cache import CompileCache, CompileCacheError
+from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.compiling.compile_cache import CompileCacheError
 from pyiree_tf_support.core import artifacts
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import phases
-from pyiree_tf_support.core import timeouts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import structure
+from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.reducing import failures
@@ -215,7 +216,7 @@ def _reduce_calls(searching: _Search, failure: failures.Failure, outcome: verdic
 
 
 def _exporting(iree_input: str, methods: Sequence[str]) -> Optional[str]:
-  from pyiree_tf_support.compiling import mlir_functions  # pylint: disable=import-outside-toplevel
+  from pyiree_tf_support.compiling import mlir_functions
   try:
     return mlir_functions.only_exporting(iree_input, sorted(set(methods)))
   except ValueError:
@@ -387,9 +388,9 @@ def _write(result: Reduction, loaded: ReplayInput, trace: Trace, iree_input: str
 
 def _compile_tool() -> str:
   try:
-    from iree.compiler.tools import binaries  # pylint: disable=import-outside-toplevel
+    from iree.compiler.tools import binaries
     return binaries.find_tool("iree-compile")
-  except Exception:  # pylint: disable=broad-except  # a runtime-only machine: the name.
+  except Exception:  # a runtime-only machine: the name.
     return "iree-compile"
 
 

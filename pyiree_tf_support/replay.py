@@ -25,24 +25,27 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from absl import app
 from absl import flags
 
-from pyiree_tf_support.core import backends
-from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support import bundle
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support.compiling import mlir_files
-from pyiree_tf_support.reporting import replay_input
-from pyiree_tf_support.reporting import verdicts
-from pyiree_tf_support.runtime import loading
-from pyiree_tf_support.runtime import tflite_modules
-from pyiree_tf_support.core import tflite_layout
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.comparing.traces import run_trace
+from pyiree_tf_support.comparing.traces import Trace
+from pyiree_tf_support.compiling import mlir_files
+from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.compiling.compile_cache import CompileCacheError
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import compile_flags
+from pyiree_tf_support.core import tflite_layout
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core import verbosity
-from pyiree_tf_support.compiling.compile_cache import CompileCache, CompileCacheError
-from pyiree_tf_support.reporting.replay_input import ReplayError, ReplayInput
 from pyiree_tf_support.core.signatures import FunctionSignature
-from pyiree_tf_support.comparing.traces import Trace, run_trace
+from pyiree_tf_support.reporting import replay_input
+from pyiree_tf_support.reporting import verdicts
+from pyiree_tf_support.reporting.replay_input import ReplayError
+from pyiree_tf_support.reporting.replay_input import ReplayInput
+from pyiree_tf_support.runtime import loading
+from pyiree_tf_support.runtime import tflite_modules
 
 __all__ = ["ReplayError", "ReplayInput", "ReplayModule", "main", "replay", "replay_loaded",
            "replay_trace"]
@@ -201,7 +204,7 @@ def replay_trace(ref_trace: Trace, spec: backends.BackendSpec, name: str, backen
       return failure
   try:
     loaded = loading.load_module(vmfb, spec.driver, isolated=spec.isolated, limits=limits)
-  except Exception as e:  # pylint: disable=broad-except
+  except Exception as e:
     # The vmfb is the one compiled or bundled for this backend: its runtime's verdict.
     return verdicts.Outcome(name, verdicts.Status.RUNTIME_ERROR,
                              f"loading the compiled module raised {type(e).__name__}: {e}")
@@ -238,8 +241,8 @@ def _compile(ref_trace: Trace, spec: backends.BackendSpec, name: str, iree_input
              limit: timeouts.Limit):
   """(vmfb, None), or (None, the COMPILE_ERROR outcome). Imports the compiler only here."""
   try:
-    from pyiree_tf_support.compiling import (  # pylint: disable=import-outside-toplevel
-        compiler, mlir_functions)
+    from pyiree_tf_support.compiling import compiler
+    from pyiree_tf_support.compiling import mlir_functions
   except ImportError as e:  # a runtime-only machine: only a bundle's vmfbs can run there.
     raise ReplayError(f"Compiling {name} needs IREE's compiler (iree-base-compiler), which this "
                       f"Python cannot import ({e}); replay a bundle's compiled vmfbs without "

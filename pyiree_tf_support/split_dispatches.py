@@ -31,10 +31,10 @@ from pyiree_tf_support import cli_flags
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.compiling import mlir_files
 from pyiree_tf_support.compiling import mlir_functions
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.localizing import dispatch_repro

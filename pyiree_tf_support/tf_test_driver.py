@@ -57,13 +57,15 @@ from typing import Callable, List, Sequence, Tuple, Union
 
 from absl import app
 from absl import flags
-from pyiree_tf_support.core import verbosity
-from pyiree_tf_support.core import quick_exit
-verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
-import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
-from pyiree_tf_support.importing import importer
+from pyiree_tf_support.core import quick_exit
+from pyiree_tf_support.core import verbosity
+
+verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
+import tensorflow as tf
+
 from pyiree_tf_support import tf_utils
+from pyiree_tf_support.importing import importer
 
 # 2020's names (FLAGS, add_test, run_tests) and the error lit files' CHECK lines name.
 __all__ = ["FLAGS", "PassFailedError", "add_test", "run_tests"]
@@ -200,7 +202,7 @@ def run_all_tests() -> int:
     try:
       run_test(test)
       print("FINISH_TEST:", test.test_name)
-    except Exception:  # pylint: disable=broad-except
+    except Exception:
       traceback.print_exc(file=sys.stdout)
       print("FINISH_TEST_WITH_EXCEPTION:", test.test_name)
   print("FINISHED: RAN", len(ALL_TESTS), "TESTS", file=sys.stderr)

@@ -9,33 +9,42 @@ import atexit
 import contextlib
 import dataclasses
 import sys
-import unittest
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+import unittest
 
 from absl import logging
 from absl.testing import absltest
+
 from pyiree_tf_support.core import verbosity
+
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
-import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
+import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support import tf_utils
+from pyiree_tf_support.comparing.traces import ModuleCall
+
+# NUMPY_LINEWIDTH: a 2020 name of this module besides __all__'s.
+from pyiree_tf_support.comparing.traces import NUMPY_LINEWIDTH as NUMPY_LINEWIDTH
+from pyiree_tf_support.comparing.traces import Trace
+from pyiree_tf_support.comparing.traces import TracedModule
 from pyiree_tf_support.core import progress as progress_lib
+from pyiree_tf_support.core import quick_exit
 from pyiree_tf_support.core import signatures
 from pyiree_tf_support.examples import strategies as examples_strategies
-from pyiree_tf_support.core import quick_exit
-from pyiree_tf_support.importing import importer
-from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.harness import generated_tests
 from pyiree_tf_support.harness import session as session_lib
 from pyiree_tf_support.harness import test_setup
-from pyiree_tf_support import tf_utils
-# NUMPY_LINEWIDTH: a 2020 name of this module besides __all__'s.
-from pyiree_tf_support.comparing.traces import (  # pylint: disable=unused-import
-    NUMPY_LINEWIDTH as NUMPY_LINEWIDTH, ModuleCall, Trace, TracedModule)
+
+# IREE's later (2020-11) generated-test API:
+from pyiree_tf_support.harness.generated_tests import TestModule
+from pyiree_tf_support.harness.generated_tests import tf_function_unit_test
+from pyiree_tf_support.harness.generated_tests import unit_test_specs_from_args
+from pyiree_tf_support.harness.generated_tests import unit_test_specs_from_signatures
+from pyiree_tf_support.harness.generated_tests import UnitTestSpec
+from pyiree_tf_support.importing import importer
+from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.tf_utils import BackendInfo
-from pyiree_tf_support.harness import generated_tests
-from pyiree_tf_support.harness.generated_tests import (  # IREE's later (2020-11) API.
-    TestModule, UnitTestSpec, tf_function_unit_test, unit_test_specs_from_args,
-    unit_test_specs_from_signatures)
 
 __all__ = ["FLAGS", "ModuleCall", "Modules", "Trace", "TracedModule",
            "TracedModuleTestCase", "compile_module", "get_reference_backend_info",

@@ -17,9 +17,11 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from absl import logging
 import numpy as np
+
 from pyiree_tf_support.core import verbosity
+
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
-import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
+import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.compiling import compiler
@@ -27,9 +29,9 @@ from pyiree_tf_support.compiling import method_compiles
 from pyiree_tf_support.compiling import module_compiles
 from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core import artifacts
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import interrupts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core.signatures import FunctionSignature
@@ -39,10 +41,15 @@ from pyiree_tf_support.importing import method_imports
 from pyiree_tf_support.importing import module_imports
 from pyiree_tf_support.importing import reference_calls
 from pyiree_tf_support.importing import tflite_models
+
+# 2020's tf_utils names, defined where the module classes are imported:
+from pyiree_tf_support.importing.module_imports import import_module_class
+from pyiree_tf_support.importing.module_imports import module_identity
+from pyiree_tf_support.importing.module_imports import module_name_of
+from pyiree_tf_support.importing.module_imports import ModuleClass
+from pyiree_tf_support.importing.module_imports import ModuleConstructionError
+from pyiree_tf_support.importing.module_imports import set_random_seed
 from pyiree_tf_support.importing.reference_calls import ReferenceMethods
-from pyiree_tf_support.importing.module_imports import (  # 2020's tf_utils names.
-    ModuleClass, ModuleConstructionError, import_module_class, module_identity, module_name_of,
-    set_random_seed)
 from pyiree_tf_support.runtime import loading
 from pyiree_tf_support.runtime import tflite_modules
 

@@ -8,6 +8,7 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 # The library first: it configures TensorFlow's logging before keras imports TensorFlow.
 from pyiree_tf_support import tf_test_utils
+
 # isort: split
 import keras
 import numpy as np

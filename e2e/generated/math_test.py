@@ -3,7 +3,8 @@ static dims, with dynamic dims (`None`, inputs drawn at the static shape) and, w
 takes complex inputs, with complex64. One test class per (function, variant), so that the
 expected-failure lists name each one."""
 
-from pyiree_tf_support import tf_test_utils, tf_utils
+from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support import tf_utils
 import tensorflow.compat.v2 as tf
 
 SHAPE = [2, 3]

@@ -5,10 +5,9 @@ Run with TF_USE_LEGACY_KERAS=1 (set by the Bazel macros).
 """
 
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 STEPS = 4
 FEATURES = 3

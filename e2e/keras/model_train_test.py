@@ -11,10 +11,9 @@ Run with TF_USE_LEGACY_KERAS=1 (set by the Bazel macro `iree_train_test_suite`):
 from absl import app
 from absl import flags
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("optimizer_name", "sgd",

@@ -12,10 +12,9 @@ macro; the library gives Keras 3 the phase 0 back). One model per run, chosen by
 from absl import app
 from absl import flags
 import numpy as np
-import tensorflow.compat.v2 as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow.compat.v2 as tf
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("model", "MobileNet", "keras.applications model: one of MODELS' keys")

@@ -20,9 +20,9 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
-from pyiree_tf_support.core import structure
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing.tolerances import Tolerance
+from pyiree_tf_support.core import structure
 
 ToleranceFn = Callable[[np.dtype], Tolerance]
 Path = Tuple[Any, ...]

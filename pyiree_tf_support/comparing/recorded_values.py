@@ -20,7 +20,7 @@ NOTHING = object()  # "no reference value here", as opposed to a recorded None.
 def same_bits(value: np.ndarray, recorded: Any) -> bool:
   """Whether `recorded` is an array of the type, dtype and shape of `value` holding the same
   bytes (so -0.0 differs from 0.0, and a NaN equals the same NaN)."""
-  same_type = type(recorded) is type(value)  # pylint: disable=unidiomatic-typecheck
+  same_type = type(recorded) is type(value)
   if not (same_type and recorded.dtype == value.dtype and recorded.shape == value.shape):
     return False
   if value.dtype.hasobject or not value.dtype.itemsize:

@@ -16,10 +16,11 @@ from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
+from pyiree_tf_support.comparing.traces import ModuleCall
+from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import signatures
 from pyiree_tf_support.core import structure
-from pyiree_tf_support.comparing.traces import ModuleCall, Trace
 
 FORMAT_VERSION = 1
 ARRAYS_NAME = "arrays.npz"  # beside trace.json: every array of every call, in call order.

@@ -11,13 +11,13 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 import numpy as np
 
-from pyiree_tf_support.core import artifacts
-from pyiree_tf_support.core import colocation
 from pyiree_tf_support.comparing import comparison
 from pyiree_tf_support.comparing import recorded_values
-from pyiree_tf_support.core import faults
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import trace_text
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import colocation
+from pyiree_tf_support.core import faults
 
 NUMPY_LINEWIDTH = trace_text.NUMPY_LINEWIDTH  # 2020's tf_test_utils.NUMPY_LINEWIDTH.
 
@@ -275,7 +275,7 @@ def run_trace(module: Any, trace_function: Callable, before: Callable[[], None] 
       trace_function(TracedModule(module, trace, reference, pin))
   except faults.OwnFault:  # not the backend's doing: the test errors (see faults).
     raise
-  except Exception as e:  # pylint: disable=broad-except
+  except Exception as e:
     if trace.pending_method:
       where = f"call {len(trace.calls)} ({trace.pending_method})"
     elif trace.calls:

@@ -23,8 +23,8 @@ import stat
 import time
 from typing import Iterator, Optional
 
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import safe_files
 
 _DIGEST_BYTES = 32
 _MAGIC = b"PYIREE-TF-CACHE-1\n"

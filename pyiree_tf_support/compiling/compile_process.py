@@ -155,7 +155,7 @@ def _sigterm_kills_compiles() -> Iterator[None]:
       signal.signal(signal.SIGTERM, previous)
 
 
-def _die_of_sigterm(signum: int, frame) -> None:  # pylint: disable=unused-argument
+def _die_of_sigterm(signum: int, frame) -> None:
   cancel_running()
   signal.signal(signal.SIGTERM, signal.SIG_DFL)
   os.kill(os.getpid(), signal.SIGTERM)

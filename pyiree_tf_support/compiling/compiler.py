@@ -15,14 +15,14 @@ from iree.compiler.tools import binaries as iree_binaries
 from iree.compiler.tools import core as iree_core
 from iree.compiler.tools import debugging as iree_debugging
 
-from pyiree_tf_support.core import bazel_paths
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.compiling import compile_key
 from pyiree_tf_support.compiling import compile_process
-from pyiree_tf_support.core import exit_status
-from pyiree_tf_support.core import faults
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.core import bazel_paths
+from pyiree_tf_support.core import exit_status
+from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import timeouts
 
 INPUT_TYPE = "stablehlo_xla"
@@ -88,7 +88,7 @@ class CompileRequest:
 def _compiler_tool() -> str:
   try:
     return os.path.normpath(iree_binaries.find_tool("iree-compile"))
-  except Exception:  # pylint: disable=broad-except  # not installed: the name says what to run.
+  except Exception:  # not installed: the name says what to run.
     return "iree-compile"
 
 

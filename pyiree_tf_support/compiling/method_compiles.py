@@ -13,10 +13,11 @@ It needs no TensorFlow (replay can do the same) and costs no import.
 import dataclasses
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from pyiree_tf_support.compiling import mlir_functions
+from pyiree_tf_support.compiling.compiler import CompileError
+from pyiree_tf_support.compiling.compiler import CompileRequest
 from pyiree_tf_support.core import bazel_paths
 from pyiree_tf_support.core import phases
-from pyiree_tf_support.compiling import mlir_functions
-from pyiree_tf_support.compiling.compiler import CompileError, CompileRequest
 
 # (request, description, reproducer path or None) -> vmfb; raises CompileError.
 CompileFn = Callable[[CompileRequest, str, Optional[str]], bytes]

@@ -13,7 +13,7 @@ def text(data: bytes) -> str:
   ValueError if bytecode MLIR's parser rejects)."""
   if not artifacts.is_mlir_bytecode(data):
     return data.decode("utf-8")
-  from iree.compiler import ir  # pylint: disable=import-outside-toplevel (~0.2 s: only here)
+  from iree.compiler import ir  # (~0.2 s: only here)
   with ir.Context():
     try:
       return str(ir.Module.parse(data))

@@ -9,7 +9,6 @@ import re
 import shlex
 from typing import Optional
 
-
 # A sandboxed test's outputs dir is <output_base>/sandbox/<strategy>/<N>/execroot/<workspace>/
 # bazel-out/<config>/testlogs/<package>/<test>/test.outputs; once the test ends Bazel zips it to
 # the same path under <output_base>/execroot/, which bazel-testlogs in the workspace points into.

@@ -68,7 +68,7 @@ def _is_ml_dtype(dtype: np.dtype) -> bool:
 
 
 def _ml_kind(dtype: np.dtype) -> Kind:
-  import ml_dtypes  # pylint: disable=import-outside-toplevel
+  import ml_dtypes
   try:
     ml_dtypes.iinfo(dtype)
     return Kind.INTEGER
@@ -93,7 +93,7 @@ def kind_of(dtype: np.dtype) -> Kind:
 
 def _integer_range(dtype: np.dtype) -> Tuple[int, int]:
   if _is_ml_dtype(dtype):
-    import ml_dtypes  # pylint: disable=import-outside-toplevel
+    import ml_dtypes
     info = ml_dtypes.iinfo(dtype)
   else:
     info = np.iinfo(dtype)

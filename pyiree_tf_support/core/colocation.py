@@ -62,8 +62,8 @@ another value is an error naming these two.
 import dataclasses
 import os
 import threading
-import weakref
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional
+import weakref
 
 from pyiree_tf_support.core import faults
 

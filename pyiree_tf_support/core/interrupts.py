@@ -109,7 +109,7 @@ def _end_process(message: str) -> NoReturn:
   try:
     os.write(2, f"\n{message}\n".encode("utf-8", "replace"))
   finally:
-    os._exit(128 + signal.SIGINT)  # pylint: disable=protected-access  # as a Ctrl-C ends it.
+    os._exit(128 + signal.SIGINT)  # as a Ctrl-C ends it.
 
 
 class _Watchdog:
@@ -190,7 +190,7 @@ def watched_call(what: str, seconds: Optional[float] = None, explain: str = "",
   try:
     try:
       yield watch
-    except Exception as e:  # pylint: disable=broad-except  # the cancelled call's own error.
+    except Exception as e:  # the cancelled call's own error.
       if watch.interrupted_at is not None:
         raise KeyboardInterrupt(f"Ctrl-C during {what}") from e
       if watch.timed_out:

@@ -37,7 +37,7 @@ def exit_status(code: Any) -> int:
     return int(code) & 0xFF
   try:
     print(code, file=sys.stderr)
-  except Exception:  # pylint: disable=broad-except
+  except Exception:
     pass
   return 1
 
@@ -48,7 +48,7 @@ def may_exit_quickly() -> bool:
   if sys.gettrace() is not None or sys.getprofile() is not None:
     return False
   main = sys.modules.get("__main__")
-  frame = sys._getframe()  # pylint: disable=protected-access
+  frame = sys._getframe()
   while frame.f_back is not None:
     frame = frame.f_back
   return main is not None and frame.f_globals is vars(main) and frame.f_code.co_name == "<module>"
@@ -59,7 +59,7 @@ def _flush_standard_streams() -> None:
     try:
       if stream is not None:
         stream.flush()
-    except Exception:  # pylint: disable=broad-except
+    except Exception:
       pass
 
 
@@ -71,7 +71,7 @@ def _close_open_files() -> None:
                               sys.__stderr__) if s is not None}
   standard |= {id(getattr(s, "buffer", None)) for s in (sys.stdout, sys.stderr, sys.__stdout__,
                                                        sys.__stderr__)}
-  kinds = (tempfile._TemporaryFileWrapper, io.TextIOBase,  # pylint: disable=protected-access
+  kinds = (tempfile._TemporaryFileWrapper, io.TextIOBase,
            io.BufferedIOBase, io.RawIOBase)
   found = [[] for _ in kinds]
   for obj in gc.get_objects():
@@ -84,7 +84,7 @@ def _close_open_files() -> None:
       try:
         if id(file) not in standard and not file.closed:
           file.close()
-      except Exception:  # pylint: disable=broad-except  # as a teardown, which ignores them.
+      except Exception:  # as a teardown, which ignores them.
         pass
 
 
@@ -92,12 +92,12 @@ def _exit(status: int) -> None:
   shutdown = getattr(threading, "_shutdown", None)  # what the interpreter calls first at exit
   if shutdown is not None and threading.current_thread() is threading.main_thread():
     shutdown()
-  atexit._run_exitfuncs()  # pylint: disable=protected-access
+  atexit._run_exitfuncs()
   _flush_standard_streams()
   gc.collect()
   _close_open_files()
   _flush_standard_streams()
-  os._exit(status)  # pylint: disable=protected-access
+  os._exit(status)
 
 
 def run_then_exit(main: Callable[..., Any], *args: Any) -> Any:

@@ -22,7 +22,7 @@ def numpy_dtype(name: str) -> np.dtype:
   try:
     return np.dtype(name)
   except TypeError:
-    import ml_dtypes  # pylint: disable=import-outside-toplevel
+    import ml_dtypes
     return np.dtype(getattr(ml_dtypes, name))
 
 

@@ -31,7 +31,8 @@ from pyiree_tf_support.core import interrupts
 from pyiree_tf_support.core import signatures as signatures_lib
 from pyiree_tf_support.examples import strategies
 from pyiree_tf_support.reporting import verdicts
-from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.reporting.verdicts import Outcome
+from pyiree_tf_support.reporting.verdicts import Status
 
 # At most this many nonzero elements of a shrunk input are each set to zero to see if it matters.
 MAX_ELEMENT_CHECKS = 32
@@ -244,7 +245,7 @@ class _Runner:
       return verdicts.evaluate(ref_trace, trace, error, tolerance_policy=self.settings.policy)
     except faults.OwnFault:
       raise
-    except Exception as e:  # pylint: disable=broad-except
+    except Exception as e:
       return Outcome(target.name, Status.RUNTIME_ERROR, f"{step} raised {type(e).__name__}: {e}")
 
   def fails_the_same_way(self, inputs: Tuple[np.ndarray, ...]) -> bool:
@@ -280,7 +281,7 @@ class _Runner:
 def _hypothesis_settings(settings: ExampleSettings) -> Any:
   """A seeded search has no example database: hypothesis replays a database only in unseeded
   runs (`derandomize` implies `database=None`, `@seed` drops it); the seed finds it again."""
-  import hypothesis  # pylint: disable=import-outside-toplevel
+  import hypothesis
   return hypothesis.settings(
       max_examples=settings.examples,
       deadline=None,  # each call's time is bounded by the library's own limits.
@@ -342,9 +343,9 @@ def run_examples(modules: ExampleModules, method: str,
 def _run_examples(modules: ExampleModules, method: str,
                   signature: signatures_lib.FunctionSignature, settings: ExampleSettings,
                   strategy: Any, runner: _Runner) -> ExamplesResult:
-  import hypothesis  # pylint: disable=import-outside-toplevel
-  from hypothesis import configuration  # pylint: disable=import-outside-toplevel
-  from hypothesis import errors as hypothesis_errors  # pylint: disable=import-outside-toplevel
+  import hypothesis
+  from hypothesis import configuration
+  from hypothesis import errors as hypothesis_errors
   shrunk = None
   # hypothesis caches what it reads from local source files in its home directory: ours for
   # this run, the caller's again afterwards.

@@ -92,8 +92,8 @@ def for_inputs(inputs: Sequence[signatures.InputSpec], where: str = "the functio
 
   UnsupportedInputError names the first input no values can be drawn for.
   """
-  import hypothesis.strategies as st  # pylint: disable=import-outside-toplevel
-  from hypothesis.extra import numpy as hnp  # pylint: disable=import-outside-toplevel
+  from hypothesis.extra import numpy as hnp
+  import hypothesis.strategies as st
 
   dtypes = []
   for index, spec in enumerate(inputs):

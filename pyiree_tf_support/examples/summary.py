@@ -6,7 +6,9 @@ from typing import Sequence
 
 import numpy as np
 
-from pyiree_tf_support.examples.engine import ExamplesResult, FoundFailure, input_size
+from pyiree_tf_support.examples.engine import ExamplesResult
+from pyiree_tf_support.examples.engine import FoundFailure
+from pyiree_tf_support.examples.engine import input_size
 
 
 def _array(array: np.ndarray) -> str:

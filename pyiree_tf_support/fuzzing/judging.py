@@ -39,7 +39,8 @@ import numpy as np
 
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.fuzzing import programs
-from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.reporting.verdicts import Outcome
+from pyiree_tf_support.reporting.verdicts import Status
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 FLOAT32_TINY = float(np.finfo(np.float32).tiny)
@@ -111,7 +112,7 @@ def precision_artefact(program: programs.Program, calls: Sequence[Tuple[np.ndarr
     index = tuple(element.index)
     try:
       exact = float(float64_result(program, calls, call, work)[index])
-    except Exception:  # pylint: disable=broad-except  # no float64 run: no judge, keep it.
+    except Exception:  # no float64 run: no judge, keep it.
       return None
     if math.isfinite(exact) and abs(exact) <= FLOAT32_MAX:
       backend_error, tensorflow_error = abs(got - exact), abs(expected - exact)
@@ -121,7 +122,7 @@ def precision_artefact(program: programs.Program, calls: Sequence[Tuple[np.ndarr
       try:
         moved = max(abs(float(float64_result(program, calls, call, work, nudge=seed)[index])
                         - exact) for seed in (1, 2))
-      except Exception:  # pylint: disable=broad-except
+      except Exception:
         return None
       if backend_error <= 2.0 * moved:
         return (f"at {list(index)} the backend is {backend_error:.3g} from float64, and a "
@@ -129,7 +130,7 @@ def precision_artefact(program: programs.Program, calls: Sequence[Tuple[np.ndarr
     if _has_subnormals(calls):
       try:
         flushed = float(float64_result(program, calls, call, work, flush=True)[index])
-      except Exception:  # pylint: disable=broad-except
+      except Exception:
         return None
       if math.isfinite(flushed) and abs(got - flushed) <= atol + rtol * abs(flushed):
         return f"at {list(index)} the backend flushed subnormal inputs to zero ({flushed:.3g})"

@@ -25,7 +25,12 @@ import numpy as np
 
 from pyiree_tf_support.examples import strategies
 from pyiree_tf_support.fuzzing import ops as ops_lib
-from pyiree_tf_support.fuzzing.ops import BOOL, F16, F32, I32, OPS, Op
+from pyiree_tf_support.fuzzing.ops import BOOL
+from pyiree_tf_support.fuzzing.ops import F16
+from pyiree_tf_support.fuzzing.ops import F32
+from pyiree_tf_support.fuzzing.ops import I32
+from pyiree_tf_support.fuzzing.ops import Op
+from pyiree_tf_support.fuzzing.ops import OPS
 
 SHAPE = (3, 4)
 STATES = ("", "assign", "cond")

@@ -10,7 +10,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from absl import logging
 
 from pyiree_tf_support.reporting import expected_failures
-from pyiree_tf_support.reporting.expected_failures import Listing, Verdict
+from pyiree_tf_support.reporting.expected_failures import Listing
+from pyiree_tf_support.reporting.expected_failures import Verdict
 
 Group = Tuple[str, Listing]  # (backend, listing)
 

@@ -24,13 +24,15 @@ import numpy as np
 from pyiree_tf_support import tf_utils
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import trace_io
-from pyiree_tf_support.comparing.traces import Trace, check_same_calls, run_trace
+from pyiree_tf_support.comparing.traces import check_same_calls
+from pyiree_tf_support.comparing.traces import run_trace
+from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.core import artifacts
-from pyiree_tf_support.core import bazel_paths
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import bazel_paths
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import progress as progress_lib
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import signatures
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.examples import engine as examples_engine
@@ -40,7 +42,8 @@ from pyiree_tf_support.reporting import determinism
 from pyiree_tf_support.reporting import report_files
 from pyiree_tf_support.reporting import repro
 from pyiree_tf_support.reporting import verdicts
-from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.reporting.verdicts import Outcome
+from pyiree_tf_support.reporting.verdicts import Status
 
 
 @dataclasses.dataclass(frozen=True)
@@ -243,7 +246,7 @@ class TestRun:
       if module is not None:
         try:
           module.reinitialize()
-        except Exception as e:  # pylint: disable=broad-except
+        except Exception as e:
           self.reset_errors[index] = f"{type(e).__name__}: {e}"
 
   def record_interrupted(self, what: str) -> None:
@@ -252,7 +255,7 @@ class TestRun:
     try:
       report_files.mark_interrupted(self.session.artifacts_dir, self.test_id, what,
                                     self.session.test_file)
-    except Exception as e:  # pylint: disable=broad-except  # the interrupt goes on regardless.
+    except Exception as e:  # the interrupt goes on regardless.
       logging.warning("Could not record the interruption of %s: %s", self.test_id, e)
 
   # --- Comparing one trace ----------------------------------------------------------------------
@@ -514,7 +517,7 @@ class TestRun:
                                      options.tolerance_policy)
     except faults.OwnFault:  # e.g. the disk filled up saving the trace: no runtime error.
       raise
-    except Exception as e:  # pylint: disable=broad-except
+    except Exception as e:
       outcome = Outcome(setup.info.name, Status.RUNTIME_ERROR,
                         f"{step} raised {type(e).__name__}: {e}", path)
     if outcome.status.failed and isinstance(module, tf_utils.IreeCompiledModule):
@@ -546,7 +549,7 @@ class TestRun:
                                                  and o.call_index is not None))
     if not session.settings.localize_mismatches or not targets:
       return {}
-    from pyiree_tf_support.localizing import in_child  # pylint: disable=import-outside-toplevel
+    from pyiree_tf_support.localizing import in_child
     trace_dir = self._loadable_path(ref_trace)
     return {index: in_child.localize(trace_dir, spec.name, outcomes[index].call_index or 0,
                                      session.options.localize_arguments)
@@ -561,7 +564,7 @@ class TestRun:
     targets = _iree_targets(outcomes, lambda o: o.status.failed)
     if not session.settings.reduce_failures or not targets:
       return {}
-    from pyiree_tf_support.reducing import in_child  # pylint: disable=import-outside-toplevel
+    from pyiree_tf_support.reducing import in_child
     trace_dir = self._loadable_path(ref_trace)
     found = {}
     for index, spec in targets:

@@ -14,22 +14,23 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from absl import logging
 
+from pyiree_tf_support import tf_utils
+from pyiree_tf_support.compiling import compile_process
+from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core import artifacts
-from pyiree_tf_support.core import module_dirs
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
-from pyiree_tf_support.reporting import expected_failures
-from pyiree_tf_support.reporting import import_repro
-from pyiree_tf_support.compiling import compile_process
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import module_dirs
 from pyiree_tf_support.core import progress
 from pyiree_tf_support.core import timeouts
-from pyiree_tf_support import tf_utils
-from pyiree_tf_support.compiling.compile_cache import CompileCache
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.importing.method_imports import MethodImports
-from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.reporting import import_repro
+from pyiree_tf_support.reporting.verdicts import Outcome
+from pyiree_tf_support.reporting.verdicts import Status
 from pyiree_tf_support.runtime import loading
 from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
 from pyiree_tf_support.tf_utils import BackendInfo
@@ -191,7 +192,7 @@ def pre_import(module_class, exported_names: Sequence[str], artifacts_dir: str,
                                             keep_saved_model_on_failure_at=keep_at)
   except faults.OwnFault:  # e.g. the disk filled up writing iree_input.mlir: no import error.
     raise
-  except Exception as e:  # pylint: disable=broad-except
+  except Exception as e:
     # The per-function record, when functions failed for causes of their own: each test of
     # one then names that function's cause, not the first function's.
     record = getattr(e, "method_imports", None)
@@ -236,7 +237,7 @@ class _CompileJob:
     except BackendRuntimeError as e:  # it compiled; loading it (e.g. into a worker) failed.
       return BackendSetup(info, status=Status.RUNTIME_ERROR, detail=f"{type(e).__name__}: {e}",
                           error=e)
-    except Exception as e:  # pylint: disable=broad-except
+    except Exception as e:
       return BackendSetup(info, status=Status.COMPILE_ERROR, detail=f"{type(e).__name__}: {e}",
                           error=e)
 

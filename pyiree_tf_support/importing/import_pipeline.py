@@ -173,7 +173,6 @@ def rewrite_dynamic_broadcasts(text: str) -> str:
   that has an op it handles (dynamic_ops)."""
   if not dynamic_ops.may_rewrite(text):
     return text
-  # pylint: disable-next=import-outside-toplevel
   from pyiree_tf_support.importing.rewrites import dynamic_broadcasts
   return dynamic_broadcasts.rewrite_dynamic_broadcasts(text).text
 

@@ -15,14 +15,15 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support.importing import import_pipeline
-from pyiree_tf_support.importing import method_imports
 from pyiree_tf_support.core import mlir_symbols
 from pyiree_tf_support.core import phases
-from pyiree_tf_support.importing import saved_models
 from pyiree_tf_support.core import structure
+from pyiree_tf_support.core.signatures import FunctionSignature
+from pyiree_tf_support.core.signatures import InputSpec
+from pyiree_tf_support.importing import import_pipeline
+from pyiree_tf_support.importing import method_imports
+from pyiree_tf_support.importing import saved_models
 from pyiree_tf_support.importing.method_imports import MethodImports
-from pyiree_tf_support.core.signatures import FunctionSignature, InputSpec
 
 
 class ModuleImportError(ValueError):
@@ -456,7 +457,7 @@ def _import_saved_model(saved_model_dir: str, module_name: str, names: Sequence[
   subject = f"Module '{module_name}'"
   try:
     tf_input, iree_input = _import_names(saved_model_dir, names)
-  except Exception as e:  # pylint: disable=broad-except
+  except Exception as e:
     if not each_function_on_failure or len(names) < 2:
       raise _failure(module_name, e, saved_model_dir, names) from e
     whole, error = None, e
@@ -501,7 +502,7 @@ def _failure(module_name: str, error: Exception, saved_model_dir: str, names: Se
     return error
   try:
     tf_input = _convert(saved_model_dir, names)
-  except Exception:  # pylint: disable=broad-except
+  except Exception:
     tf_input = None  # the conversion is what failed.
   return import_failure(module_name, error, tf_input)
 
@@ -555,7 +556,7 @@ def _reparse_problem(subject: str, iree_input: str) -> Optional[str]:
   make iree-compile reject the text of every function imported with it. It is one parse (a few ms
   for a small module); whole-module imports skip it and leave the error to iree-compile, as before.
   """
-  from iree.compiler import ir  # pylint: disable=import-outside-toplevel (~0.2 s: only here)
+  from iree.compiler import ir  # (~0.2 s: only here)
   with ir.Context():
     try:
       ir.Module.parse(import_pipeline.strip_header(iree_input))

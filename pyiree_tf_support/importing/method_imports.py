@@ -75,13 +75,13 @@ def import_each_function(module_name: str, names: Sequence[str], module_error: s
     try:
       import_fn([name])
       imported.append(name)
-    except Exception as e:  # pylint: disable=broad-except
+    except Exception as e:
       failed.append(FunctionImportFailure(name, _reason(e)))
   result = None
   if imported:
     try:
       result = import_fn(imported)
-    except Exception as e:  # pylint: disable=broad-except
+    except Exception as e:
       failed += [FunctionImportFailure(name, f"imports alone, but not with "
                                        f"{', '.join(imported)}: {_reason(e)}") for name in imported]
       imported = []

@@ -15,13 +15,16 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 from absl import logging
 import numpy as np
+
 from pyiree_tf_support.core import verbosity
+
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
-import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
+import tensorflow as tf
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import safe_files
-from pyiree_tf_support.core.signatures import FunctionSignature, signatures_to_json
+from pyiree_tf_support.core.signatures import FunctionSignature
+from pyiree_tf_support.core.signatures import signatures_to_json
 from pyiree_tf_support.importing import import_pipeline
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.importing import saved_models
@@ -99,7 +102,7 @@ def save_iree_input(path: str, iree_input: str) -> None:
   if len(iree_input) <= artifacts.BYTECODE_ABOVE:
     safe_files.write_text(path, iree_input)
     return
-  from iree.compiler import ir  # pylint: disable=import-outside-toplevel (~0.2 s: only here)
+  from iree.compiler import ir  # (~0.2 s: only here)
   with ir.Context():
     try:
       module = ir.Module.parse(iree_input)

@@ -19,12 +19,13 @@ import dataclasses
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
+
 from pyiree_tf_support.core import verbosity
+
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
-import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
+import tensorflow as tf
 
 try:  # private TensorFlow API: what tf.function's calls consult to be cancellable.
-  # pylint: disable-next=g-direct-tensorflow-import
   from tensorflow.python.eager import cancellation as _cancellation
 except ImportError:  # a TensorFlow without it: calls cannot be cancelled.
   _cancellation = None

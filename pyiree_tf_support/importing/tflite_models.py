@@ -24,12 +24,13 @@ import dataclasses
 import hashlib
 import os
 import re
-import warnings
 from typing import Any, Callable, Dict, Optional
+import warnings
 
 from pyiree_tf_support.core import verbosity
+
 verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbosity.
-import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
+import tensorflow as tf
 
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import structure
@@ -107,7 +108,6 @@ def _frozen(concrete: Any) -> Any:
   if not concrete.captured_inputs or _assigns_variables(concrete):
     return concrete
   try:
-    # pylint: disable-next=g-direct-tensorflow-import,import-outside-toplevel
     from tensorflow.python.framework import convert_to_constants
   except ImportError:
     return concrete
@@ -120,7 +120,7 @@ def _convert(instance: tf.Module, name: str, signature: FunctionSignature) -> by
     converter = tf.lite.TFLiteConverter.from_concrete_functions([concrete], instance)
     with verbosity.quiet_native_stderr():
       return converter.convert()
-  except Exception as e:  # pylint: disable=broad-except
+  except Exception as e:
     # ConverterError (convert_phase), or a ValueError/TypeError of tracing or its Python side.
     cause = first_cause(str(e))
     raise TfLiteConversionError(f"{type(e).__name__}: {cause}" if not _ERROR.search(str(e))

@@ -19,8 +19,8 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from pyiree_tf_support.comparing import tolerances
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import safe_files
 
 _STATIC_TENSOR = re.compile(r"^tensor<(?:\d+x)*[a-z]+\d*>$")
 
@@ -89,7 +89,7 @@ def _walk(operation, found: List) -> List:
 
 def cut(flow_path: str, key: str) -> Tuple[Optional[str], str, int]:
   """(the one-function module calling the dispatch `key`, '', result count), or (None, why, 0)."""
-  from iree.compiler import ir  # pylint: disable=import-outside-toplevel
+  from iree.compiler import ir
   executable, export = key.split("::")[0], key.split("::")[1].split()[0]
   with ir.Context():
     with open(flow_path, "rb") as f:

@@ -32,9 +32,9 @@ from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.compiling.compile_cache import CompileCache
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core.signatures import FunctionSignature

@@ -160,7 +160,7 @@ def is_digest(array: np.ndarray) -> bool:
 
 def _digest_error(suspect: np.ndarray, trusted: np.ndarray) -> TensorError:
   """Equal digests are equal tensors; otherwise the error cannot be measured (not blamed)."""
-  import hashlib  # pylint: disable=import-outside-toplevel
+  import hashlib
   digests = [str(a) if is_digest(a) else
              hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()
              for a in (suspect, trusted)]

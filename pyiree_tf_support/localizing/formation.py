@@ -19,8 +19,8 @@ from typing import Optional, Sequence, Tuple
 from iree.compiler.tools import binaries as iree_binaries
 
 from pyiree_tf_support.compiling import compile_process
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import timeouts
 
 INPUT_TYPE = "stablehlo_xla"
@@ -118,7 +118,7 @@ TEXT_ELEMENTS_LIMIT = 16
 def _read_flow(path: str) -> str:
   """The flow IR in `path` (bytecode) as text with its locations, large constants elided, for
   reading and counting."""
-  from iree.compiler import ir  # pylint: disable=import-outside-toplevel
+  from iree.compiler import ir
   with ir.Context():
     with open(path, "rb") as f:
       module = ir.Module.parse(f.read())
@@ -128,7 +128,7 @@ def _read_flow(path: str) -> str:
 
 
 def _device_global(module) -> object:
-  from iree.compiler import ir  # pylint: disable=import-outside-toplevel
+  from iree.compiler import ir
   for op in module.body.operations:
     if (op.operation.name == "util.global" and "sym_name" in op.attributes
         and ir.StringAttr(op.attributes["sym_name"]).value == DEVICE):
@@ -138,7 +138,7 @@ def _device_global(module) -> object:
 
 def _swap_device(flow_path: str, device_path: str, out_path: str) -> None:
   """Writes `flow_path`'s IR with the @__device_0 target of `device_path`'s to `out_path`."""
-  from iree.compiler import ir  # pylint: disable=import-outside-toplevel
+  from iree.compiler import ir
   with ir.Context():
     with open(flow_path, "rb") as f:
       flow = ir.Module.parse(f.read())

@@ -70,7 +70,7 @@ def line_column(location: str) -> Optional[Tuple[int, int]]:
 
 
 def _symbol(op, attribute: str) -> str:
-  from iree.compiler import ir  # pylint: disable=import-outside-toplevel
+  from iree.compiler import ir
   return ir.FlatSymbolRefAttr(op.attributes[attribute]).value
 
 
@@ -265,7 +265,7 @@ def _static(ir, value_type) -> bool:
 
 def rewrite(text: str) -> OracleModule:
   """The interpreter's modules for iree_input.mlir's `text` (see the module docstring)."""
-  from iree.compiler import ir  # pylint: disable=import-outside-toplevel
+  from iree.compiler import ir
   functions: Dict[str, str] = {}
   results: Dict[str, int] = {}
   probes: Dict[str, str] = {}

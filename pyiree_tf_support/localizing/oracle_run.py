@@ -47,9 +47,9 @@ def _interpreter():
     extra = os.path.join(sys.prefix, BOOTSTRAP_DIR)
   if extra and os.path.isdir(extra) and extra not in sys.path:
     sys.path.insert(0, extra)
-  from jaxlib.mlir import ir  # pylint: disable=import-outside-toplevel
-  from jaxlib.mlir.dialects import stablehlo  # pylint: disable=import-outside-toplevel
-  from jaxlib.mlir._mlir_libs import _jax_mlir_ext  # pylint: disable=import-outside-toplevel
+  from jaxlib.mlir import ir
+  from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+  from jaxlib.mlir.dialects import stablehlo
   return ir, stablehlo, _jax_mlir_ext
 
 
@@ -87,7 +87,7 @@ def run(run_dir: str) -> Dict[str, Any]:
         values = [np.array(a) for a in stablehlo.eval_module(
             module(call["module"]), [_attribute(ir, a) for a in args],
             probe_instrumentation_dir=probes)]
-      except Exception as e:  # pylint: disable=broad-except  # the interpreter's refusal.
+      except Exception as e:  # the interpreter's refusal.
         document["error"] = f"call {index}: {type(e).__name__}: {e}"
         break
       count = call["results"]
@@ -129,7 +129,7 @@ def main(argv: List[str]) -> int:
     return MISSING
   try:
     run(argv[1])
-  except Exception:  # pylint: disable=broad-except  # our own fault: the parent reports it.
+  except Exception:  # our own fault: the parent reports it.
     traceback.print_exc()
     return 3
   return 0

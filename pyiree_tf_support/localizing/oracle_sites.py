@@ -113,7 +113,7 @@ def sites(flow_bytecode_path: str) -> Tuple[Dict[Tuple[str, str, str], List[Site
                                             Dict[str, Tuple[Source, ...]]]:
   """The flow IR's trace ops by (function, key, kind), in program text order, and each public
   function's results' sources."""
-  from iree.compiler import ir  # pylint: disable=import-outside-toplevel
+  from iree.compiler import ir
   by_key: Dict[Tuple[str, str, str], List[Site]] = {}
   results: Dict[str, Tuple[Source, ...]] = {}
   with ir.Context():

@@ -14,7 +14,8 @@ from typing import Dict, List, Optional, Sequence
 
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.localizing import events
-from pyiree_tf_support.localizing.engine import Kind, Localization
+from pyiree_tf_support.localizing.engine import Kind
+from pyiree_tf_support.localizing.engine import Localization
 
 # Rows of the error table shown before the divergence (the earlier ones are summarized).
 TABLE_ROWS = 12

@@ -32,8 +32,8 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from pyiree_tf_support.comparing import tolerances
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.localizing import events as events_lib
 
 REQUEST = "request.json"
@@ -85,7 +85,7 @@ def _load(run_dir: str, name: str) -> np.ndarray:
 
 def _to_numpy(buffer_view: Any) -> np.ndarray:
   """An owned copy of a traced tensor (the sink's buffers are borrowed for the callback)."""
-  from iree import runtime as ireert  # pylint: disable=import-outside-toplevel
+  from iree import runtime as ireert
   dtype = np.dtype(ireert.HalElementType.map_to_dtype(buffer_view.element_type))
   shape = tuple(buffer_view.shape)
   if 0 in shape:
@@ -186,8 +186,9 @@ class _Recorder:
 
 def run(run_dir: str) -> Dict[str, Any]:
   """Makes the requested calls; the result document (also written to `run_dir`)."""
-  from iree import runtime as ireert  # pylint: disable=import-outside-toplevel
-  from pyiree_tf_support.runtime import readback  # pylint: disable=import-outside-toplevel
+  from iree import runtime as ireert
+
+  from pyiree_tf_support.runtime import readback
   with open(os.path.join(run_dir, REQUEST)) as f:
     request = json.load(f)
   trusted, judge = None, None
@@ -228,7 +229,7 @@ def run(run_dir: str) -> Dict[str, Any]:
         names.append(f"r{index}_{position}")
         _save(run_dir, names[-1], array)
       outputs.append(names)
-  except Exception as e:  # pylint: disable=broad-except  # the backend's failure: reported.
+  except Exception as e:  # the backend's failure: reported.
     if recorder.stopped is None and recorder.fault is None:  # else: our own abort, from the
       error = f"call {recorder.call}: {type(e).__name__}: {e}"  # sink (divergence, fault).
   document = {"events": recorder.events, "outputs": outputs, "error": error,
@@ -243,7 +244,7 @@ def main(argv: List[str]) -> int:
     return 2
   try:
     run(argv[1])
-  except Exception:  # pylint: disable=broad-except  # our own fault: the parent reports it.
+  except Exception:  # our own fault: the parent reports it.
     traceback.print_exc()
     return OWN_FAULT
   return 0
@@ -255,4 +256,4 @@ if __name__ == "__main__":
   # and nanobind reports them as leaks at exit; the results are already on disk.
   code = main(sys.argv)
   sys.stderr.flush()
-  os._exit(code)  # pylint: disable=protected-access
+  os._exit(code)

@@ -16,7 +16,8 @@ import re
 from typing import Optional
 
 from pyiree_tf_support.core import phases
-from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.reporting.verdicts import Outcome
+from pyiree_tf_support.reporting.verdicts import Status
 
 _SSA = re.compile(r"%[\w#.$-]+")
 _LOCATION = re.compile(r"(loc\([^)]*\)|[\w./<>-]+\.mlir:\d+:\d+:?)")

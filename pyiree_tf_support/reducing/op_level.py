@@ -38,8 +38,8 @@ from pyiree_tf_support.comparing import comparison
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling.compile_cache import CompileCache
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.reducing import failures
 from pyiree_tf_support.reducing import ops
@@ -564,8 +564,8 @@ def write(result: OpReduction, directory: str, suspect: Side,
 
 def _compile_tool() -> str:
   try:
-    from iree.compiler.tools import binaries  # pylint: disable=import-outside-toplevel
+    from iree.compiler.tools import binaries
     return os.path.normpath(binaries.find_tool("iree-compile"))
-  except Exception:  # pylint: disable=broad-except  # a runtime-only machine: the name.
+  except Exception:  # a runtime-only machine: the name.
     return "iree-compile"
 

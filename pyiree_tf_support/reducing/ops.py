@@ -76,7 +76,7 @@ class Function:
 
 
 def _ir():
-  from iree.compiler import ir  # pylint: disable=import-outside-toplevel
+  from iree.compiler import ir
   return ir
 
 

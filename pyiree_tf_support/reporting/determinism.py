@@ -12,9 +12,9 @@ differently, and they are the same on the reference twice: that stays a backend'
 from typing import Optional, Sequence
 
 from pyiree_tf_support.comparing import comparison
-from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import traces
+from pyiree_tf_support.reporting import verdicts
 
 
 def starts_in_inputs(outcomes: Sequence[verdicts.Outcome]) -> bool:

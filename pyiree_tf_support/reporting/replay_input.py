@@ -23,16 +23,17 @@ import io
 import json
 import os
 import re
-import zipfile
 from typing import Any, Callable, Dict, Optional, Tuple
+import zipfile
 
 import numpy as np
 
+from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import safe_files
-from pyiree_tf_support.comparing import trace_io
-from pyiree_tf_support.core.signatures import FunctionSignature, signatures_from_json
-from pyiree_tf_support.comparing.traces import Trace
+from pyiree_tf_support.core.signatures import FunctionSignature
+from pyiree_tf_support.core.signatures import signatures_from_json
 
 _TRACE_KEYS = ("format", "module_name", "backend", "function_name", "calls")
 _CALL_KEYS = ("method", "inputs", "kwargs", "outputs", "rtol", "atol")

@@ -15,10 +15,11 @@ from typing import Any, ContextManager, Dict, Optional, Sequence, Set
 
 from absl import logging
 
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.comparing import comparison
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import structure
-from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.reporting.verdicts import Outcome
+from pyiree_tf_support.reporting.verdicts import Status
 
 FORMAT = "pyiree_tf_support.report/1"
 JSON_NAME = "report.json"

@@ -24,15 +24,16 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from pyiree_tf_support.core import artifacts
-from pyiree_tf_support.core import bazel_paths
-from pyiree_tf_support.core import safe_files
-from pyiree_tf_support.core import backends
-from pyiree_tf_support.core import faults
-from pyiree_tf_support.core import structure
 from pyiree_tf_support.comparing import tolerances
-from pyiree_tf_support.core.signatures import FunctionSignature, numpy_dtype
 from pyiree_tf_support.comparing.traces import Trace
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import bazel_paths
+from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import safe_files
+from pyiree_tf_support.core import structure
+from pyiree_tf_support.core.signatures import FunctionSignature
+from pyiree_tf_support.core.signatures import numpy_dtype
 
 # iree-run-module's per-type absolute thresholds, by numpy dtype name.
 THRESHOLD_FLAGS = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64"}

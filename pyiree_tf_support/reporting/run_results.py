@@ -25,8 +25,8 @@ import glob
 import json
 import os
 import re
-import zipfile
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+import zipfile
 
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import phases

@@ -10,12 +10,12 @@ import dataclasses
 import enum
 from typing import Optional, Sequence, Tuple
 
-from pyiree_tf_support.core import bazel_paths
 from pyiree_tf_support.comparing import comparison
-from pyiree_tf_support.core import phases
 from pyiree_tf_support.comparing import tolerances
-from pyiree_tf_support.reporting import hints
 from pyiree_tf_support.comparing import traces
+from pyiree_tf_support.core import bazel_paths
+from pyiree_tf_support.core import phases
+from pyiree_tf_support.reporting import hints
 
 
 class Status(enum.Enum):

@@ -88,7 +88,7 @@ def _run_probe(driver: str, future: "concurrent.futures.Future[Tuple[bool, str]]
                timeout: float) -> None:
   try:
     future.set_result(probe_driver(driver, timeout=timeout))
-  except BaseException as e:  # pylint: disable=broad-except  # the waiting caller raises it.
+  except BaseException as e:  # the waiting caller raises it.
     future.set_exception(e)
 
 
@@ -154,7 +154,7 @@ def probe_line(available: bool, reason: str) -> str:
 def probe_here(driver: str) -> Tuple[bool, str]:
   """Whether `driver` can create a device in *this* process (run only inside a probe process)."""
   try:
-    import iree.runtime as ireert  # pylint: disable=g-import-not-at-top
+    import iree.runtime as ireert
     name = driver_name(driver)
     registered = list(ireert.HalDriver.query())
     if name not in registered:
@@ -164,5 +164,5 @@ def probe_here(driver: str) -> Tuple[bool, str]:
       return False, "the driver found no device"
     ireert.get_device(driver)
     return True, str(devices[0].get("name", devices[0]))
-  except Exception as e:  # pylint: disable=broad-except
+  except Exception as e:
     return False, f"{type(e).__name__}: {e}"

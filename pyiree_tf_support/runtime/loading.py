@@ -8,16 +8,16 @@ from typing import Any, List, Mapping, Protocol, Sequence, Tuple
 
 import numpy as np
 
-from pyiree_tf_support.runtime import drivers
-from pyiree_tf_support.runtime import worker_client
-# Re-exported: replay asks loading.driver_available.
-from pyiree_tf_support.runtime.drivers import (  # pylint: disable=unused-import
-    driver_available as driver_available)
-from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
-from pyiree_tf_support.runtime.runtime_host import InProcessHost
-from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.core import interrupts
 from pyiree_tf_support.core import timeouts
+from pyiree_tf_support.core.signatures import FunctionSignature
+from pyiree_tf_support.runtime import drivers
+from pyiree_tf_support.runtime import worker_client
+
+# Re-exported: replay asks loading.driver_available.
+from pyiree_tf_support.runtime.drivers import driver_available as driver_available
+from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
+from pyiree_tf_support.runtime.runtime_host import InProcessHost
 
 
 class LoadedModule(Protocol):

@@ -17,8 +17,8 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
-from pyiree_tf_support.runtime import drivers
 from pyiree_tf_support.core import structure
+from pyiree_tf_support.runtime import drivers
 
 
 def _is_device_array(value: Any) -> bool:
@@ -33,17 +33,20 @@ def staging_copy_many(values: Sequence[Any], device: Any = None) -> List[np.ndar
 
   Batching matters on lavapipe, where every queue submission + host wait costs milliseconds.
   """
-  from iree.runtime import (  # pylint: disable=g-import-not-at-top
-      BufferUsage, HalCommandBuffer, HalElementType, HalFence, MemoryType)
+  from iree.runtime import BufferUsage
+  from iree.runtime import HalCommandBuffer
+  from iree.runtime import HalElementType
+  from iree.runtime import HalFence
+  from iree.runtime import MemoryType
 
   results: List[Optional[np.ndarray]] = [None] * len(values)
   pending = []  # (index, staging buffer, shape, dtype)
   command_buffer = None
   for index, value in enumerate(values):
     # DeviceArray does not expose its buffer view or device publicly in 3.13.
-    buffer_view = value._buffer_view  # pylint: disable=protected-access
+    buffer_view = value._buffer_view
     if device is None:
-      device = value._device  # pylint: disable=protected-access
+      device = value._device
     shape = tuple(buffer_view.shape)
     # The element type's dtype: bool for i1 (stored as one byte), ml_dtypes.bfloat16 for bf16.
     dtype = np.dtype(HalElementType.map_to_dtype(buffer_view.element_type))
@@ -108,20 +111,20 @@ def results_to_numpy(result: Any, device: Any = None,
   if drivers.facts(driver).needs_staging:
     try:
       hosts = staging_copy_many(device_values, device)
-    except Exception as staging_error:  # pylint: disable=broad-except
+    except Exception as staging_error:
       try:
         hosts = [_to_host_copy(v) for v in device_values]
-      except Exception:  # pylint: disable=broad-except
+      except Exception:
         raise staging_error from None
   else:
     hosts = []
     for value in device_values:
       try:
         hosts.append(_to_host_copy(value))
-      except Exception as to_host_error:  # pylint: disable=broad-except
+      except Exception as to_host_error:
         try:
           hosts.append(staging_copy(value, device))
-        except Exception:  # pylint: disable=broad-except
+        except Exception:
           raise to_host_error from None
   for index, host in zip(device_indices, hosts):
     out[index] = host

@@ -113,7 +113,7 @@ class InProcessHost:
         return False
       try:
         saved = [(setter, self._invoke(getter, [])[0]) for getter, setter in self._accessors]
-      except Exception:  # pylint: disable=broad-except
+      except Exception:
         return False  # A global that cannot be read back: keep the device, and with it the state.
       self._saved_globals = saved
     self._drop()
@@ -138,7 +138,7 @@ class InProcessHost:
     return readback.results_to_numpy(result, self._config.device, self.driver)
 
   def _acquire(self, vmfb: bytes) -> None:
-    import iree.runtime as ireert  # pylint: disable=g-import-not-at-top
+    import iree.runtime as ireert
     if self._releasable:
       self._config = ireert.Config(device=ireert.get_device(self.driver, cache=False))
     else:
@@ -147,7 +147,7 @@ class InProcessHost:
     self._new_context()
 
   def _new_context(self) -> None:
-    import iree.runtime as ireert  # pylint: disable=g-import-not-at-top
+    import iree.runtime as ireert
     self._functions = {}
     self._context = None
     self._context = ireert.SystemContext(vm_modules=[self._vm_module], config=self._config)

@@ -12,11 +12,11 @@ timeouts) must never import TensorFlow; the worker refuses to load a module if s
 
 import faulthandler
 import math
+from multiprocessing.connection import Connection
 import os
 import signal
 import sys
 import traceback
-from multiprocessing.connection import Connection
 from typing import Any, Optional, Sequence
 
 from pyiree_tf_support.runtime import drivers
@@ -92,7 +92,7 @@ class _Session:
 def _serve(requests: Connection, replies: Connection) -> None:
   # Every module load needs IREE's runtime: imported before the first request, so that a worker
   # started ahead of its module (worker_client.start_spare) has it ready when the module comes.
-  import iree.runtime  # pylint: disable=g-import-not-at-top,unused-import  # noqa: F401
+  import iree.runtime  # noqa: F401
   session = _Session()
   while True:
     idle = session.idle_seconds()
@@ -102,7 +102,7 @@ def _serve(requests: Connection, replies: Connection) -> None:
       message = worker_protocol.receive(requests)
     except worker_protocol.ChannelClosed:
       return  # The parent closed the request pipe (close(), GC, exit) or died.
-    except Exception as e:  # pylint: disable=broad-except
+    except Exception as e:
       message = None
       reply = ("error", type(e).__name__, str(e), traceback.format_exc())
     else:
@@ -111,7 +111,7 @@ def _serve(requests: Connection, replies: Connection) -> None:
       else:
         try:
           reply = ("ok", session.answer(message))
-        except Exception as e:  # pylint: disable=broad-except
+        except Exception as e:
           reply = ("error", type(e).__name__, str(e), traceback.format_exc())
     try:
       worker_protocol.send(replies, reply)
@@ -152,4 +152,4 @@ if __name__ == "__main__":
   sys.stderr.flush()
   # Skip interpreter teardown: driver/device destructors have nothing left to flush, and a fast,
   # hang-free exit is what the parent's shutdown relies on.
-  os._exit(_exit_code)  # pylint: disable=protected-access
+  os._exit(_exit_code)

@@ -27,7 +27,7 @@ InterpreterClass = Callable[..., Any]
 def litert_interpreter_class() -> Optional[InterpreterClass]:
   """LiteRT's interpreter (TFLite's successor, no TensorFlow), or None when not installed."""
   try:
-    from ai_edge_litert.interpreter import Interpreter  # pylint: disable=import-outside-toplevel
+    from ai_edge_litert.interpreter import Interpreter
   except ImportError:
     return None
   return Interpreter

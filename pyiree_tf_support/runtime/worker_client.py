@@ -25,16 +25,17 @@ import sys
 import tempfile
 import threading
 import time
-import weakref
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+import weakref
 
 import numpy as np
 
 from pyiree_tf_support.core import exit_status
 from pyiree_tf_support.core import faults
-from pyiree_tf_support.runtime import worker_protocol
-from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError, WorkerCrashedError
 from pyiree_tf_support.core import timeouts
+from pyiree_tf_support.runtime import worker_protocol
+from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
+from pyiree_tf_support.runtime.runtime_errors import WorkerCrashedError
 
 WORKER_MODULE = "pyiree_tf_support.runtime.runtime_worker"
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -13,8 +13,8 @@ TensorFlow-free.
 """
 
 import io
-import pickle
 from multiprocessing.connection import Connection
+import pickle
 from typing import Any, Optional
 
 import numpy as np
@@ -45,7 +45,7 @@ def _is_ml_dtypes_scalar_type(name: str) -> bool:
   """Whether `ml_dtypes.<name>` is one of its scalar types (bfloat16, float8_e4m3fn, int4, ...),
   which the dtype of an array of them names."""
   try:
-    import ml_dtypes  # pylint: disable=import-outside-toplevel
+    import ml_dtypes
   except ImportError:  # then no sender here has its values either.
     return False
   candidate = getattr(ml_dtypes, name, None) if not name.startswith("_") else None
@@ -104,7 +104,7 @@ def receive(connection: Connection, timeout: Optional[float] = None) -> Any:
 
 def plain_input(value: Any) -> Any:
   """An input as a plain numpy value that pickles without importing anything but numpy."""
-  if (type(value) is np.ndarray  # pylint: disable=unidiomatic-typecheck
+  if (type(value) is np.ndarray
       or isinstance(value, np.generic) or type(value) in (bool, int, float)):
     array = value
   else:

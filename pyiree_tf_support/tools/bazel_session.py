@@ -56,7 +56,7 @@ class Bazel:
                           capture_output=capture)
 
 
-def _raise_on_sigterm(signum, frame):  # pylint: disable=unused-argument
+def _raise_on_sigterm(signum, frame):
   raise SystemExit(128 + signum)
 
 
@@ -93,6 +93,7 @@ def _shut_down(bazel: Bazel, settle_seconds: float = 10) -> None:
 
 
 if __name__ == "__main__":
-  import sys as _sys  # pylint: disable=ungrouped-imports
+  import sys as _sys
+
   from pyiree_tf_support import tools as _tools
   _sys.exit(_tools.not_a_command(__spec__.name, _sys.argv))

@@ -20,8 +20,8 @@ import glob
 import os
 import re
 import sys
-import xml.etree.ElementTree as ET
 from typing import Dict, Iterable, List, Optional, Tuple
+import xml.etree.ElementTree as ET
 
 from pyiree_tf_support.reporting import expected_failures
 

@@ -103,6 +103,7 @@ def write(page_path: str, run: run_results.Run, source: str) -> Dict[str, Row]:
 
 
 if __name__ == "__main__":
-  import sys as _sys  # pylint: disable=ungrouped-imports
+  import sys as _sys
+
   from pyiree_tf_support import tools as _tools
   _sys.exit(_tools.not_a_command(__spec__.name, _sys.argv))

@@ -126,7 +126,7 @@ def write_import(entry: Listed, found: Found, out: str) -> None:
   """The import happens before any backend: the files are the same in every backend's dir."""
   os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
   # Only writing an import repro needs TensorFlow (for the pipeline the library runs).
-  from pyiree_tf_support.importing import import_pipeline  # pylint: disable=import-outside-toplevel
+  from pyiree_tf_support.importing import import_pipeline
   module_class = os.path.basename(found.module_dir)
   keras = entry.suite.endswith("keras")
   title = f"{entry.suite}/{entry.file}: import failure (before any backend)"

@@ -102,6 +102,7 @@ rather than edit.
 
 
 if __name__ == "__main__":
-  import sys as _sys  # pylint: disable=ungrouped-imports
+  import sys as _sys
+
   from pyiree_tf_support import tools as _tools
   _sys.exit(_tools.not_a_command(__spec__.name, _sys.argv))

@@ -19,7 +19,6 @@ from pyiree_tf_support.reporting import import_repro
 from pyiree_tf_support.reporting import repro
 from pyiree_tf_support.tools import repro_templates
 
-
 # ---------------------------------------------------------------------------------------------
 # The TF-only import script.
 
@@ -152,6 +151,7 @@ def plan_run(module_dir: str, trace_record: Dict[str, Any], record: Dict[str, An
 
 
 if __name__ == "__main__":
-  import sys as _sys  # pylint: disable=ungrouped-imports
+  import sys as _sys
+
   from pyiree_tf_support import tools as _tools
   _sys.exit(_tools.not_a_command(__spec__.name, _sys.argv))

@@ -37,8 +37,8 @@ import html
 import os
 import re
 import sys
-import xml.etree.ElementTree as ElementTree
 from typing import Dict, List, Optional, Sequence, Tuple
+import xml.etree.ElementTree as ElementTree
 
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import phases

@@ -86,7 +86,7 @@ def update(directories: Sequence[str], testlogs: Optional[str] = None,
 def main(argv: Optional[Sequence[str]] = None) -> int:
   """`python -m pyiree_tf_support.tools.update_lists [--dirs=...] [--dry_run] ...`: the same as
   `update_e2e_coverage --update_lists` (which parses the flags: one place for them)."""
-  from pyiree_tf_support.tools import update_e2e_coverage  # pylint: disable=import-outside-toplevel
+  from pyiree_tf_support.tools import update_e2e_coverage
   arguments = list(sys.argv[1:] if argv is None else argv)
   return update_e2e_coverage.main(["--update_lists", *arguments],
                                   prog="python -m pyiree_tf_support.tools.update_lists")

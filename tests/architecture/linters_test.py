@@ -16,9 +16,6 @@ import unittest
 from tests.support.repo import ROOT
 
 # The linters run as `python -m <tool>`: scripts/bootstrap.sh installs them (setup.py's lint extra).
-# Imports are sorted by `ruff check --select I --fix` in one commit of their own; until then the
-# test leaves that rule out (the commit removes this).
-UNTIL_IMPORTS_ARE_SORTED = ("--extend-ignore", "I001")
 LINT_TIMEOUT = 900  # seconds; pyright over the package takes ~40-80 s here.
 IN_REPOSITORY = unittest.skipUnless(
     os.path.isfile(os.path.join(ROOT, "ruff.toml")),
@@ -104,8 +101,7 @@ class LinterTest(unittest.TestCase):
   maxDiff = None
 
   def test_ruff_finds_nothing(self):
-    result = run_tool("ruff", "check", "--no-cache", "--output-format", "concise",
-                      *UNTIL_IMPORTS_ARE_SORTED)
+    result = run_tool("ruff", "check", "--no-cache", "--output-format", "concise")
     self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
 
   def test_pyright_finds_no_type_error_but_the_listed_ones(self):

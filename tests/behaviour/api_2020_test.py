@@ -15,7 +15,10 @@ import tensorflow as tf
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
-from pyiree_tf_support.comparing.traces import ModuleCall, Trace, TracedModule, compare_calls
+from pyiree_tf_support.comparing.traces import compare_calls
+from pyiree_tf_support.comparing.traces import ModuleCall
+from pyiree_tf_support.comparing.traces import Trace
+from pyiree_tf_support.comparing.traces import TracedModule
 
 _ARRAY = np.array([1.0, 2.0], np.float32)
 
@@ -156,7 +159,7 @@ class TracedModuleTest(absltest.TestCase):
   def test_a_missing_attribute_names_it(self):
     traced = TracedModule(self.module, Trace(self.module, traced_function))
     with self.assertRaisesRegex(AttributeError, "'missing'"):
-      traced.missing  # pylint: disable=pointless-statement
+      traced.missing
 
   def test_tolerances_are_taken_out_of_the_call_and_recorded(self):
     trace = Trace(self.module, traced_function)

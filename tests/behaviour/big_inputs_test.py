@@ -17,7 +17,6 @@ from absl.testing import absltest
 
 from tests.support.repo import ROOT
 
-
 BIG = 12_500_000  # float32 elements: 50 MB in, 50 MB out.
 SMALL = 100  # over 64 elements, so summarized too.
 DATA_BYTES = 2 * 4 * BIG  # what one trace holds: the input and the output.

@@ -16,10 +16,10 @@ import stat
 import subprocess
 import sys
 import tempfile
+from typing import Dict
 import unittest
 import unittest.mock
 import zipfile
-from typing import Dict
 
 from absl.testing import absltest
 from absl.testing import flagsaver
@@ -27,20 +27,22 @@ from absl.testing import parameterized
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support.core import artifacts
-from pyiree_tf_support.core import bazel_paths
-from pyiree_tf_support.core import module_dirs
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support import bundle
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import localize
 from pyiree_tf_support import replay
-from pyiree_tf_support.reporting import replay_input
+from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import bazel_paths
+from pyiree_tf_support.core import module_dirs
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.harness import test_setup
+from pyiree_tf_support.reporting import replay_input
 from pyiree_tf_support.tools import make_repros
-from pyiree_tf_support import tf_test_utils
-from tests.support.second_user import NOBODY, as_nobody, needs_second_user
+from tests.support.second_user import as_nobody
+from tests.support.second_user import needs_second_user
+from tests.support.second_user import NOBODY
 
 REPRO = "repro/trace__iree_vmla"
 
@@ -528,7 +530,7 @@ class HandedModuleDirTest(parameterized.TestCase):
   def test_make_repros_refuses_it(self):
     module = self.planted("flow_executable")
     with self.assertRaisesRegex(ValueError, r"iree_input.mlir holds 'flow.executable' \(line "):
-      make_repros._iree_input(module)  # pylint: disable=protected-access
+      make_repros._iree_input(module)
 
   def test_a_name_in_a_location_is_no_code_and_no_place_to_hide_one(self):
     located = 'func.func @f() -> () loc("/home/hal.smith/flow.executable.py":3:5)\n'

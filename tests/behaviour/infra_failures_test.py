@@ -28,10 +28,10 @@ from absl.testing import flagsaver
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support.core import faults
 from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.reporting import run_results
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
@@ -194,10 +194,10 @@ class InfraFailureTest(absltest.TestCase):
         report = "written"
       except faults.ArtifactWriteError as e:
         report = str(e)
-      except BaseException as e:  # pylint: disable=broad-except
+      except BaseException as e:
         report = f"{type(e).__name__}: {e}"
       os.write(write_end, report.encode())
-      os._exit(0)  # pylint: disable=protected-access
+      os._exit(0)
     os.close(write_end)
     with os.fdopen(read_end, "rb") as f:
       report = f.read().decode()

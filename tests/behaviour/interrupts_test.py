@@ -26,8 +26,8 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support.compiling import compiler
 from tests.support import child_processes
 from tests.support.repo import ROOT
 

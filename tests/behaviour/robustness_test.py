@@ -21,14 +21,14 @@ import ml_dtypes
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support.core import artifacts
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import replay
-from pyiree_tf_support.importing import importer
+from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.harness import test_setup
-from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support.importing import importer
 from tests.support import test_files
 from tests.support.repo import ROOT
 

@@ -5,8 +5,8 @@ The Bazel tests run `bazel` themselves, so they are skipped inside a Bazel test 
 `scripts/test.sh` runs them with pytest.
 """
 
-import importlib.metadata
 import glob
+import importlib.metadata
 import json
 import os
 import re
@@ -24,7 +24,7 @@ from tests.support.repo import ROOT
 # Each test starts the engine itself (bazel, pytest -n, a venv), which a Bazel sandbox cannot.
 NEEDS_BAZEL = unittest.skipIf("TEST_SRCDIR" in os.environ, "starts bazel / pytest / a venv itself")
 if "TEST_SRCDIR" not in os.environ:
-  from tests.tooling.bazel_test import TempWorkspace  # pylint: disable=g-import-not-at-top
+  from tests.tooling.bazel_test import TempWorkspace
 
 SHARDED_BUILD = '''load("//build_tools/bazel:iree_e2e_test_suite.bzl", "iree_e2e_test_suite")
 

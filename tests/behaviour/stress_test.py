@@ -9,8 +9,8 @@ import tempfile
 from absl.testing import absltest
 import numpy as np
 
-from pyiree_tf_support.importing import import_pipeline
 from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.importing import import_pipeline
 from tests.support.repo import ROOT
 
 PROCESSES = 8
@@ -39,7 +39,7 @@ class ParallelArtifactsTest(absltest.TestCase):
                  if f.startswith(".tmp") or f.endswith(".tmp")]
     self.assertEqual(leftovers, [])
 
-    import iree.runtime  # pylint: disable=import-outside-toplevel
+    import iree.runtime
     instance = iree.runtime.VmInstance()
     vmfbs = sorted(f for f in os.listdir(module_dir) if f.endswith(".vmfb"))
     self.assertEqual(vmfbs, ["compiled__iree_llvmjit.vmfb", "compiled__iree_vmla_0.vmfb",

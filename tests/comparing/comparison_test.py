@@ -10,7 +10,8 @@ import numpy as np
 from pyiree_tf_support.comparing import comparison
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import traces
-from pyiree_tf_support.comparing.traces import ModuleCall, Trace
+from pyiree_tf_support.comparing.traces import ModuleCall
+from pyiree_tf_support.comparing.traces import Trace
 
 nan, inf = float("nan"), float("inf")
 
@@ -300,7 +301,7 @@ class SharedArraysTest(parameterized.TestCase):
       ("text", "1e-6", 1e-6, False),
   )
   def test_plain_numbers_are_finite_and_not_negative(self, rtol, atol, plain):
-    self.assertEqual(comparison._plain_numbers(  # pylint: disable=protected-access
+    self.assertEqual(comparison._plain_numbers(
         tolerances.Tolerance(rtol, atol)), plain)
 
 

@@ -10,7 +10,8 @@ from absl.testing import absltest
 import numpy as np
 
 from pyiree_tf_support.comparing import recorded_values
-from pyiree_tf_support.comparing.traces import ModuleCall, run_trace
+from pyiree_tf_support.comparing.traces import ModuleCall
+from pyiree_tf_support.comparing.traces import run_trace
 
 
 class Doubler:
@@ -64,7 +65,7 @@ class RecordedValuesTest(absltest.TestCase):
                          reference=ref)
     self.assertIsNot(other.result, ref.result)  # -0.0 is not 0.0.
     self.assertEqual(array_equal.call_count, 0)
-    big = np.zeros(recorded_values._CHUNK_BYTES + 4, np.uint8)  # pylint: disable=protected-access
+    big = np.zeros(recorded_values._CHUNK_BYTES + 4, np.uint8)
     self.assertTrue(recorded_values.same_bits(big, big.copy()))
     changed = big.copy()
     changed[-1] = 1

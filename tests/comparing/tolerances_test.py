@@ -5,7 +5,8 @@ from absl.testing import parameterized
 import numpy as np
 
 from pyiree_tf_support.comparing import tolerances
-from pyiree_tf_support.comparing.tolerances import Tolerance, TolerancePolicy
+from pyiree_tf_support.comparing.tolerances import Tolerance
+from pyiree_tf_support.comparing.tolerances import TolerancePolicy
 
 
 class TableTest(parameterized.TestCase):
@@ -30,7 +31,7 @@ class TableTest(parameterized.TestCase):
 
   def test_a_dtypes_row_is_looked_up_once_per_policy_and_backends(self):
     policy = tolerances.parse_overrides("iree_vulkan:float32:1e-4:1e-5")
-    table_row = tolerances._table_row  # pylint: disable=protected-access
+    table_row = tolerances._table_row
     table_row.cache_clear()
     for _ in range(100):
       self.assertEqual(policy.for_dtype(np.dtype(np.float32), ("iree_vulkan",)),

@@ -12,8 +12,9 @@ from absl.testing import absltest
 import numpy as np
 
 from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.comparing.traces import ModuleCall
+from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.core import structure
-from pyiree_tf_support.comparing.traces import ModuleCall, Trace
 
 BIG = np.arange(100_000, dtype=np.float32)  # 400 kB: what a copy would cost.
 

@@ -14,7 +14,8 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
 
-from pyiree_tf_support.comparing.traces import ModuleCall, Trace
+from pyiree_tf_support.comparing.traces import ModuleCall
+from pyiree_tf_support.comparing.traces import Trace
 
 MB = 1_000_000
 

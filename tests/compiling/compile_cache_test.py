@@ -19,8 +19,9 @@ from absl.testing import parameterized
 from pyiree_tf_support.compiling import compile_cache
 from pyiree_tf_support.compiling import compile_key
 from pyiree_tf_support.compiling import compiler
-from tests.support.second_user import as_nobody, needs_second_user
 from tests.support.repo import ROOT
+from tests.support.second_user import as_nobody
+from tests.support.second_user import needs_second_user
 
 MLIR = """
 func.func @double(%arg0: tensor<4xf32>) -> tensor<4xf32> {
@@ -95,7 +96,7 @@ class CompileCacheTest(absltest.TestCase):
     cache = compile_cache.CompileCache(tempfile.mkdtemp(), max_bytes=2500)
     for i, key in enumerate(["aa" + "0" * 62, "bb" + "0" * 62, "cc" + "0" * 62]):
       cache.put(key, bytes([i]) * 1000)
-      os.utime(cache._path(key), (i, i))  # pylint: disable=protected-access
+      os.utime(cache._path(key), (i, i))
     cache.evict()
     self.assertIsNone(cache.get("aa" + "0" * 62))
     self.assertEqual(cache.get("cc" + "0" * 62), bytes([2]) * 1000)
@@ -109,7 +110,7 @@ class CompileCacheTest(absltest.TestCase):
     for thread in threads:
       thread.join()
     self.assertIn(self.cache.get(key), payloads)
-    entry_dir = os.path.dirname(self.cache._path(key))  # pylint: disable=protected-access
+    entry_dir = os.path.dirname(self.cache._path(key))
     self.assertEqual([n for n in os.listdir(entry_dir) if n.startswith(".tmp")], [])
 
   def test_default_location_is_off_under_bazel_unless_set(self):
@@ -148,7 +149,7 @@ class SharedStorageTest(parameterized.TestCase):
     self.request = compiler.CompileRequest(MLIR, ("vmvx",))
 
   def entry_path(self):
-    return self.cache._path(self.request.key())  # pylint: disable=protected-access
+    return self.cache._path(self.request.key())
 
   @parameterized.parameters((0o022, 0o644, 0o755), (0o002, 0o644, 0o755), (0o077, 0o600, 0o700))
   def test_entries_and_dirs_are_readable_as_the_umask_allows_and_writable_only_by_their_user(
@@ -297,7 +298,7 @@ class PoisonedCacheTest(parameterized.TestCase):
   def test_what_other_users_may_write_is_refused(self, which):
     cache = compile_cache.CompileCache(tempfile.mkdtemp())
     compiler.compile_request(self.request, "double", cache=cache)
-    entry = cache._path(self.key)  # pylint: disable=protected-access
+    entry = cache._path(self.key)
     path = {"": cache.directory, "shard": os.path.dirname(entry), "entry": entry}[which]
     os.chmod(path, os.stat(path).st_mode | stat.S_IWGRP)
     self.assert_read_refused(cache.directory, f"'{path}' is writable by other users")

@@ -9,9 +9,9 @@ from absl.testing import flagsaver
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support import tf_utils
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.importing import importer
-from pyiree_tf_support import tf_utils
 
 
 class MulModule(tf.Module):

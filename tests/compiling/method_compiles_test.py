@@ -12,10 +12,10 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support import replay
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.reporting.verdicts import Status
 
 

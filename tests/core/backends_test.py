@@ -7,10 +7,10 @@ from absl.testing import absltest
 from absl.testing import flagsaver
 from absl.testing import parameterized
 
-from pyiree_tf_support.core import backends
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+from pyiree_tf_support.core import backends
 from pyiree_tf_support.tools import generate_backends_bzl
 from tests.support.repo import ROOT
 

@@ -17,7 +17,6 @@ from absl.testing import absltest
 from pyiree_tf_support.core import collector
 from tests.support.repo import ROOT
 
-
 PROBE = textwrap.dedent("""
     import gc, json, sys
     full = []

@@ -18,11 +18,12 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support.core import phases
-from pyiree_tf_support.harness import pytest_summary
 from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support.core import phases
 from pyiree_tf_support.core.phases import Phase
-from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.harness import pytest_summary
+from pyiree_tf_support.reporting.verdicts import Outcome
+from pyiree_tf_support.reporting.verdicts import Status
 
 
 class ErfAndCastModule(tf.Module):

@@ -18,7 +18,6 @@ from absl.testing import absltest
 from tests.support import test_files
 from tests.support.repo import ROOT
 
-
 # A script ending through run_then_exit: `main` exits with argv[1] (an int, "none" or a string).
 # Its teardown witness prints at finalization: only a normal exit prints it.
 SCRIPT = textwrap.dedent('''
@@ -114,7 +113,7 @@ class QuickExitTest(absltest.TestCase):
 _UNCLOSED_TEST = textwrap.dedent('''
     import os, tempfile
     from absl.testing import absltest
-    from pyiree_tf_support import tf_test_utils  # pylint: disable=unused-import
+    from pyiree_tf_support import tf_test_utils
 
     class UnclosedTest(absltest.TestCase):
 

@@ -12,7 +12,8 @@ import numpy as np
 from pyiree_tf_support.core import casting
 from pyiree_tf_support.core import signatures
 from pyiree_tf_support.core import structure
-from pyiree_tf_support.core.signatures import FunctionSignature, InputSpec
+from pyiree_tf_support.core.signatures import FunctionSignature
+from pyiree_tf_support.core.signatures import InputSpec
 
 
 def signature(dtype: str, shape=()) -> FunctionSignature:

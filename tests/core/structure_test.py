@@ -6,8 +6,8 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
 
-from pyiree_tf_support.core import structure
 from pyiree_tf_support.comparing.traces import ModuleCall
+from pyiree_tf_support.core import structure
 
 Pair = collections.namedtuple("Pair", "b a")
 

@@ -6,7 +6,8 @@ generated from UnitTestSpecs in main, `app.run(main)`. Only its import line name
 from absl import app
 from absl import flags
 import numpy as np
-from pyiree_tf_support import tf_test_utils, tf_utils
+from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support import tf_utils
 import tensorflow.compat.v2 as tf
 
 FLAGS = flags.FLAGS

@@ -3,13 +3,16 @@ inf says what its "sum of |x|" leaves out, and examples run beyond those request
 failure, checking its elements) are counted as such. Records are built as the engine builds
 them: the text is what is tested, no backend is involved."""
 
-import numpy as np
 from absl.testing import absltest
+import numpy as np
 
 from pyiree_tf_support.examples import summary
-from pyiree_tf_support.examples.engine import (ElementCheck, ExamplesResult, FailureKind,
-                                               FoundFailure)
-from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.examples.engine import ElementCheck
+from pyiree_tf_support.examples.engine import ExamplesResult
+from pyiree_tf_support.examples.engine import FailureKind
+from pyiree_tf_support.examples.engine import FoundFailure
+from pyiree_tf_support.reporting.verdicts import Outcome
+from pyiree_tf_support.reporting.verdicts import Status
 
 
 def _result(first, shrunk, run: int, after_failure: int) -> ExamplesResult:

@@ -20,8 +20,10 @@ from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.fuzzing import judging
 from pyiree_tf_support.fuzzing import ops
 from pyiree_tf_support.fuzzing import programs
-from pyiree_tf_support.reporting.verdicts import Outcome, Status
-from tests.fuzzing.campaigns import findings, fuzz
+from pyiree_tf_support.reporting.verdicts import Outcome
+from pyiree_tf_support.reporting.verdicts import Status
+from tests.fuzzing.campaigns import findings
+from tests.fuzzing.campaigns import fuzz
 
 # Static shapes: on a None dim, llvm-cpu's runtime fails some calls with "transient buffer has
 # not been committed" (iree-run-module alone too; found by the fuzzer, seed 6). Not uint8 (a

@@ -12,7 +12,8 @@ from absl.testing import absltest
 import numpy as np
 
 from pyiree_tf_support.fuzzing import programs
-from tests.fuzzing.campaigns import findings, fuzz
+from tests.fuzzing.campaigns import findings
+from tests.fuzzing.campaigns import fuzz
 
 BUGGY_OPS = "cast_f32_to_i32,tanh,add,floor,cast_i32_to_f32"
 AGREEING_OPS = "add,subtract,maximum,minimum,abs,negative,floor,where,greater,cast_bool_to_f32"

@@ -19,7 +19,7 @@ from pyiree_tf_support.reporting.verdicts import Status
 
 def _read_back(text: str) -> np.ndarray:
   """A `_literal`'s array, evaluated as the generated test file evaluates it."""
-  return eval(text, {"np": np})  # pylint: disable=eval-used  # our own generated text.
+  return eval(text, {"np": np})  # our own generated text.
 
 
 class SpecialValuesTest(absltest.TestCase):
@@ -52,11 +52,11 @@ class SpecialValuesTest(absltest.TestCase):
   def test_special_values_read_back_exactly_from_the_written_source(self):
     values = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45,
                        np.finfo(np.float32).max, np.finfo(np.float32).tiny], np.float32)
-    back = _read_back(programs._literal(values))  # pylint: disable=protected-access
+    back = _read_back(programs._literal(values))
     np.testing.assert_array_equal(back, values)
     np.testing.assert_array_equal(np.signbit(back), np.signbit(values))
     ints = np.array([np.iinfo(np.int32).min, np.iinfo(np.int32).max], np.int32)
-    literal = programs._literal(ints)  # pylint: disable=protected-access
+    literal = programs._literal(ints)
     np.testing.assert_array_equal(_read_back(literal), ints)
 
 
@@ -146,7 +146,7 @@ class ShardsTest(absltest.TestCase):
       campaign = findings.Campaign("d", 1, ("add",), ("iree_vmvx",), shard=f"{index}/3")
       seen += [campaign.module_index(p) for p in range(4)]
     self.assertEqual(sorted(seen), list(range(12)))
-    share = shards._share  # pylint: disable=protected-access
+    share = shards._share
     self.assertEqual([share(7, i, 3) for i in range(3)], [3, 2, 2])
 
   def test_bad_shapes_and_shards_say_what_is_valid(self):

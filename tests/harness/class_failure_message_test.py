@@ -11,7 +11,6 @@ from absl.testing import absltest
 
 from tests.support.test_files import run_test_file
 
-
 TEST_FILE = '''
 import numpy as np
 import tensorflow as tf

@@ -1,11 +1,12 @@
 """IREE's later (2020-11) generated-test API in process: spec names and products, the decorator,
 TestModule, and the tf_utils input helpers those files use (TensorFlow only, no backend)."""
 
+from absl.testing import absltest
 import numpy as np
 import tensorflow as tf
-from absl.testing import absltest
 
-from pyiree_tf_support import tf_test_utils, tf_utils
+from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support import tf_utils
 from pyiree_tf_support.harness import generated_tests
 
 

@@ -12,7 +12,6 @@ from absl.testing import absltest
 
 from tests.support.repo import ROOT
 
-
 TEST_FILE = '''
 import numpy as np
 import tensorflow as tf

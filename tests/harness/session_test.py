@@ -12,7 +12,6 @@ from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.harness import session as session_lib
 from tests.behaviour import hostile_paths_test as hostile
 
-
 Truncating = hostile.Hostile  # vmvx rounds f32 -> i32 where TF truncates.
 passing = hostile.passing
 

@@ -15,10 +15,10 @@ class SetUpStartsEarlyTest(absltest.TestCase):
 
   def setUp(self):
     super().setUp()
-    saved = dict(drivers._probes)  # pylint: disable=protected-access
-    drivers._probes.clear()  # pylint: disable=protected-access
-    self.addCleanup(lambda: (drivers._probes.clear(),  # pylint: disable=protected-access
-                             drivers._probes.update(saved)))  # pylint: disable=protected-access
+    saved = dict(drivers._probes)
+    drivers._probes.clear()
+    self.addCleanup(lambda: (drivers._probes.clear(),
+                             drivers._probes.update(saved)))
     worker_client.discard_spares()
     self.addCleanup(worker_client.discard_spares)
     self.plan = test_setup.BackendPlan(
@@ -27,13 +27,13 @@ class SetUpStartsEarlyTest(absltest.TestCase):
 
   def test_by_default_the_vulkan_probe_and_worker_start_before_the_import(self):
     test_setup.start_runtimes_early(self.plan, compile_jobs=None)
-    self.assertIn("vulkan", drivers._probes)  # pylint: disable=protected-access
-    self.assertLen(worker_client._spares, 1)  # pylint: disable=protected-access
+    self.assertIn("vulkan", drivers._probes)
+    self.assertLen(worker_client._spares, 1)
 
   def test_compile_jobs_1_starts_nothing_early(self):
     test_setup.start_runtimes_early(self.plan, compile_jobs=1)
-    self.assertNotIn("vulkan", drivers._probes)  # pylint: disable=protected-access
-    self.assertEmpty(worker_client._spares)  # pylint: disable=protected-access
+    self.assertNotIn("vulkan", drivers._probes)
+    self.assertEmpty(worker_client._spares)
 
 
 class PoolSizeTest(absltest.TestCase):
@@ -44,14 +44,14 @@ class PoolSizeTest(absltest.TestCase):
 
   def test_default_is_one_job_more_than_cpus_at_most_one_per_iree_backend(self):
     many = self.plan(*["iree_vmvx"] * 40)
-    self.assertEqual(test_setup._pool_size(many, None),  # pylint: disable=protected-access
+    self.assertEqual(test_setup._pool_size(many, None),
                      os.cpu_count() + 1)
     three = self.plan("iree_vmvx", "iree_llvmcpu", "iree_vulkan")
-    self.assertEqual(test_setup._pool_size(three, None),  # pylint: disable=protected-access
+    self.assertEqual(test_setup._pool_size(three, None),
                      min(3, os.cpu_count() + 1))
-    self.assertEqual(test_setup._pool_size(three, 1), 1)  # pylint: disable=protected-access
+    self.assertEqual(test_setup._pool_size(three, 1), 1)
     nothing = self.plan()
-    self.assertEqual(test_setup._pool_size(nothing, None), 1)  # pylint: disable=protected-access
+    self.assertEqual(test_setup._pool_size(nothing, None), 1)
 
 
 if __name__ == "__main__":

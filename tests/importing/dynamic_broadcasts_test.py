@@ -12,10 +12,10 @@ from absl.testing import parameterized
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support.importing.rewrites import dynamic_broadcasts
+from pyiree_tf_support import tf_utils
 from pyiree_tf_support.importing import import_pipeline
 from pyiree_tf_support.importing import importer
-from pyiree_tf_support import tf_utils
+from pyiree_tf_support.importing.rewrites import dynamic_broadcasts
 
 EXPANDS = "a dynamic broadcast's operand dim 0 differs from result dim 0"
 NOT_BROADCASTABLE = "shapes are not broadcastable"

@@ -10,8 +10,8 @@ import iree.runtime
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support.importing.rewrites import growing_carries
 from pyiree_tf_support.importing import importer
+from pyiree_tf_support.importing.rewrites import growing_carries
 
 
 class GrowingCarryModule(tf.Module):

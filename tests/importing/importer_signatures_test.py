@@ -12,8 +12,8 @@ from absl.testing import parameterized
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support.importing import importer
 from pyiree_tf_support import tf_utils
+from pyiree_tf_support.importing import importer
 
 
 class _KerasLikeModel(tf.Module):

@@ -15,10 +15,10 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support.importing import importer
-from pyiree_tf_support.importing import method_imports
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+from pyiree_tf_support.importing import importer
+from pyiree_tf_support.importing import method_imports
 
 
 class DoubleAndLength(tf.Module):

@@ -44,7 +44,8 @@ class TextTest(absltest.TestCase):
 class CompiledTest(absltest.TestCase):
 
   def test_valid_shapes_reshape_and_invalid_ones_fail_the_call(self):
-    from iree import compiler, runtime  # pylint: disable=import-outside-toplevel
+    from iree import compiler
+    from iree import runtime
     vmfb = compiler.compile_str(runtime_reshapes.rewrite_runtime_reshapes(RESHAPE),
                                 target_backends=["llvm-cpu"], input_type="stablehlo_xla",
                                 extra_args=["--iree-llvmcpu-target-cpu=generic"])

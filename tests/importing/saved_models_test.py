@@ -22,12 +22,12 @@ from absl.testing import flagsaver
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.importing import locked_dirs
 from pyiree_tf_support.importing import saved_models
-from pyiree_tf_support import tf_test_utils
 from tests.support.repo import ROOT
 
 PREFIX = "pyiree_tf_support_saved_model_"

@@ -51,7 +51,8 @@ class TextTest(absltest.TestCase):
 class CompiledTest(absltest.TestCase):
 
   def test_a_count_that_differs_fails_the_call(self):
-    from iree import compiler, runtime  # pylint: disable=import-outside-toplevel
+    from iree import compiler
+    from iree import runtime
     vmfb = compiler.compile_str(scatter_counts.rewrite_scatter_counts(SCATTER),
                                 target_backends=["llvm-cpu"], input_type="stablehlo_xla",
                                 extra_args=["--iree-llvmcpu-target-cpu=generic"])

@@ -171,7 +171,7 @@ class VerdictTest(recorded_traces.RecordedTraces, absltest.TestCase):
     planted = os.path.join(self.artifacts_dir, name)
     with open(planted, "w") as f:
       f.write(text.replace("arith.addf", "arith.subf", 1))
-    real_compile = engine._untraced_vmfb  # pylint: disable=protected-access
+    real_compile = engine._untraced_vmfb
 
     def as_tested(loaded, spec, flags, *args, **kwargs):
       """The real compile of the module as tested, the suspect's with the planted edit."""

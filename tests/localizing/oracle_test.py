@@ -7,11 +7,11 @@ on which the interpreter aborts its process): the oracle must carry the global a
 as TensorFlow does and evaluate the dot.
 """
 
+import importlib.util
 import os
 import subprocess
 import sys
 import tempfile
-import importlib.util  # pylint: disable=wrong-import-order
 
 from absl.testing import absltest
 import numpy as np

@@ -13,7 +13,6 @@ from absl.testing import absltest
 
 from tests.support.repo import ROOT
 
-
 USER_TEST = '''
 import numpy as np
 import tensorflow as tf

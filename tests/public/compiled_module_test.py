@@ -8,8 +8,8 @@ from absl.testing import absltest
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support.compiling import compile_cache
 from pyiree_tf_support import tf_utils
+from pyiree_tf_support.compiling import compile_cache
 
 
 class RichModule(tf.Module):
@@ -116,7 +116,7 @@ class CompiledModuleContract:
   def test_unknown_function_names_the_module_backend_and_valid_functions(self):
     with self.assertRaisesRegex(AttributeError, r"'RichModule'.*'%s'.*'missing'.*scale" %
                                 self.module.backend):
-      self.module.missing  # pylint: disable=pointless-statement
+      self.module.missing
 
   def test_wrong_shape_is_a_clear_error(self):
     with self.assertRaisesRegex(ValueError,

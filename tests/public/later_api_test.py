@@ -10,6 +10,7 @@ import tempfile
 import textwrap
 
 from absl.testing import absltest
+
 from tests.support import test_files
 from tests.support.repo import ROOT
 

@@ -17,8 +17,8 @@ from unittest import mock
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pyiree_tf_support.importing import importer
 from pyiree_tf_support import tf_test_driver
+from pyiree_tf_support.importing import importer
 from tests.support import test_files
 from tests.support.repo import ROOT
 
@@ -240,9 +240,9 @@ class AddTestTest(parameterized.TestCase):
 
   def test_arguments_are_the_2020_keywords(self):
     with self.assertRaisesRegex(TypeError, "missing 1 required keyword-only argument: 'test_name'"):
-      tf_test_driver.add_test(tf_module_builder=object)  # pylint: disable=missing-kwoa
+      tf_test_driver.add_test(tf_module_builder=object)
     with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'pass_pipeline'"):
-      tf_test_driver.add_test(  # pylint: disable=unexpected-keyword-arg
+      tf_test_driver.add_test(
           test_name="T", tf_module_builder=object, pass_pipeline=[])
     with self.assertRaisesRegex(TypeError, "tf_module_builder must be a tf.Module class"):
       tf_test_driver.add_test(test_name="T", tf_module_builder=None)

@@ -15,17 +15,18 @@ from absl.testing import flagsaver
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support.core import artifacts
-from pyiree_tf_support.core import bazel_paths
-from pyiree_tf_support.core import backends
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support import replay
-from pyiree_tf_support.reporting import repro
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.comparing.traces import ModuleCall
+from pyiree_tf_support.comparing.traces import Trace
+from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import bazel_paths
 from pyiree_tf_support.core.signatures import signatures_from_json
-from pyiree_tf_support.comparing.traces import ModuleCall, Trace
+from pyiree_tf_support.reporting import repro
+from pyiree_tf_support.reporting import verdicts
 
 VENV_BIN = os.path.dirname(sys.executable)
 

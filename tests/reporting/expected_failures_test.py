@@ -10,10 +10,12 @@ import tempfile
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pyiree_tf_support.reporting import expected_failures
-from pyiree_tf_support.reporting.expected_failures import ExpectedFailure, Verdict
 from pyiree_tf_support.core.phases import Phase
-from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.reporting import expected_failures
+from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
+from pyiree_tf_support.reporting.expected_failures import Verdict
+from pyiree_tf_support.reporting.verdicts import Outcome
+from pyiree_tf_support.reporting.verdicts import Status
 from tests.support.repo import ROOT
 
 STATUS_OF = {Phase.IMPORT: Status.IMPORT_ERROR, Phase.COMPILE: Status.COMPILE_ERROR,

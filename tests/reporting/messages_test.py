@@ -11,8 +11,8 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support.importing import importer
 from pyiree_tf_support import tf_test_utils
+from pyiree_tf_support.importing import importer
 
 X = np.ones([4], np.float32)
 

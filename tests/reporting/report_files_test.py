@@ -18,11 +18,10 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
+from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.reporting import report_files
-from pyiree_tf_support import tf_test_utils
 from tests.support.repo import ROOT
-
 
 BACKEND_KEYS = {"backend", "outcome", "phase", "first_error", "hint", "detail", "call", "worst",
                 "paths", "commands", "worst_fraction_of_tolerance"}

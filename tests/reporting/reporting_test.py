@@ -6,10 +6,12 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
 
-from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support.comparing import tolerances
-from pyiree_tf_support.reporting.verdicts import Outcome, Status
-from pyiree_tf_support.comparing.traces import ModuleCall, Trace
+from pyiree_tf_support.comparing.traces import ModuleCall
+from pyiree_tf_support.comparing.traces import Trace
+from pyiree_tf_support.reporting import verdicts
+from pyiree_tf_support.reporting.verdicts import Outcome
+from pyiree_tf_support.reporting.verdicts import Status
 
 
 def trace(backend, *outputs, backend_names=()):

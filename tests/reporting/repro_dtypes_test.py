@@ -30,7 +30,7 @@ DTYPES = (tf.bool, tf.int8, tf.int16, tf.int32, tf.int64, tf.uint8, tf.uint16, t
 VALUES = [1.5, 0, 3, 100, 120, 127]
 
 
-def _double(self, x):  # pylint: disable=unused-argument
+def _double(self, x):
   return tf.logical_not(x) if x.dtype == tf.bool else x + x
 
 

@@ -14,8 +14,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import unittest
 from typing import Callable
+import unittest
 
 from absl.testing import absltest
 from absl.testing import flagsaver

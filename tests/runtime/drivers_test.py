@@ -3,8 +3,8 @@
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pyiree_tf_support.runtime import drivers
 from pyiree_tf_support.core import exit_status
+from pyiree_tf_support.runtime import drivers
 
 
 class DriverFactsTest(parameterized.TestCase):

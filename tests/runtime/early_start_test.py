@@ -26,7 +26,7 @@ func.func @double(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 
 def _compile() -> bytes:
-  import iree.compiler  # pylint: disable=g-import-not-at-top
+  import iree.compiler
   return iree.compiler.compile_str(_MODULE, target_backends=["vmvx"], input_type="stablehlo")
 
 
@@ -49,10 +49,10 @@ class _CountingProbe:
 
     drivers.probe_driver = counting
     test.addCleanup(setattr, drivers, "probe_driver", real)
-    saved = dict(drivers._probes)  # pylint: disable=protected-access
-    drivers._probes.clear()  # pylint: disable=protected-access
-    test.addCleanup(lambda: (drivers._probes.clear(),  # pylint: disable=protected-access
-                             drivers._probes.update(saved)))  # pylint: disable=protected-access
+    saved = dict(drivers._probes)
+    drivers._probes.clear()
+    test.addCleanup(lambda: (drivers._probes.clear(),
+                             drivers._probes.update(saved)))
 
 
 class ProbeOnceTest(absltest.TestCase):
@@ -79,7 +79,7 @@ class ProbeOnceTest(absltest.TestCase):
   def test_cpu_drivers_start_no_probe(self):
     _CountingProbe(self)
     drivers.probe_soon("local-task")
-    self.assertNotIn("local-task", drivers._probes)  # pylint: disable=protected-access
+    self.assertNotIn("local-task", drivers._probes)
 
 
 class SpareWorkerTest(absltest.TestCase):
@@ -101,7 +101,7 @@ class SpareWorkerTest(absltest.TestCase):
 
   def spare_pid(self) -> int:
     worker_client.start_spare()
-    (spare,) = worker_client._spares.values()  # pylint: disable=protected-access
+    (spare,) = worker_client._spares.values()
     return spare.pid
 
   def test_the_next_module_runs_in_the_spare_which_has_the_runtime_loaded(self):

@@ -92,7 +92,7 @@ class IdleVulkanWorkerTest(absltest.TestCase):
     available, reason = drivers.driver_available("vulkan")
     if not available:
       raise absltest.SkipTest(reason)
-    import iree.compiler  # pylint: disable=g-import-not-at-top
+    import iree.compiler
     cls.vmfb = iree.compiler.compile_str(_COUNTER_MODULE, target_backends=["vulkan-spirv"],
                                          input_type="stablehlo")
 

@@ -19,12 +19,13 @@ from absl.testing import absltest
 import numpy as np
 
 from pyiree_tf_support.runtime import drivers
-from pyiree_tf_support.runtime import readback
 from pyiree_tf_support.runtime import loading
+from pyiree_tf_support.runtime import readback
 from pyiree_tf_support.runtime import runtime_host
 from pyiree_tf_support.runtime import runtime_worker
 from pyiree_tf_support.runtime import worker_client
-from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError, WorkerCrashedError
+from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
+from pyiree_tf_support.runtime.runtime_errors import WorkerCrashedError
 from tests.support.repo import ROOT
 
 # A counter variable (state), a vector variable, several results with bool and scalar ones,
@@ -128,7 +129,7 @@ def _expected_script_results():
 
 
 def _compile(target: str, source: str = _MODULE) -> bytes:
-  import iree.compiler  # pylint: disable=g-import-not-at-top
+  import iree.compiler
   extra_args = ["--iree-llvmcpu-target-cpu=host"] if target == "llvm-cpu" else []
   return iree.compiler.compile_str(
       source, target_backends=[target], input_type="stablehlo", extra_args=extra_args)
@@ -344,7 +345,7 @@ class ReadbackTest(_ResultAssertions):
     cls.host = runtime_host.InProcessHost(_compile("llvm-cpu"), "local-task")
 
   def _raw(self, name, inputs):
-    context = self.host._context  # pylint: disable=protected-access
+    context = self.host._context
     return context.modules["worker_test"][name](*inputs)
 
   def test_staging_copy_matches_to_host(self):
@@ -378,11 +379,11 @@ class ReadbackTest(_ResultAssertions):
             [_A * _B, _A > _B, np.array((_A * _B).sum(), np.float32), np.array(7, np.int32)])
 
   def test_telling_device_arrays_from_host_values_reads_no_dtype(self):
-    import iree.runtime  # pylint: disable=g-import-not-at-top
+    import iree.runtime
     raw = self._raw("stats", [_A, _B])
     arrays = [v for v in raw if isinstance(v, iree.runtime.DeviceArray)]
     self.assertNotEmpty(arrays)
-    is_device_array = readback._is_device_array  # pylint: disable=protected-access
+    is_device_array = readback._is_device_array
     with mock.patch.object(iree.runtime.DeviceArray, "_get_raw_dtype", autospec=True,
                            side_effect=iree.runtime.DeviceArray._get_raw_dtype) as read:
       self.assertTrue(all(is_device_array(v) for v in arrays))

@@ -11,8 +11,8 @@ import textwrap
 
 from absl.testing import absltest
 
-from pyiree_tf_support.runtime import drivers
 from pyiree_tf_support.reporting import report_files
+from pyiree_tf_support.runtime import drivers
 from tests.support import test_files
 
 BACKENDS = "--target_backends=iree_llvmcpu,iree_vulkan"

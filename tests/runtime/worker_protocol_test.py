@@ -20,7 +20,8 @@ import numpy as np
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.runtime import worker_client
 from pyiree_tf_support.runtime import worker_protocol
-from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError, WorkerCrashedError
+from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
+from pyiree_tf_support.runtime.runtime_errors import WorkerCrashedError
 
 _MODULE = """
 func.func @double(%a: tensor<4xf32>) -> tensor<4xf32> {
@@ -165,7 +166,7 @@ class KilledWorkerTest(absltest.TestCase):
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    import iree.compiler  # pylint: disable=g-import-not-at-top
+    import iree.compiler
     cls.vmfb = iree.compiler.compile_str(_MODULE, target_backends=["vmvx"], input_type="stablehlo")
 
   def test_worker_killed_while_a_call_waits_for_its_reply(self):
@@ -189,7 +190,7 @@ class KilledWorkerTest(absltest.TestCase):
     module = worker_client.WorkerModule(self.vmfb, "local-task")
     self.addCleanup(module.close)
     path = os.path.join(tempfile.mkdtemp(), "written_by_the_payload")
-    process = module._process  # pylint: disable=protected-access
+    process = module._process
     process.requests.send_bytes(_crafted(np.save, path, np.arange(3)))
     reply = worker_protocol.receive(process.replies, timeout=30)
     self.assertEqual(reply[:2], ("error", "RefusedMessage"))
@@ -225,7 +226,7 @@ class WorkerDtypesTest(absltest.TestCase):
   """Item 5: a bfloat16 call reaches a real worker and its result comes back."""
 
   def test_bfloat16_call_through_a_worker(self):
-    import iree.compiler  # pylint: disable=g-import-not-at-top
+    import iree.compiler
     vmfb = iree.compiler.compile_str(_BFLOAT16_MODULE, target_backends=["llvm-cpu"],
                                      input_type="stablehlo",
                                      extra_args=["--iree-llvmcpu-target-cpu=generic"])

@@ -9,8 +9,8 @@ import io
 import os
 import shutil
 import tempfile
-import unittest
 from typing import Callable, Sequence, Tuple
+import unittest
 
 from absl.testing import flagsaver
 

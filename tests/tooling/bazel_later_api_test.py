@@ -9,7 +9,11 @@ import shutil
 from absl.testing import absltest
 
 from tests.tooling import bazel_test
-from tests.tooling.bazel_test import NEEDS_BAZEL, ROOT, TempWorkspace, labels, tags_of
+from tests.tooling.bazel_test import labels
+from tests.tooling.bazel_test import NEEDS_BAZEL
+from tests.tooling.bazel_test import ROOT
+from tests.tooling.bazel_test import tags_of
+from tests.tooling.bazel_test import TempWorkspace
 
 IREE_LIBRARY = '"//integrations/tensorflow/bindings/python/pyiree/tf/support"'
 

@@ -12,8 +12,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import unittest
 from typing import List, Set
+import unittest
 
 from absl.testing import absltest
 from absl.testing import parameterized

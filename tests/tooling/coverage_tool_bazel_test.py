@@ -15,8 +15,8 @@ import sys
 import tempfile
 import textwrap
 import time
-import unittest
 from typing import List
+import unittest
 
 from absl.testing import absltest
 
@@ -83,7 +83,7 @@ class CoverageToolTest(absltest.TestCase):
   def setUp(self):
     super().setUp()
     # Imported here: a Bazel test's runfiles hold neither the workspace nor that file.
-    from tests.tooling import bazel_test  # pylint: disable=import-outside-toplevel
+    from tests.tooling import bazel_test
     self.ws = bazel_test.TempWorkspace(self)
     self.root = os.path.realpath(self.ws.root)
     self.cache = self.tempdir()

@@ -6,9 +6,9 @@ They run `bazel query` themselves, so they are skipped inside a Bazel test sandb
 
 import os
 import subprocess
+from typing import Dict, List, NamedTuple
 import unittest
 import xml.etree.ElementTree as ElementTree
-from typing import Dict, List, NamedTuple
 
 from absl.testing import absltest
 from absl.testing import parameterized

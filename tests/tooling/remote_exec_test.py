@@ -14,7 +14,7 @@ from tests.support.repo import ROOT
 
 NEEDS_BAZEL = unittest.skipIf("TEST_SRCDIR" in os.environ, "starts bazel and a worker itself")
 if "TEST_SRCDIR" not in os.environ:
-  from tests.tooling.bazel_test import TempWorkspace  # pylint: disable=g-import-not-at-top
+  from tests.tooling.bazel_test import TempWorkspace
 
 TARGET = "//e2e:e2e_tests_bool_test__tf__iree_llvmjit"
 

@@ -15,7 +15,6 @@ from absl.testing import parameterized
 
 from tests.support.repo import ROOT
 
-
 TESTS = {
     "clean": "def test_a():\n  pass\n\ndef test_b():\n  pass\n",
     "one_fails": "def test_a():\n  pass\n\ndef test_b():\n  assert False\n",

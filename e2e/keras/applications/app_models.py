@@ -10,10 +10,9 @@ Keras 2 (TF_USE_LEGACY_KERAS=1) builds the same names.
 from typing import Dict, Tuple, Type
 
 import numpy as np
-import tensorflow as tf
-
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support import tf_utils
+import tensorflow as tf
 
 # Model -> the smallest square image it accepts with random weights (Keras' own minimum: 32,
 # 75 for InceptionV3, 71 for Xception) and extra constructor arguments (the narrow MobileNets

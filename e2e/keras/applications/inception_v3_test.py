@@ -1,9 +1,8 @@
 """keras.applications.InceptionV3 (random weights) on one 75x75 image: see app_models.py."""
 
-import tensorflow as tf
-
 import app_models
 from pyiree_tf_support import tf_test_utils
+import tensorflow as tf
 
 InceptionV3 = app_models.module_class("InceptionV3")
 

@@ -1,9 +1,8 @@
 """keras.applications.NASNetMobile (random weights) on one 32x32 image: see app_models.py."""
 
-import tensorflow as tf
-
 import app_models
 from pyiree_tf_support import tf_test_utils
+import tensorflow as tf
 
 NASNetMobile = app_models.module_class("NASNetMobile")
 

@@ -1,9 +1,8 @@
 """keras.applications.Xception (random weights) on one 71x71 image: see app_models.py."""
 
-import tensorflow as tf
-
 import app_models
 from pyiree_tf_support import tf_test_utils
+import tensorflow as tf
 
 Xception = app_models.module_class("Xception")
 

@@ -31,7 +31,11 @@ import dataclasses
 from typing import List, Optional, Tuple
 
 from iree.compiler import ir
-from iree.compiler.dialects import arith, cf, scf, shape, tensor
+from iree.compiler.dialects import arith
+from iree.compiler.dialects import cf
+from iree.compiler.dialects import scf
+from iree.compiler.dialects import shape
+from iree.compiler.dialects import tensor
 
 from pyiree_tf_support.importing.rewrites import dynamic_ops
 from pyiree_tf_support.importing.rewrites import shape_sources

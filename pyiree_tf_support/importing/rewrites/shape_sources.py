@@ -11,7 +11,8 @@ back at run time, so rewrites rebuild extents from these sources as index scalar
 from typing import List, Optional
 
 from iree.compiler import ir
-from iree.compiler.dialects import arith, tensor
+from iree.compiler.dialects import arith
+from iree.compiler.dialects import tensor
 
 # One source of an extent: ("static", size), ("dim", tensor value, dim index) or
 # ("scalar", index value) for an extent computed some other way.

@@ -11,7 +11,8 @@ run-time condition; any other dynamic reshape is left as it is.
 from typing import List, Optional
 
 from iree.compiler import ir
-from iree.compiler.dialects import arith, tensor
+from iree.compiler.dialects import arith
+from iree.compiler.dialects import tensor
 
 from pyiree_tf_support.importing.rewrites import dynamic_ops
 from pyiree_tf_support.importing.rewrites import shape_sources

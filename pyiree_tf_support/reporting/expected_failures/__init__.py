@@ -41,14 +41,35 @@ Import rule: as `reporting`'s (no TensorFlow, no IREE); the list tools import it
 does.
 """
 
-from pyiree_tf_support.reporting.expected_failures.class_verdicts import (
-    ClassVerdict, Verdict, class_lines, judge, judge_listings, wrong_phase_message, xpass_message)
-from pyiree_tf_support.reporting.expected_failures.lists import (
-    BUILD_FILE, SHAPES, ExpectedFailure, Lists, ListsError, ListsFile, entry, failing_by_backend,
-    for_test_file, one_line, read, render, rewritten, write)
-from pyiree_tf_support.reporting.expected_failures.xfail_flag import (
-    FLAG_REASON, Listing, expected_for, flag_entries, parse_xfail_entries, parse_xfail_entry)
-from pyiree_tf_support.reporting.expected_failures.scopes import SCOPES, Scope
+from pyiree_tf_support.reporting.expected_failures.class_verdicts import class_lines
+from pyiree_tf_support.reporting.expected_failures.class_verdicts import ClassVerdict
+from pyiree_tf_support.reporting.expected_failures.class_verdicts import judge
+from pyiree_tf_support.reporting.expected_failures.class_verdicts import judge_listings
+from pyiree_tf_support.reporting.expected_failures.class_verdicts import Verdict
+from pyiree_tf_support.reporting.expected_failures.class_verdicts import wrong_phase_message
+from pyiree_tf_support.reporting.expected_failures.class_verdicts import xpass_message
+from pyiree_tf_support.reporting.expected_failures.lists import BUILD_FILE
+from pyiree_tf_support.reporting.expected_failures.lists import entry
+from pyiree_tf_support.reporting.expected_failures.lists import ExpectedFailure
+from pyiree_tf_support.reporting.expected_failures.lists import failing_by_backend
+from pyiree_tf_support.reporting.expected_failures.lists import for_test_file
+from pyiree_tf_support.reporting.expected_failures.lists import Lists
+from pyiree_tf_support.reporting.expected_failures.lists import ListsError
+from pyiree_tf_support.reporting.expected_failures.lists import ListsFile
+from pyiree_tf_support.reporting.expected_failures.lists import one_line
+from pyiree_tf_support.reporting.expected_failures.lists import read
+from pyiree_tf_support.reporting.expected_failures.lists import render
+from pyiree_tf_support.reporting.expected_failures.lists import rewritten
+from pyiree_tf_support.reporting.expected_failures.lists import SHAPES
+from pyiree_tf_support.reporting.expected_failures.lists import write
+from pyiree_tf_support.reporting.expected_failures.scopes import Scope
+from pyiree_tf_support.reporting.expected_failures.scopes import SCOPES
+from pyiree_tf_support.reporting.expected_failures.xfail_flag import expected_for
+from pyiree_tf_support.reporting.expected_failures.xfail_flag import flag_entries
+from pyiree_tf_support.reporting.expected_failures.xfail_flag import FLAG_REASON
+from pyiree_tf_support.reporting.expected_failures.xfail_flag import Listing
+from pyiree_tf_support.reporting.expected_failures.xfail_flag import parse_xfail_entries
+from pyiree_tf_support.reporting.expected_failures.xfail_flag import parse_xfail_entry
 
 # What the package gives its users (the names above).
 __all__ = ["BUILD_FILE", "class_lines", "ClassVerdict", "entry", "expected_for", "ExpectedFailure",

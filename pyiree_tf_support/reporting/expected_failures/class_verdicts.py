@@ -11,7 +11,8 @@ from pyiree_tf_support.core import phases
 from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support.reporting.expected_failures.lists import ExpectedFailure
 from pyiree_tf_support.reporting.expected_failures.xfail_flag import Listing
-from pyiree_tf_support.reporting.verdicts import Outcome, Status
+from pyiree_tf_support.reporting.verdicts import Outcome
+from pyiree_tf_support.reporting.verdicts import Status
 
 HINT = "FAILING in BUILD.bazel, or --xfail_backends"  # where a list is fixed.
 

@@ -8,9 +8,9 @@ import os
 import sys
 import time
 
-import numpy as np
 import iree.compiler
 import iree.runtime
+import numpy as np
 
 IDLE_SECONDS = 2.0
 SPIN_CPU_SECONDS = 0.2  # An idle process uses ~0; a live device here uses 0.8-4 (load-dependent).
