@@ -9,7 +9,7 @@ from absl import flags
 from absl import logging
 
 from pyiree_tf_support.comparing import tolerances
-from pyiree_tf_support.compiling import compile_cache
+from pyiree_tf_support.compiling import vmfb_cache
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import phases
@@ -361,12 +361,12 @@ def timeouts_from_flags() -> timeouts.Timeouts:
                              value("call_timeout"))
 
 
-def compile_cache_from_flags() -> Optional[compile_cache.CompileCache]:
+def compile_cache_from_flags() -> Optional[vmfb_cache.CompileCache]:
   """The cache --compile_cache / --compile_cache_dir ask for (None when off)."""
   if not value("compile_cache"):
     return None
-  directory = value("compile_cache_dir") or compile_cache.default_cache_dir()
+  directory = value("compile_cache_dir") or vmfb_cache.default_cache_dir()
   if directory is None:
     logging.debug("Compile cache off under Bazel; set PYIREE_TF_SUPPORT_CACHE_DIR to share one.")
     return None
-  return compile_cache.CompileCache(directory)
+  return vmfb_cache.CompileCache(directory)

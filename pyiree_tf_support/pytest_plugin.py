@@ -146,14 +146,14 @@ class TracedCaseCollector(pytest.Class):
   """Yields `<test>[<backend>]` for every test method and planned target backend."""
 
   def collect(self):
-    from pyiree_tf_support.harness import test_setup
+    from pyiree_tf_support.harness import class_setup
     try:
       settings = cli_flags.run_settings()
     except faults.OwnFault as e:  # e.g. another user's compile cache: one line once collected.
       self.config.stash[_STATE].setting_errors.append(str(e))
       return
     main_files.run_main_once(self.module)  # a later-API file generates its tests in main.
-    targets = test_setup.plan_backends(settings).targets
+    targets = class_setup.plan_backends(settings).targets
     failing = expected_failures.for_test_file(str(self.path))
     xfail_backends = settings.xfail_backends
     base = sys.modules["pyiree_tf_support.tf_test_utils"].TracedModuleTestCase

@@ -50,8 +50,8 @@ from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import mlir_files
-from pyiree_tf_support.compiling.compile_cache import CompileCache
-from pyiree_tf_support.compiling.compile_cache import CompileCacheError
+from pyiree_tf_support.compiling.vmfb_cache import CompileCache
+from pyiree_tf_support.compiling.vmfb_cache import CompileCacheError
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags

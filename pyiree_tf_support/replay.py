@@ -32,8 +32,8 @@ from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.comparing.traces import run_trace
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import mlir_files
-from pyiree_tf_support.compiling.compile_cache import CompileCache
-from pyiree_tf_support.compiling.compile_cache import CompileCacheError
+from pyiree_tf_support.compiling.vmfb_cache import CompileCache
+from pyiree_tf_support.compiling.vmfb_cache import CompileCacheError
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import tflite_layout

@@ -1,7 +1,7 @@
 """Public API for trace-based differential tests: flags, traces, compile_module and the test case.
 
 A test class decorated with `@compile_module(MyModule)` and derived from `TracedModuleTestCase`
-compiles MyModule once for the reference and every target backend (`test_setup`); each test calls
+compiles MyModule once for the reference and every target backend (`class_setup`); each test calls
 `self.compare_backends(trace_function)`, which runs the trace on every backend and compares.
 """
 
@@ -32,9 +32,9 @@ from pyiree_tf_support.core import progress as progress_lib
 from pyiree_tf_support.core import quick_exit
 from pyiree_tf_support.core import signatures
 from pyiree_tf_support.examples import strategies as examples_strategies
+from pyiree_tf_support.harness import class_setup
 from pyiree_tf_support.harness import generated_tests
 from pyiree_tf_support.harness import session as session_lib
-from pyiree_tf_support.harness import test_setup
 
 # IREE's later (2020-11) generated-test API:
 from pyiree_tf_support.harness.generated_tests import TestModule
@@ -74,12 +74,12 @@ if not hasattr(absltest.run_tests, "wrapped"):
 
 
 def get_reference_backend_info() -> BackendInfo:
-  return test_setup.plan_backends(cli_flags.run_settings(), probe=False).reference
+  return class_setup.plan_backends(cli_flags.run_settings(), probe=False).reference
 
 
 def get_target_backends() -> List[BackendInfo]:
   """The backends named by --target_backends, or every backend this machine can run."""
-  return list(test_setup.plan_backends(cli_flags.run_settings()).targets)
+  return list(class_setup.plan_backends(cli_flags.run_settings()).targets)
 
 
 def compile_module(module_class, exported_names: Sequence[str] = ()) -> Callable[[type], type]:
@@ -100,8 +100,8 @@ def compile_module(module_class, exported_names: Sequence[str] = ()) -> Callable
 
 # Set-ups of module classes by (module class, exported names): those of running test classes
 # (setUpClass registers, tearDownClass removes) and those compile_tf_module made outside one.
-_CLASS_SETUPS: Dict[Tuple[Any, Tuple[str, ...]], test_setup.ClassSetup] = {}
-_STANDALONE_SETUPS: Dict[Tuple[Any, Tuple[str, ...]], test_setup.ClassSetup] = {}
+_CLASS_SETUPS: Dict[Tuple[Any, Tuple[str, ...]], class_setup.ClassSetup] = {}
+_STANDALONE_SETUPS: Dict[Tuple[Any, Tuple[str, ...]], class_setup.ClassSetup] = {}
 _probing = False  # setUpClass is building a test to find the module it compiles.
 
 
@@ -131,12 +131,12 @@ class Modules:
   module_class: Any
   exported_names: Tuple[str, ...] = ()
 
-  def _setup(self) -> test_setup.ClassSetup:
+  def _setup(self) -> class_setup.ClassSetup:
     key = (self.module_class, self.exported_names)
     setup = _CLASS_SETUPS.get(key) or _STANDALONE_SETUPS.get(key)
     if setup is None:
       cli_flags.ensure_parsed()
-      setup = test_setup.set_up_class(self.module_class, self.exported_names,
+      setup = class_setup.set_up_class(self.module_class, self.exported_names,
                                       cli_flags.run_settings())
       _STANDALONE_SETUPS[key] = setup
     return setup

@@ -27,7 +27,7 @@ from pyiree_tf_support import cli_flags
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import method_compiles
 from pyiree_tf_support.compiling import module_compiles
-from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.compiling.vmfb_cache import CompileCache
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import interrupts
@@ -276,7 +276,7 @@ class BackendInfo:
               limits: timeouts.Timeouts = timeouts.DEFAULT) -> "CompiledModule":
     """Compiles `module` (a tf.Module class or factory) for this backend.
 
-    `compile_cache` is the on-disk cache to read and fill (None: compile without one).
+    `vmfb_cache` is the on-disk cache to read and fill (None: compile without one).
     `limits`: how long iree-compile, loading the module into a worker and each call there may
     take (`timeouts`; the test case passes --compile_timeout, --load_timeout, --call_timeout).
     `each_method_on_failure`: when the whole module does not compile, compile each method alone

@@ -15,10 +15,10 @@ from iree.compiler.tools import binaries as iree_binaries
 from iree.compiler.tools import core as iree_core
 from iree.compiler.tools import debugging as iree_debugging
 
-from pyiree_tf_support.compiling import compile_key
-from pyiree_tf_support.compiling import compile_process
+from pyiree_tf_support.compiling import cache_key
+from pyiree_tf_support.compiling import iree_compile
 from pyiree_tf_support.compiling import mlir_functions
-from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.compiling.vmfb_cache import CompileCache
 from pyiree_tf_support.core import bazel_paths
 from pyiree_tf_support.core import exit_status
 from pyiree_tf_support.core import faults
@@ -61,17 +61,17 @@ class CompileRequest:
     """A digest of what decides the output, the same on any machine that would produce it.
 
     `host_target`: what `--iree-llvmcpu-target-cpu=host` resolves to (default: ask this
-    machine's compiler, see `compile_key`); unused when no flag names `host`.
+    machine's compiler, see `cache_key`); unused when no flag names `host`.
     """
     host = ""
-    if compile_key.names_host(self.targets, self.flags):
-      host = host_target or compile_key.resolve_host_target(compile_key.llvmcpu_flags(self.flags))
+    if cache_key.names_host(self.targets, self.flags):
+      host = host_target or cache_key.resolve_host_target(cache_key.llvmcpu_flags(self.flags))
     digest = hashlib.sha256()
     for part in (iree_compiler_version.VERSION,
                  repr(sorted(iree_compiler_version.REVISIONS.items())),
                  INPUT_TYPE, repr(self.targets), repr(self.flags), host,
-                 compile_key.named_files(self.flags),
-                 compile_key.without_locations(self.iree_input)):
+                 cache_key.named_files(self.flags),
+                 cache_key.without_locations(self.iree_input)):
       digest.update(part.encode("utf-8"))
       digest.update(b"\0")
     return digest.hexdigest()
@@ -165,11 +165,11 @@ def _in_methods(methods: Sequence[str]) -> str:
 def _run_compiler(request: CompileRequest, crash_path: Optional[str],
                   timeout: Optional[float]) -> bytes:
   """iree-compile's output for `request`, run as a child we can time out and kill (see
-  compile_process), with the command line `iree.compiler.compile_str` would use."""
+  iree_compile), with the command line `iree.compiler.compile_str` would use."""
   flags = list(request.flags)
-  if compile_process.single_threaded() and not any(
-      f.split("=")[0] == compile_process.SINGLE_THREADED_FLAG for f in flags):
-    flags.append(compile_process.SINGLE_THREADED_FLAG)  # not in the key: it changes no output.
+  if iree_compile.single_threaded() and not any(
+      f.split("=")[0] == iree_compile.SINGLE_THREADED_FLAG for f in flags):
+    flags.append(iree_compile.SINGLE_THREADED_FLAG)  # not in the key: it changes no output.
   with iree_debugging.TempFileSaver.implicit() as saver:
     options = iree_core.CompilerOptions(target_backends=list(request.targets),
                                         input_type=INPUT_TYPE, extra_args=flags,
@@ -177,7 +177,7 @@ def _run_compiler(request: CompileRequest, crash_path: Optional[str],
     command = iree_core.build_compile_command_line("-", saver, options)
   if iree_binaries.logger.isEnabledFor(logging.INFO):  # the line compile_str logs, as before.
     logging.info("Invoke IREE Tool: %s", shlex.join(command))
-  completed = compile_process.run(command, request.iree_input.encode("utf-8"), timeout)
+  completed = iree_compile.run(command, request.iree_input.encode("utf-8"), timeout)
   if completed.returncode != 0:
     raise iree_binaries.CompilerToolError(completed)
   if completed.stderr:  # warnings of a successful compile, shown as compile_str shows them.
@@ -213,7 +213,7 @@ def compile_request(request: CompileRequest, description: str,
   seconds = timeout.seconds(len(request.iree_input))
   try:
     vmfb = _run_compiler(request, crash_path, seconds)
-  except compile_process.CompileTimeout:
+  except iree_compile.CompileTimeout:
     raise CompileTimeoutError(
         f"Compiling {description} did not finish {timeout.explain(seconds)}; iree-compile was "
         "killed.", reason=f"iree-compile did not finish {timeout.explain(seconds)}") from None

@@ -13,10 +13,10 @@ from typing import Dict, Optional, Sequence, Tuple
 
 from absl import logging
 
-from pyiree_tf_support.compiling import compile_key
+from pyiree_tf_support.compiling import cache_key
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import method_compiles
-from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.compiling.vmfb_cache import CompileCache
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import timeouts
@@ -39,8 +39,8 @@ def compile_once(request: compiler.CompileRequest, description: str,
   # process's compiles apart, so `host` need not be resolved (an iree-compile probe, ~0.25 s);
   # with one, what it resolves to is remembered there for this compiler and CPU.
   host = _THIS_HOST
-  if cache is not None and compile_key.names_host(request.targets, request.flags):
-    host = compile_key.host_target(compile_key.llvmcpu_flags(request.flags), cache)
+  if cache is not None and cache_key.names_host(request.targets, request.flags):
+    host = cache_key.host_target(cache_key.llvmcpu_flags(request.flags), cache)
   key = request.key(host_target=host)
   with _lock:
     future = _compiles.get(key)

@@ -5,7 +5,7 @@ is killed and that backend fails (COMPILE ERROR / RUNTIME ERROR) with a message 
 and the flag that sets it, while the other backends are still compared. Each limit is its flag's
 base (seconds, 0 = no limit) plus an allowance per MiB of what it works on, so that a big model
 gets more time without a flag. The records are passed down from where the flags are read
-(test_setup, replay); nothing here reads a flag. Dependency-free: the worker client uses it.
+(class_setup, replay); nothing here reads a flag. Dependency-free: the worker client uses it.
 """
 
 import dataclasses

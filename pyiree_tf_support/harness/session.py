@@ -1,15 +1,15 @@
 """One module's compiled backends and a run's records: traces compared without unittest.
 
-`ModuleSession.open(module_class, settings, options)` sets the module up (`test_setup`: import once,
-compile for every target) and owns what a run of its traces accumulates: the outcome log (every
-test's raw outcomes, from which a class's expected failures are judged), the trace names claimed,
-report.json's entries, the determinism check, localization and examples. `start(test_name)` gives a
-test its fresh modules (`TestRun`); `TestRun.compare(trace_function)` runs the trace on the
+`ModuleSession.open(module_class, settings, options)` sets the module up (`class_setup`: import
+once, compile for every target) and owns what a run of its traces accumulates: the outcome log
+(every test's raw outcomes, from which a class's expected failures are judged), the trace names
+claimed, report.json's entries, the determinism check, localization and examples. `start(test_name)`
+gives a test its fresh modules (`TestRun`); `TestRun.compare(trace_function)` runs the trace on the
 reference and every target, saves, compares and records it, and returns a frozen `ComparedTrace`:
-the outcomes, the message and whether it failed. Nothing here fails a test or reads a flag: the
-2020 `TracedModuleTestCase` (tf_test_utils) is an adapter that opens a session in setUpClass and
-fails on a failed `ComparedTrace`; the pytest plugin judges each backend's outcomes itself; a
-fuzzer or reducer calls the session directly. What the flags decide comes in as `RunSettings` and
+the outcomes, the message and whether it failed. Nothing here fails a test or reads a flag: the 2020
+`TracedModuleTestCase` (tf_test_utils) is an adapter that opens a session in setUpClass and fails on
+a failed `ComparedTrace`; the pytest plugin judges each backend's outcomes itself; a fuzzer or
+reducer calls the session directly. What the flags decide comes in as `RunSettings` and
 `SessionOptions`, built by the public modules (`tf_test_utils.session_options`).
 """
 
@@ -37,7 +37,7 @@ from pyiree_tf_support.core import signatures
 from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.examples import engine as examples_engine
 from pyiree_tf_support.examples import summary as examples_summary
-from pyiree_tf_support.harness import test_setup
+from pyiree_tf_support.harness import class_setup
 from pyiree_tf_support.reporting import determinism
 from pyiree_tf_support.reporting import report_files
 from pyiree_tf_support.reporting import repro
@@ -110,7 +110,7 @@ class ExamplesResult:
 class ModuleSession:
   """A module set up for the reference and every target, and the records of its traces."""
 
-  def __init__(self, setup: test_setup.ClassSetup, settings: RunSettings,
+  def __init__(self, setup: class_setup.ClassSetup, settings: RunSettings,
                options: SessionOptions = SessionOptions(), test_file: Optional[str] = None,
                class_name: str = "", per_backend: bool = False):
     self.setup = setup
@@ -128,7 +128,7 @@ class ModuleSession:
     self.outcome_log: Dict[str, List[Outcome]] = {}
     self.own_faults = 0  # tests that met a faults.OwnFault: no XPASS is drawn then.
     self.compared: List[ComparedTrace] = []
-    self.trace_names = test_setup.TraceNames()
+    self.trace_names = class_setup.TraceNames()
     self.methods_with_examples: Set[str] = set()  # --examples checks each method once.
     self._notes_recorded = False  # whether report.txt has the class's notes yet.
     # Per target whose module did not compile: the test whose report.txt entry holds the error.
@@ -147,7 +147,7 @@ class ModuleSession:
     """Imports and compiles `module_class` (only `only_targets` of the planned targets, when
     given), then a session of it."""
     started = time.monotonic()
-    setup = test_setup.set_up_class(module_class, exported_names, settings, only_targets,
+    setup = class_setup.set_up_class(module_class, exported_names, settings, only_targets,
                                     progress or progress_lib.Progress())
     logging.debug("Compiled %s for the reference and %d target backend(s) in %.2f s.",
                   setup.module_name, len(setup.targets), time.monotonic() - started)
@@ -163,7 +163,7 @@ class ModuleSession:
     raw outcomes; none once a test met an own fault, or when the plugin judges per item."""
     if self.per_backend or self.own_faults:
       return []
-    return test_setup.class_verdicts(self.setup, self.outcome_log, self.settings, self.test_file,
+    return class_setup.class_verdicts(self.setup, self.outcome_log, self.settings, self.test_file,
                                      self.class_name)
 
   def close(self) -> None:
@@ -307,7 +307,7 @@ class TestRun:
         for i, found in reduced.items()})
     results = [(o, r) for o, (_, r) in zip(outcomes, results)]
     session.outcome_log.setdefault(self.name, []).extend(outcomes)
-    listings = [test_setup.listed(s.info, session.settings, session.test_file,
+    listings = [class_setup.listed(s.info, session.settings, session.test_file,
                                   session.class_name, self.name)
                 for s in session.setup.targets]
     shown = [o.expecting_failure(listing.label) if listing else o
@@ -451,7 +451,7 @@ class TestRun:
     return artifacts.compiled_path(self.session.artifacts_dir,
                                    tf_utils.backends_to_str([module.backend_info]))
 
-  def _backend_record(self, setup: test_setup.BackendSetup, module, outcome: Outcome,
+  def _backend_record(self, setup: class_setup.BackendSetup, module, outcome: Outcome,
                       raw: Outcome, trace_name: str, repros: Optional[repro.CallRepros]) -> dict:
     """report.json's entry for one target of one compared trace (`raw`: before XFAIL)."""
     call = (repros.call(outcome.call_index)
@@ -473,7 +473,7 @@ class TestRun:
                 "no_iree_run_module": call and call.no_run_module_reason}
     return report_files.backend_record(outcome, paths, commands, raw)
 
-  def _target_outcome(self, setup: test_setup.BackendSetup, module, ref_trace: Trace,
+  def _target_outcome(self, setup: class_setup.BackendSetup, module, ref_trace: Trace,
                       trace_function, trace_name: str, reset_error: Optional[str] = None
                       ) -> Tuple[Outcome, Optional[repro.CallRepros]]:
     """The outcome of one target and its repro records; any exception while resetting, running,
@@ -529,7 +529,7 @@ class TestRun:
       logging.info("%s", trace.format(options.summarize, keep_calls=failing))
     return outcome, repros
 
-  def _own_import_error(self, setup: test_setup.BackendSetup, ref_trace: Trace) -> Optional[str]:
+  def _own_import_error(self, setup: class_setup.BackendSetup, ref_trace: Trace) -> Optional[str]:
     """When no function imported but some failed for causes of their own: the first call of one
     of them with that function's cause (None otherwise), so that each test names its own."""
     record = self.session.setup.method_imports

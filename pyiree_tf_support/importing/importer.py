@@ -20,8 +20,8 @@ from pyiree_tf_support.core import phases
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.core.signatures import InputSpec
-from pyiree_tf_support.importing import import_pipeline
 from pyiree_tf_support.importing import method_imports
+from pyiree_tf_support.importing import pass_pipelines
 from pyiree_tf_support.importing import saved_models
 from pyiree_tf_support.importing.method_imports import MethodImports
 
@@ -316,7 +316,7 @@ def unconverted_tf_ops(iree_input: str) -> List[str]:
   return sorted(set(_TF_OP_RE.findall(iree_input)))
 
 
-LOWERING_PIPELINE = import_pipeline.LOWERING_PIPELINE
+LOWERING_PIPELINE = pass_pipelines.LOWERING_PIPELINE
 
 
 def _convert(saved_model_dir: str, names: Sequence[str]) -> str:
@@ -476,7 +476,7 @@ def _import_saved_model(saved_model_dir: str, module_name: str, names: Sequence[
       lambda some: _import_or_raise(saved_model_dir, some, module_name))
   if partial is not None:
     not_imported = "".join(
-        f"{import_pipeline.HEADER_PREFIX}function '{failure.function}' not imported: "
+        f"{pass_pipelines.HEADER_PREFIX}function '{failure.function}' not imported: "
         f"{phases.first_error_line(failure.reason, diagnostics=True)}\n"
         for failure in record.failed)
     return ImportedModule(module_name, tuple(names), partial[0], not_imported + partial[1],
@@ -510,7 +510,7 @@ def _failure(module_name: str, error: Exception, saved_model_dir: str, names: Se
 def _import_names(saved_model_dir: str, names: Sequence[str]) -> Tuple[str, str]:
   """tf_input and iree_input of `names`; the errors of TF's importer and lowering propagate."""
   tf_input = _convert(saved_model_dir, names)
-  lowered = import_pipeline.lower(tf_input, names)
+  lowered = pass_pipelines.lower(tf_input, names)
   return tf_input, lowered.header() + privatize_immutable_globals(lowered.text)
 
 
@@ -559,7 +559,7 @@ def _reparse_problem(subject: str, iree_input: str) -> Optional[str]:
   from iree.compiler import ir  # (~0.2 s: only here)
   with ir.Context():
     try:
-      ir.Module.parse(import_pipeline.strip_header(iree_input))
+      ir.Module.parse(pass_pipelines.strip_header(iree_input))
     except ir.MLIRError as e:
       message = " ".join(str(e).split())
       return f"{subject} was lowered by TF to text that does not parse back: {message}"

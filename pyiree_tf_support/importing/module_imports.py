@@ -25,8 +25,8 @@ from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.core.signatures import signatures_to_json
-from pyiree_tf_support.importing import import_pipeline
 from pyiree_tf_support.importing import importer
+from pyiree_tf_support.importing import pass_pipelines
 from pyiree_tf_support.importing import saved_models
 
 ModuleClass = Union[type, Callable[[], tf.Module]]
@@ -113,7 +113,7 @@ def save_iree_input(path: str, iree_input: str) -> None:
       return
     safe_files.write_with(path, module.operation.write_bytecode)
     del module
-  header = iree_input[:len(iree_input) - len(import_pipeline.strip_header(iree_input))]
+  header = iree_input[:len(iree_input) - len(pass_pipelines.strip_header(iree_input))]
   if header:
     logging.info("%s is saved as MLIR bytecode, without its header:\n%s", path, header)
 

@@ -31,7 +31,7 @@ from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import mlir_functions
-from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.compiling.vmfb_cache import CompileCache
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import safe_files

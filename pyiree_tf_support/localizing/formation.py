@@ -18,7 +18,7 @@ from typing import Optional, Sequence, Tuple
 
 from iree.compiler.tools import binaries as iree_binaries
 
-from pyiree_tf_support.compiling import compile_process
+from pyiree_tf_support.compiling import iree_compile
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import timeouts
@@ -100,8 +100,8 @@ def _compile(args: Sequence[str], step: str, limit: Optional[float],
              trusted_side: bool = False) -> None:
   command = [compiler_tool(), *args]
   try:
-    completed = compile_process.run(command, b"", limit)
-  except compile_process.CompileTimeout:
+    completed = iree_compile.run(command, b"", limit)
+  except iree_compile.CompileTimeout:
     raise FormationError(f"{step}: iree-compile did not finish in {limit:g} s",
                          trusted_side) from None
   if completed.returncode != 0:

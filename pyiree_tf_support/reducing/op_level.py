@@ -37,7 +37,7 @@ import numpy as np
 from pyiree_tf_support.comparing import comparison
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.compiling import compiler
-from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.compiling.vmfb_cache import CompileCache
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import timeouts

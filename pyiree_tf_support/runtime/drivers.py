@@ -4,7 +4,7 @@ A driver string may carry a device (`vulkan://0`); every fact is keyed by the dr
 drivers keep buffers in host memory: `DeviceArray.to_host()` works and they are always available.
 Every other driver reads results through staging buffers (see readback) and is probed once per
 process, in a fresh TensorFlow-free interpreter (a Vulkan device must never be created next to
-TensorFlow; see runtime_worker).
+TensorFlow; see worker_main).
 
 TensorFlow-free: the worker process imports it.
 """

@@ -13,11 +13,11 @@ from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.runtime import drivers
 from pyiree_tf_support.runtime import worker_client
+from pyiree_tf_support.runtime.call_errors import BackendRuntimeError
 
 # Re-exported: replay asks loading.driver_available.
 from pyiree_tf_support.runtime.drivers import driver_available as driver_available
-from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
-from pyiree_tf_support.runtime.runtime_host import InProcessHost
+from pyiree_tf_support.runtime.in_process import InProcessHost
 
 
 class LoadedModule(Protocol):
@@ -94,7 +94,7 @@ def load_module(vmfb: bytes, driver: str, *, isolated: bool = False,
   """Loads `vmfb` (a module imported from TensorFlow) for `driver`, here or in a TF-free worker.
 
   A worker releases an idle Vulkan device (TF modules keep all their state in variables, which
-  the worker carries over; see runtime_host). `limits.load` and `limits.call` bound a worker's
+  the worker carries over; see in_process). `limits.load` and `limits.call` bound a worker's
   start and load, and each of its calls: past them it is killed. A call in this process cannot
   be stopped: past `limits.call` the process ends (see InProcessModule).
   """

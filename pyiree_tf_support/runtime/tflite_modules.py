@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from pyiree_tf_support.core.tflite_layout import input_name
-from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
+from pyiree_tf_support.runtime.call_errors import BackendRuntimeError
 
 __all__ = ["TfLiteModule", "litert_interpreter_class"]
 

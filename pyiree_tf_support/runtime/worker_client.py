@@ -1,6 +1,6 @@
 """Runs a compiled module in a worker process that never imports TensorFlow (the parent's side).
 
-Why a fresh interpreter (`sys.executable -P -m pyiree_tf_support.runtime.runtime_worker`) and not
+Why a fresh interpreter (`sys.executable -P -m pyiree_tf_support.runtime.worker_main`) and not
 `multiprocessing`: TensorFlow and Mesa's lavapipe cannot share a process, a `fork`ed child inherits
 TensorFlow's libraries, and a "spawn" child re-imports the parent's `__main__` (which usually
 imports TensorFlow). Requests and replies travel over two pipes passed to the child by fd number
@@ -34,10 +34,10 @@ from pyiree_tf_support.core import exit_status
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.runtime import worker_protocol
-from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
-from pyiree_tf_support.runtime.runtime_errors import WorkerCrashedError
+from pyiree_tf_support.runtime.call_errors import BackendRuntimeError
+from pyiree_tf_support.runtime.call_errors import WorkerCrashedError
 
-WORKER_MODULE = "pyiree_tf_support.runtime.runtime_worker"
+WORKER_MODULE = "pyiree_tf_support.runtime.worker_main"
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Seconds a worker gets to exit after its request pipe is closed before it is killed.
@@ -47,7 +47,7 @@ DEFAULT_START_TIMEOUT = timeouts.LOAD_SECONDS
 _STDERR_TAIL_CHARS = 3000
 
 
-# Overrides how long an idle worker keeps a device that spins (runtime_worker.idle_seconds):
+# Overrides how long an idle worker keeps a device that spins (worker_main.idle_seconds):
 # seconds, or "never"; unset or "auto" is the measured rule. For A/B measurements (bench/).
 IDLE_RELEASE_ENV = "PYIREE_TF_SUPPORT_IDLE_RELEASE_SECONDS"
 
@@ -85,7 +85,7 @@ def worker_env(extra_env: Optional[Dict[str, str]] = None) -> Dict[str, str]:
 
 
 def worker_command(*args: str) -> List[str]:
-  """The command line of a worker interpreter with `args` for runtime_worker's main."""
+  """The command line of a worker interpreter with `args` for worker_main's main."""
   # -P: do not put the current directory first on sys.path (a local `numpy/` or `tensorflow/`
   # directory must not shadow anything); the package is found through PYTHONPATH instead.
   safe_path = ["-P"] if sys.version_info >= (3, 11) else []
@@ -253,8 +253,8 @@ class WorkerModule:
     worker (e.g. Vulkan loader settings). `release_when_idle`: on a driver that spins while idle
     (Vulkan), the worker gives the device up when idle (a fraction of a second) and carries the
     variables over through their get/set accessors; pass it only for modules whose whole mutable
-    state has accessors (true of modules imported from TensorFlow; see runtime_host). How long
-    "idle" is: runtime_worker.idle_seconds, or IDLE_RELEASE_ENV when set.
+    state has accessors (true of modules imported from TensorFlow; see in_process). How long
+    "idle" is: worker_main.idle_seconds, or IDLE_RELEASE_ENV when set.
     """
     self.driver = driver
     self.function_names: Tuple[str, ...] = ()

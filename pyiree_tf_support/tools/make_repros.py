@@ -126,11 +126,11 @@ def write_import(entry: Listed, found: Found, out: str) -> None:
   """The import happens before any backend: the files are the same in every backend's dir."""
   os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
   # Only writing an import repro needs TensorFlow (for the pipeline the library runs).
-  from pyiree_tf_support.importing import import_pipeline
+  from pyiree_tf_support.importing import pass_pipelines
   module_class = os.path.basename(found.module_dir)
   keras = entry.suite.endswith("keras")
   title = f"{entry.suite}/{entry.file}: import failure (before any backend)"
-  script = repro_values.import_script(entry.source, module_class, import_pipeline.LOWERING_PIPELINE,
+  script = repro_values.import_script(entry.source, module_class, pass_pipelines.LOWERING_PIPELINE,
                                       title, keras)
   _write(os.path.join(out, "repro.py"), script)
   env = "TF_USE_LEGACY_KERAS=1 " if keras else ""

@@ -58,11 +58,11 @@ class ImportContractsTest(unittest.TestCase):
 
   def test_core_importing_a_layer_above_it_breaks_the_layers(self):
     result = self._with_added_line("core/phases.py",
-                                   "from pyiree_tf_support.harness import test_setup  # forbidden")
+                                   "from pyiree_tf_support.harness import class_setup  # forbidden")
     self.assertNotEqual(result.returncode, 0, result.stdout[-3000:])
     self.assertIn("Tools over public modules over harness over phases over core BROKEN",
                   result.stdout)
-    self.assertIn("pyiree_tf_support.core.phases -> pyiree_tf_support.harness.test_setup",
+    self.assertIn("pyiree_tf_support.core.phases -> pyiree_tf_support.harness.class_setup",
                   result.stdout)
 
   def test_the_compiler_in_the_runtime_breaks_a_contract(self):

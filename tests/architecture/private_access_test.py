@@ -20,7 +20,7 @@ EXTERNAL = {
     ("localizing/traced_run.py", "_exit"): "os._exit: the documented exit without teardown",
     ("core/interrupts.py", "_exit"): "os._exit: a watchdog ends a call that cannot be cancelled",
     ("core/quick_exit.py", "_TemporaryFileWrapper"): "tempfile's wrapper: closed before exit",
-    ("runtime/runtime_worker.py", "_exit"): "os._exit: the documented exit without teardown",
+    ("runtime/worker_main.py", "_exit"): "os._exit: the documented exit without teardown",
     ("importing/importer.py", "_fields"): "namedtuple's documented `_fields`",
     ("importing/reference_calls.py", "_call_flat"): "TensorFlow: a concrete function's flat call",
     ("runtime/readback.py", "_buffer_view"): "IREE's DeviceArray: its buffer view for readback",

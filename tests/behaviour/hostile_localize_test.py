@@ -21,7 +21,7 @@ from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core.run_settings import RunSettings
-from pyiree_tf_support.harness import test_setup
+from pyiree_tf_support.harness import class_setup
 from tests.behaviour import hostile_paths_test as hostile
 
 WORK = "trace__tf_ref__iree_vmvx"  # the localizer's work dir for the failing trace on vmvx.
@@ -41,7 +41,7 @@ def failed_run() -> str:
   root = tempfile.mkdtemp()
   result = hostile.run_case(hostile.make_case(hostile.failing), root)
   assert "iree_vmla: MISMATCH" in hostile.messages(result), hostile.messages(result)
-  return test_setup.claim_artifacts_dir(hostile.Hostile, RunSettings(artifacts_dir=root))
+  return class_setup.claim_artifacts_dir(hostile.Hostile, RunSettings(artifacts_dir=root))
 
 
 def changed(victim: hostile.Victim) -> str:
@@ -146,7 +146,7 @@ class QuotedCommandTest(absltest.TestCase):
     root = os.path.join(base, "my runs $(touch pwned) 'x'")
     result = hostile.run_case(hostile.make_case(hostile.failing), root)
     self.assertIn("iree_vmla: MISMATCH", hostile.messages(result))
-    module_dir = test_setup.claim_artifacts_dir(hostile.Hostile, RunSettings(artifacts_dir=root))
+    module_dir = class_setup.claim_artifacts_dir(hostile.Hostile, RunSettings(artifacts_dir=root))
     completed = localize(module_dir)
     self.assertEqual(completed.returncode, 0, completed.stderr[-3000:])
     prefix = "the dispatch alone, on both backends: "
@@ -164,7 +164,7 @@ class LocalizeMismatchesLinkTest(absltest.TestCase):
 
   def test_a_link_at_the_localize_dir_under_localize_mismatches(self):
     victim, root = hostile.Victim(), tempfile.mkdtemp()
-    module_dir = test_setup.claim_artifacts_dir(hostile.Hostile,
+    module_dir = class_setup.claim_artifacts_dir(hostile.Hostile,
                                                 RunSettings(artifacts_dir=root))
     link = os.path.join(module_dir, "localize")
     plant(link, victim.documents)
@@ -196,7 +196,7 @@ class ExamplesLinksTest(absltest.TestCase):
       def test_double(self):
         self.check_examples("double", examples=5)
 
-    module_dir = test_setup.claim_artifacts_dir(Doubling, RunSettings(artifacts_dir=root))
+    module_dir = class_setup.claim_artifacts_dir(Doubling, RunSettings(artifacts_dir=root))
     storage = os.path.join(artifacts.examples_dir(module_dir, "double.examples"),
                            "hypothesis")
     os.makedirs(storage)

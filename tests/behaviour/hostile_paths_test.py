@@ -37,7 +37,7 @@ from pyiree_tf_support.core import bazel_paths
 from pyiree_tf_support.core import module_dirs
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core.run_settings import RunSettings
-from pyiree_tf_support.harness import test_setup
+from pyiree_tf_support.harness import class_setup
 from pyiree_tf_support.reporting import replay_input
 from pyiree_tf_support.tools import make_repros
 from tests.support.second_user import as_nobody
@@ -148,7 +148,7 @@ class PlantedLinksTest(parameterized.TestCase):
   def test_the_link_target_is_untouched_and_the_link_replaced(self, relative, target, trace,
                                                                flag_values):
     victim, root = Victim(), tempfile.mkdtemp()
-    module_dir = test_setup.claim_artifacts_dir(Hostile, RunSettings(artifacts_dir=root))
+    module_dir = class_setup.claim_artifacts_dir(Hostile, RunSettings(artifacts_dir=root))
     link = os.path.join(module_dir, relative)
     os.makedirs(os.path.dirname(link), exist_ok=True)
     os.symlink(getattr(victim, target), link)
@@ -190,7 +190,7 @@ class ForeignDirsTest(absltest.TestCase):
   refused with one line before anything is written or removed."""
 
   def claim(self, root: str) -> str:
-    return test_setup.claim_artifacts_dir(Hostile, RunSettings(artifacts_dir=root))
+    return class_setup.claim_artifacts_dir(Hostile, RunSettings(artifacts_dir=root))
 
   def assert_one_line_refusal(self, root: str, expected: str) -> None:
     with self.assertRaises(safe_files.ArtifactsDirError) as raised:

@@ -160,7 +160,7 @@ def _interrupt_once_stopped(stopper: child_processes.Stopper) -> threading.Threa
 
 class InProcessInterruptTest(absltest.TestCase):
   """KeyboardInterrupt in this process while iree-compile runs, on this thread or on the
-  compile threads of a test class's set-up (the first guards compile_process's own kill: main's
+  compile threads of a test class's set-up (the first guards iree_compile's own kill: main's
   `subprocess.run` killed the compile too)."""
 
   def setUp(self):

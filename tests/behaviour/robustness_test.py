@@ -27,7 +27,7 @@ from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core.run_settings import RunSettings
-from pyiree_tf_support.harness import test_setup
+from pyiree_tf_support.harness import class_setup
 from pyiree_tf_support.importing import importer
 from tests.support import test_files
 from tests.support.repo import ROOT
@@ -371,7 +371,7 @@ class ModuleDirTest(absltest.TestCase):
   """Guarantee: module directories never collide and are never symlinks out of the artifacts dir."""
 
   def claim(self, module_class, root):
-    return test_setup.claim_artifacts_dir(module_class, RunSettings(artifacts_dir=root))
+    return class_setup.claim_artifacts_dir(module_class, RunSettings(artifacts_dir=root))
 
   def test_same_file_name_and_class_in_two_directories_get_two_dirs(self):
     root = tempfile.mkdtemp()

@@ -10,7 +10,7 @@ from absl.testing import absltest
 import numpy as np
 
 from pyiree_tf_support.comparing import trace_io
-from pyiree_tf_support.importing import import_pipeline
+from pyiree_tf_support.importing import pass_pipelines
 from tests.support.repo import ROOT
 
 PROCESSES = 8
@@ -53,7 +53,7 @@ class ParallelArtifactsTest(absltest.TestCase):
     for name in ("tf_input.mlir", "iree_input.mlir"):
       with open(os.path.join(module_dir, name)) as f:
         text = f.read()
-      text = import_pipeline.strip_header(text)  # iree_input.mlir starts with `//` lines.
+      text = pass_pipelines.strip_header(text)  # iree_input.mlir starts with `//` lines.
       self.assertTrue(text.startswith("module") and text.rstrip().endswith("}"), name)
 
     trace_dir = os.path.join(module_dir, "traces")

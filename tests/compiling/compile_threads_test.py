@@ -1,10 +1,10 @@
 """Compiles that occupy every CPU run single-threaded (three at once on 2 CPUs: ~10% faster).
 
-A batch (`compile_process.batch`) of at least as many compiles at once as there are CPUs gives
+A batch (`iree_compile.batch`) of at least as many compiles at once as there are CPUs gives
 each iree-compile `--mlir-disable-threading`, outside the cache key, without changing a byte of
 its output; a lone compile keeps its threads, and a flag the user gave is not repeated. The
 class set-up batches its concurrent compiles, `--compile_jobs=1` does not. Real iree-compile;
-the commands are read by wrapping (not replacing) `compile_process.run`.
+the commands are read by wrapping (not replacing) `iree_compile.run`.
 """
 
 import os
@@ -14,10 +14,10 @@ from typing import List, Sequence
 from absl.testing import absltest
 import tensorflow as tf
 
-from pyiree_tf_support.compiling import compile_process
 from pyiree_tf_support.compiling import compiler
+from pyiree_tf_support.compiling import iree_compile
 from pyiree_tf_support.core.run_settings import RunSettings
-from pyiree_tf_support.harness import test_setup
+from pyiree_tf_support.harness import class_setup
 
 _INPUT = """
 func.func @double(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -26,7 +26,7 @@ func.func @double(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 """
 
-FLAG = compile_process.SINGLE_THREADED_FLAG
+FLAG = iree_compile.SINGLE_THREADED_FLAG
 
 
 class Doubler(tf.Module):
@@ -52,14 +52,14 @@ class CompileThreadsTest(absltest.TestCase):
   def setUp(self):
     super().setUp()
     self.commands: List[Sequence[str]] = []
-    real = compile_process.run
+    real = iree_compile.run
 
     def recording(command, stdin, timeout):
       self.commands.append(list(command))
       return real(command, stdin, timeout)
 
-    compile_process.run = recording
-    self.addCleanup(setattr, compile_process, "run", real)
+    iree_compile.run = recording
+    self.addCleanup(setattr, iree_compile, "run", real)
 
   def _compile(self, flags=()) -> bytes:
     request = compiler.CompileRequest(_INPUT, ("vmvx",), tuple(flags))
@@ -67,26 +67,26 @@ class CompileThreadsTest(absltest.TestCase):
 
   def test_a_batch_filling_every_cpu_compiles_single_threaded_with_the_same_output(self):
     alone = self._compile()
-    with compile_process.batch(_cpus()):
+    with iree_compile.batch(_cpus()):
       batched = self._compile()
     self.assertNotIn(FLAG, self.commands[0])
     self.assertIn(FLAG, self.commands[1])
     self.assertEqual(alone, batched)
-    self.assertFalse(compile_process.single_threaded())  # the batch is over.
+    self.assertFalse(iree_compile.single_threaded())  # the batch is over.
 
   def test_a_smaller_batch_keeps_the_threads(self):
-    with compile_process.batch(max(1, _cpus() - 1)):
+    with iree_compile.batch(max(1, _cpus() - 1)):
       self._compile()
     self.assertNotIn(FLAG, self.commands[0])
 
   def test_a_users_own_flag_is_given_once(self):
-    with compile_process.batch(_cpus()):
+    with iree_compile.batch(_cpus()):
       self._compile([FLAG])
     self.assertEqual(self.commands[0].count(FLAG), 1)
 
   def test_the_flag_is_not_in_the_cache_key_nor_the_rerun_command(self):
     request = compiler.CompileRequest(_INPUT, ("vmvx",))
-    with compile_process.batch(_cpus()):
+    with iree_compile.batch(_cpus()):
       key = request.key()
       command = compiler.rerun_command(request, "reproducer.mlir")
     self.assertEqual(key, request.key())
@@ -95,7 +95,7 @@ class CompileThreadsTest(absltest.TestCase):
   def _set_up(self, module_class, compile_jobs):
     settings = RunSettings(target_backends=("iree_vmvx", "iree_llvmcpu"),
                            artifacts_dir=tempfile.mkdtemp(), compile_jobs=compile_jobs)
-    setup = test_setup.set_up_class(module_class, [], settings)
+    setup = class_setup.set_up_class(module_class, [], settings)
     for target in setup.targets:
       if target.module is not None:
         self.addCleanup(target.module.close)

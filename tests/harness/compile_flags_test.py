@@ -9,7 +9,7 @@ from absl.testing import absltest
 from pyiree_tf_support.compiling import module_compiles
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core.run_settings import RunSettings
-from pyiree_tf_support.harness import test_setup
+from pyiree_tf_support.harness import class_setup
 from tests.support import test_files
 from tests.support.repo import ROOT
 
@@ -51,8 +51,8 @@ class RequestTest(absltest.TestCase):
     settings = RunSettings(target_backends=("iree_vmla", "iree_llvmjit"),
                            iree_compile_flags=(("iree_vmla", "--iree-opt-level=O0"),),
                            dump_compiler_ir=True)
-    vmla, llvm = test_setup.plan_backends(settings, artifacts_dir="/m").targets
-    plain = test_setup.plan_backends(RunSettings(target_backends=("iree_vmla",))).targets[0]
+    vmla, llvm = class_setup.plan_backends(settings, artifacts_dir="/m").targets
+    plain = class_setup.plan_backends(RunSettings(target_backends=("iree_vmla",))).targets[0]
     text = "func.func @f() { return }"
     request = module_compiles.request_for(text, [vmla.spec])
     self.assertIn("--iree-opt-level=O0", request.flags)

@@ -1,7 +1,7 @@
 """--dump_compiler_ir names each phase's IR after the module and backend (issue 30 item 10):
 iree-compile reads the module from stdin and named them `_stdin_.N.<phase>.mlir`, the same for
 every module and backend (real TF and iree-compile on vmvx). A compile that fails has its
-phases named the same way (`test_setup` renames them after every compile)."""
+phases named the same way (`class_setup` renames them after every compile)."""
 
 import os
 import tempfile

@@ -13,8 +13,8 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import tf_utils
-from pyiree_tf_support.importing import import_pipeline
 from pyiree_tf_support.importing import importer
+from pyiree_tf_support.importing import pass_pipelines
 from pyiree_tf_support.importing.rewrites import dynamic_broadcasts
 
 EXPANDS = "a dynamic broadcast's operand dim 0 differs from result dim 0"
@@ -99,7 +99,7 @@ class RewriteDecisionsTest(parameterized.TestCase):
 
   def test_the_importer_applies_it(self):
     imported = tf_utils.import_module_class(BroadcastModule, exported_names=["vector_sum"])
-    self.assertEqual(import_pipeline.strip_header(imported.iree_input),
+    self.assertEqual(pass_pipelines.strip_header(imported.iree_input),
                      dynamic_broadcasts.rewrite_dynamic_broadcasts(
                          self.lowered["vector_sum"]).text)
     self.assertIn("dynamic-broadcasts", imported.iree_input.split("module", 1)[0])

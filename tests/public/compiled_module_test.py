@@ -9,7 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import tf_utils
-from pyiree_tf_support.compiling import compile_cache
+from pyiree_tf_support.compiling import vmfb_cache
 
 
 class RichModule(tf.Module):
@@ -248,7 +248,7 @@ class CompileCacheArgumentTest(absltest.TestCase):
 
   def test_the_cache_is_passed_to_compile(self):
     cache_dir = tempfile.mkdtemp()
-    cache = compile_cache.CompileCache(cache_dir)
+    cache = vmfb_cache.CompileCache(cache_dir)
     tf_utils.BackendInfo("iree_llvmjit").compile(RichModule, ["scale"], compile_cache=cache)
     self.assertNotEqual(os.listdir(cache_dir), [])
 

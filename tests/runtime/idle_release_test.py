@@ -16,8 +16,8 @@ import numpy as np
 
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.runtime import drivers
-from pyiree_tf_support.runtime import runtime_worker
 from pyiree_tf_support.runtime import worker_client
+from pyiree_tf_support.runtime import worker_main
 
 # A public global: IREE exports its `global$counter$get/$set` accessors, as for every tf.Variable,
 # and a release carries it over through them.
@@ -52,13 +52,13 @@ class IdleRuleTest(absltest.TestCase):
   """When an idle device is released: the measured round trip, bounded; or a fixed setting."""
 
   def test_waits_for_half_a_round_trip_within_bounds(self):
-    self.assertEqual(runtime_worker.idle_seconds(0.3), 0.15)  # Two cores spin: break-even.
-    self.assertEqual(runtime_worker.idle_seconds(0.0), runtime_worker.MIN_IDLE_SECONDS)
-    self.assertEqual(runtime_worker.idle_seconds(60.0), runtime_worker.MAX_IDLE_SECONDS)
+    self.assertEqual(worker_main.idle_seconds(0.3), 0.15)  # Two cores spin: break-even.
+    self.assertEqual(worker_main.idle_seconds(0.0), worker_main.MIN_IDLE_SECONDS)
+    self.assertEqual(worker_main.idle_seconds(60.0), worker_main.MAX_IDLE_SECONDS)
 
   def test_a_fixed_setting_overrides_the_rule(self):
-    self.assertEqual(runtime_worker.idle_seconds(0.3, 1.0), 1.0)
-    self.assertEqual(runtime_worker.idle_seconds(0.3, math.inf), math.inf)
+    self.assertEqual(worker_main.idle_seconds(0.3, 1.0), 1.0)
+    self.assertEqual(worker_main.idle_seconds(0.3, math.inf), math.inf)
 
   def test_setting_values(self):
     for text, want in (("", None), ("auto", None), (" 0.5 ", 0.5), ("0", 0.0),

@@ -20,8 +20,8 @@ import numpy as np
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.runtime import worker_client
 from pyiree_tf_support.runtime import worker_protocol
-from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
-from pyiree_tf_support.runtime.runtime_errors import WorkerCrashedError
+from pyiree_tf_support.runtime.call_errors import BackendRuntimeError
+from pyiree_tf_support.runtime.call_errors import WorkerCrashedError
 
 _MODULE = """
 func.func @double(%a: tensor<4xf32>) -> tensor<4xf32> {

@@ -19,13 +19,13 @@ from absl.testing import absltest
 import numpy as np
 
 from pyiree_tf_support.runtime import drivers
+from pyiree_tf_support.runtime import in_process
 from pyiree_tf_support.runtime import loading
 from pyiree_tf_support.runtime import readback
-from pyiree_tf_support.runtime import runtime_host
-from pyiree_tf_support.runtime import runtime_worker
 from pyiree_tf_support.runtime import worker_client
-from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
-from pyiree_tf_support.runtime.runtime_errors import WorkerCrashedError
+from pyiree_tf_support.runtime import worker_main
+from pyiree_tf_support.runtime.call_errors import BackendRuntimeError
+from pyiree_tf_support.runtime.call_errors import WorkerCrashedError
 from tests.support.repo import ROOT
 
 # A counter variable (state), a vector variable, several results with bool and scalar ones,
@@ -199,22 +199,22 @@ class LocalTaskWorkerTest(_ResultAssertions):
     return module
 
   def test_worker_matches_in_process(self):
-    host = runtime_host.InProcessHost(self.vmfb, "local-task")
-    in_process = _run_script(host)
+    host = in_process.InProcessHost(self.vmfb, "local-task")
+    here = _run_script(host)
     worker = _run_script(self._worker())
-    self.assertScriptResults(in_process)
+    self.assertScriptResults(here)
     self.assertScriptResults(worker)
-    for got, want in zip(worker, in_process):
+    for got, want in zip(worker, here):
       self.assertResultsEqual(got, want)
 
   def test_load_module_isolated_matches_in_process(self):
-    in_process = loading.load_module(self.vmfb, "local-task")
+    here = loading.load_module(self.vmfb, "local-task")
     isolated = loading.load_module(self.vmfb, "local-task", isolated=True)
-    self.addCleanup(in_process.close)
+    self.addCleanup(here.close)
     self.addCleanup(isolated.close)
     self.assertIsInstance(isolated, worker_client.WorkerModule)
-    self.assertEqual(isolated.function_names, in_process.function_names)
-    expected = _run_script(in_process)
+    self.assertEqual(isolated.function_names, here.function_names)
+    expected = _run_script(here)
     self.assertScriptResults(expected)
     for got, want in zip(_run_script(isolated), expected):
       self.assertResultsEqual(got, want)
@@ -248,7 +248,7 @@ class LocalTaskWorkerTest(_ResultAssertions):
     before = module.call("get_counter", [])[0]
     module.call("increment", [np.float32(5.0)])
     self.assertEqual(float(before), 10.0)
-    host = runtime_host.InProcessHost(self.vmfb, "local-task")
+    host = in_process.InProcessHost(self.vmfb, "local-task")
     before = host.call("get_counter", [])[0]
     host.call("increment", [np.float32(5.0)])
     self.assertEqual(float(before), 10.0)
@@ -342,7 +342,7 @@ class ReadbackTest(_ResultAssertions):
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    cls.host = runtime_host.InProcessHost(_compile("llvm-cpu"), "local-task")
+    cls.host = in_process.InProcessHost(_compile("llvm-cpu"), "local-task")
 
   def _raw(self, name, inputs):
     context = self.host._context
@@ -398,7 +398,7 @@ class ReleasableHostTest(_ResultAssertions):
   """Release and re-creation of an owned device, in this process on local-task."""
 
   def _host(self, source):
-    host = runtime_host.InProcessHost(_compile("llvm-cpu", source), "local-task", releasable=True)
+    host = in_process.InProcessHost(_compile("llvm-cpu", source), "local-task", releasable=True)
     self.addCleanup(host.close)
     return host
 
@@ -426,7 +426,7 @@ class ReleasableHostTest(_ResultAssertions):
     self.assertResultsEqual(host.call("get_counter", []), [np.array(11.0, np.float32)])
 
   def test_vouched_module_without_accessors_has_no_state_and_is_released(self):
-    host = runtime_host.InProcessHost(_compile("llvm-cpu", _STATELESS_MODULE), "local-task",
+    host = in_process.InProcessHost(_compile("llvm-cpu", _STATELESS_MODULE), "local-task",
                                       releasable=True, all_state_in_accessors=True)
     self.addCleanup(host.close)
     host.call("double", [np.ones(4, np.float32)])
@@ -435,7 +435,7 @@ class ReleasableHostTest(_ResultAssertions):
                             [np.full(4, 2.0, np.float32)])
 
   def test_cached_device_is_never_released(self):
-    host = runtime_host.InProcessHost(_compile("llvm-cpu", _ACCESSIBLE_STATE_MODULE), "local-task")
+    host = in_process.InProcessHost(_compile("llvm-cpu", _ACCESSIBLE_STATE_MODULE), "local-task")
     self.assertFalse(host.release())
     self.assertTrue(host.holds_device)
 
@@ -456,7 +456,7 @@ class VulkanWorkerTest(_ResultAssertions):
     return module
 
   def test_vulkan_matches_cpu(self):
-    cpu = _run_script(runtime_host.InProcessHost(_compile("llvm-cpu"), "local-task"))
+    cpu = _run_script(in_process.InProcessHost(_compile("llvm-cpu"), "local-task"))
     vulkan = _run_script(self._worker())
     self.assertScriptResults(vulkan)
     for got, want in zip(vulkan, cpu):
@@ -472,7 +472,7 @@ class VulkanWorkerTest(_ResultAssertions):
     self.assertResultsEqual(module.call("get_history", []), [np.array([1, 2, 3], np.int32)])
 
   def _assert_idle(self, module):
-    time.sleep(runtime_worker.MAX_IDLE_SECONDS + 1.0)  # Time to release (~0.2 s) included.
+    time.sleep(worker_main.MAX_IDLE_SECONDS + 1.0)  # Time to release (~0.2 s) included.
     before, start = _cpu_seconds(module.pid), time.monotonic()
     time.sleep(3.0)
     share = (_cpu_seconds(module.pid) - before) / (time.monotonic() - start)
@@ -565,9 +565,9 @@ class ImportHygieneTest(absltest.TestCase):
 
   def test_worker_modules_do_not_import_tensorflow(self):
     code = ("import sys\n"
-            "import pyiree_tf_support.runtime.runtime_worker, pyiree_tf_support.runtime.readback\n"
-            "import pyiree_tf_support.runtime.runtime_errors, pyiree_tf_support.runtime.loading\n"
-            "import pyiree_tf_support.runtime.runtime_host, "
+            "import pyiree_tf_support.runtime.worker_main, pyiree_tf_support.runtime.readback\n"
+            "import pyiree_tf_support.runtime.call_errors, pyiree_tf_support.runtime.loading\n"
+            "import pyiree_tf_support.runtime.in_process, "
             "pyiree_tf_support.runtime.worker_client\n"
             "import pyiree_tf_support.runtime.worker_protocol, pyiree_tf_support.runtime.drivers\n"
             "import pyiree_tf_support.core.exit_status\n"

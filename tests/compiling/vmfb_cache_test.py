@@ -16,9 +16,9 @@ import time
 from absl.testing import absltest
 from absl.testing import parameterized
 
-from pyiree_tf_support.compiling import compile_cache
-from pyiree_tf_support.compiling import compile_key
+from pyiree_tf_support.compiling import cache_key
 from pyiree_tf_support.compiling import compiler
+from pyiree_tf_support.compiling import vmfb_cache
 from tests.support.repo import ROOT
 from tests.support.second_user import as_nobody
 from tests.support.second_user import needs_second_user
@@ -34,7 +34,7 @@ class CompileCacheTest(absltest.TestCase):
 
   def setUp(self):
     super().setUp()
-    self.cache = compile_cache.CompileCache(tempfile.mkdtemp())
+    self.cache = vmfb_cache.CompileCache(tempfile.mkdtemp())
     self.request = compiler.CompileRequest(MLIR, ("vmvx",))
 
   def entry_path(self):
@@ -93,7 +93,7 @@ class CompileCacheTest(absltest.TestCase):
     self.assertIsNone(self.cache.get(self.request.key()))
 
   def test_least_recently_used_entries_are_evicted_beyond_the_bound(self):
-    cache = compile_cache.CompileCache(tempfile.mkdtemp(), max_bytes=2500)
+    cache = vmfb_cache.CompileCache(tempfile.mkdtemp(), max_bytes=2500)
     for i, key in enumerate(["aa" + "0" * 62, "bb" + "0" * 62, "cc" + "0" * 62]):
       cache.put(key, bytes([i]) * 1000)
       os.utime(cache._path(key), (i, i))
@@ -116,13 +116,13 @@ class CompileCacheTest(absltest.TestCase):
   def test_default_location_is_off_under_bazel_unless_set(self):
     environment = {"TEST_TMPDIR": "/tmp/x"}
     with absltest.mock.patch.dict(os.environ, environment, clear=True):
-      self.assertIsNone(compile_cache.default_cache_dir())
+      self.assertIsNone(vmfb_cache.default_cache_dir())
     with absltest.mock.patch.dict(os.environ, dict(environment, PYIREE_TF_SUPPORT_CACHE_DIR="/c"),
                                   clear=True):
-      self.assertEqual(compile_cache.default_cache_dir(), "/c")
+      self.assertEqual(vmfb_cache.default_cache_dir(), "/c")
     home = tempfile.mkdtemp()
     with absltest.mock.patch.dict(os.environ, {"HOME": home}, clear=True):
-      self.assertEqual(compile_cache.default_cache_dir(),
+      self.assertEqual(vmfb_cache.default_cache_dir(),
                        f"{home}/.cache/pyiree_tf_support/compile_cache")
 
 
@@ -130,12 +130,12 @@ class CompileCacheTest(absltest.TestCase):
 # Python ignores SIGXFSZ, so the write raises EFBIG), as a full disk or quota would fail it.
 _FAILED_WRITE = textwrap.dedent("""
     import resource, sys
-    from pyiree_tf_support.compiling import compile_cache
+    from pyiree_tf_support.compiling import vmfb_cache
     from pyiree_tf_support.compiling import compiler
     request = compiler.CompileRequest(sys.argv[2], ("vmvx",))
     vmfb = compiler.compile_request(request, "double")
     resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
-    compile_cache.CompileCache(sys.argv[1]).put(request.key(), vmfb)
+    vmfb_cache.CompileCache(sys.argv[1]).put(request.key(), vmfb)
     print(len(vmfb))
     """)
 
@@ -145,7 +145,7 @@ class SharedStorageTest(parameterized.TestCase):
 
   def setUp(self):
     super().setUp()
-    self.cache = compile_cache.CompileCache(os.path.join(tempfile.mkdtemp(), "cache"))
+    self.cache = vmfb_cache.CompileCache(os.path.join(tempfile.mkdtemp(), "cache"))
     self.request = compiler.CompileRequest(MLIR, ("vmvx",))
 
   def entry_path(self):
@@ -230,14 +230,14 @@ class PoisonedCacheTest(parameterized.TestCase):
     return payload
 
   def assert_one_line_refusal(self, expected: str, use) -> None:
-    with self.assertRaises(compile_cache.CompileCacheError) as raised:
+    with self.assertRaises(vmfb_cache.CompileCacheError) as raised:
       use()
     self.assertLen(str(raised.exception).splitlines(), 1, str(raised.exception))
     self.assertIn(expected, str(raised.exception))
 
   def assert_read_refused(self, cache_dir: str, expected: str) -> None:
     self.assert_one_line_refusal(expected,
-                                 lambda: compile_cache.CompileCache(cache_dir).get(self.key))
+                                 lambda: vmfb_cache.CompileCache(cache_dir).get(self.key))
 
   @needs_second_user
   def test_the_reported_attack_a_planted_default_cache_is_not_used(self):
@@ -245,9 +245,9 @@ class PoisonedCacheTest(parameterized.TestCase):
     planted = self.plant(planted_dir)
     honest = compiler.compile_request(self.request, "double")
     with without_home(), absltest.mock.patch.object(tempfile, "tempdir", self.shared_tmp):
-      directory = compile_cache.default_cache_dir()
+      directory = vmfb_cache.default_cache_dir()
       served = compiler.compile_request(self.request, "double",
-                                        cache=compile_cache.CompileCache(directory))
+                                        cache=vmfb_cache.CompileCache(directory))
     def digest(vmfb):
       return hashlib.sha256(vmfb).hexdigest()
     self.assertNotEqual(digest(served), digest(planted), "the planted module was served")
@@ -262,7 +262,7 @@ class PoisonedCacheTest(parameterized.TestCase):
     as_nobody("mkdir", "-m", "0700", private)
     with without_home(), absltest.mock.patch.object(tempfile, "tempdir", self.shared_tmp):
       self.assert_one_line_refusal(f"'{private}' belongs to user 'nobody'",
-                                   compile_cache.default_cache_dir)
+                                   vmfb_cache.default_cache_dir)
 
   @needs_second_user
   def test_a_cache_dir_of_another_user_is_refused(self):
@@ -296,7 +296,7 @@ class PoisonedCacheTest(parameterized.TestCase):
   @parameterized.named_parameters(("cache_dir", ""), ("shard_dir", "shard"),
                                   ("entry", "entry"))
   def test_what_other_users_may_write_is_refused(self, which):
-    cache = compile_cache.CompileCache(tempfile.mkdtemp())
+    cache = vmfb_cache.CompileCache(tempfile.mkdtemp())
     compiler.compile_request(self.request, "double", cache=cache)
     entry = cache._path(self.key)
     path = {"": cache.directory, "shard": os.path.dirname(entry), "entry": entry}[which]
@@ -342,15 +342,15 @@ class SharedCacheKeyTest(absltest.TestCase):
   """A cache directory shared between machines and checkouts hands out only what fits."""
 
   def test_host_is_keyed_as_the_cpu_the_compiler_resolves_it_to(self):
-    resolved = compile_key.resolve_host_target(HOST)
+    resolved = cache_key.resolve_host_target(HOST)
     self.assertRegex(resolved, r'^#hal\.executable\.target<"llvm-cpu", .*cpu = "(?!host")[^"]+"')
     self.assertIn("cpu_features = ", resolved)
 
   def test_another_cpu_misses_the_entry_this_cpu_wrote(self):
-    cache = compile_cache.CompileCache(tempfile.mkdtemp())
+    cache = vmfb_cache.CompileCache(tempfile.mkdtemp())
     request = compiler.CompileRequest(MLIR, ("llvm-cpu",), HOST)
     compiler.compile_request(request, "double", cache=cache)
-    here = compile_key.resolve_host_target(HOST)
+    here = cache_key.resolve_host_target(HOST)
     there = re.sub(r'cpu = "[^"]*"', 'cpu = "some-other-cpu"', here, count=1)
     self.assertIsNotNone(cache.get(request.key()))
     self.assertIsNotNone(cache.get(request.key(host_target=here)))
@@ -371,7 +371,7 @@ class SharedCacheKeyTest(absltest.TestCase):
 
   def test_only_locations_are_emptied(self):
     text = 'memref.alloc(%a) loc(callsite("f(x)" at fused["a", loc("b":1:2)])) x\n#loc1 = loc("p")'
-    self.assertEqual(compile_key.without_locations(text),
+    self.assertEqual(cache_key.without_locations(text),
                      "memref.alloc(%a) loc(?) x\n#loc1 = loc(?)")
 
 

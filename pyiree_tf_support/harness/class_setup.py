@@ -15,8 +15,8 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from absl import logging
 
 from pyiree_tf_support import tf_utils
-from pyiree_tf_support.compiling import compile_process
-from pyiree_tf_support.compiling.compile_cache import CompileCache
+from pyiree_tf_support.compiling import iree_compile
+from pyiree_tf_support.compiling.vmfb_cache import CompileCache
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
@@ -32,7 +32,7 @@ from pyiree_tf_support.reporting import import_repro
 from pyiree_tf_support.reporting.verdicts import Outcome
 from pyiree_tf_support.reporting.verdicts import Status
 from pyiree_tf_support.runtime import loading
-from pyiree_tf_support.runtime.runtime_errors import BackendRuntimeError
+from pyiree_tf_support.runtime.call_errors import BackendRuntimeError
 from pyiree_tf_support.tf_utils import BackendInfo
 
 
@@ -269,16 +269,16 @@ def compile_backends(job: _CompileJob, plan: BackendPlan,
   """The reference's setup first, then one per target, in the plan's order.
 
   IREE backends compile in a thread pool while TensorFlow builds its modules on this thread, as
-  one `compile_process.batch` (compiles that fill every CPU run single-threaded).
+  one `iree_compile.batch` (compiles that fill every CPU run single-threaded).
   An interrupt (Ctrl-C, SIGTERM) kills the running iree-compile processes at once instead of
-  waiting for them (see compile_process); it is raised, never a backend's COMPILE ERROR.
+  waiting for them (see iree_compile); it is raised, never a backend's COMPILE ERROR.
   """
   infos = (plan.reference,) + plan.targets
   iree = [i for i, info in enumerate(infos) if info.is_iree]
   jobs = _pool_size(plan, compile_jobs)
   pool = concurrent.futures.ThreadPoolExecutor(jobs)
-  with compile_process.interruptible(lambda: pool.shutdown(wait=True, cancel_futures=True)), \
-      compile_process.batch(min(jobs, len(iree))):
+  with iree_compile.interruptible(lambda: pool.shutdown(wait=True, cancel_futures=True)), \
+      iree_compile.batch(min(jobs, len(iree))):
     pending = {i: pool.submit(job.run, infos[i]) for i in iree}
     done: Dict[int, BackendSetup] = {i: job.run(info)
                                      for i, info in enumerate(infos) if i not in pending}

@@ -14,8 +14,8 @@ import iree.runtime
 import numpy as np
 import tensorflow as tf
 
-from pyiree_tf_support.importing import import_pipeline
 from pyiree_tf_support.importing import importer
+from pyiree_tf_support.importing import pass_pipelines
 from tests.support.repo import ROOT
 
 STEPS = 4
@@ -101,7 +101,7 @@ def _run_on_llvm_cpu(iree_input: str, function: str, *args: np.ndarray) -> np.nd
 
 
 def _header(iree_input: str) -> str:
-  return iree_input[:len(iree_input) - len(import_pipeline.strip_header(iree_input))]
+  return iree_input[:len(iree_input) - len(pass_pipelines.strip_header(iree_input))]
 
 
 class StaticTensorListsTest(parameterized.TestCase):
@@ -167,7 +167,7 @@ class FallbackTest(absltest.TestCase):
 
   def test_a_module_without_tensor_lists_gets_the_plain_lowering_unchanged(self):
     imported = importer.import_module(PlainModule(), "PlainModule")
-    self.assertEqual(import_pipeline.strip_header(imported.iree_input),
+    self.assertEqual(pass_pipelines.strip_header(imported.iree_input),
                      importer.privatize_immutable_globals(
                          importer.lower_to_iree_input(imported.tf_input)))
     self.assertIn("pipeline 'plain'", _header(imported.iree_input))
@@ -205,7 +205,7 @@ class VariantCastTest(parameterized.TestCase):
   def test_a_cast_of_a_list_handle_to_its_own_type_becomes_identity(self):
     line = (f'    %9 = "tf.Cast"(%6) <{{Truncate = false}}> {{device = ""}} '
             f': ({_VARIANT}) -> {_VARIANT}')
-    self.assertEqual(import_pipeline.variant_casts_to_identity(line),
+    self.assertEqual(pass_pipelines.variant_casts_to_identity(line),
                      f'    %9 = "tf.Identity"(%6) {{device = ""}} : ({_VARIANT}) -> {_VARIANT}')
 
   @parameterized.named_parameters(
@@ -214,7 +214,7 @@ class VariantCastTest(parameterized.TestCase):
       ("of_numbers", '%9 = "tf.Cast"(%6) <{Truncate = false}> : (tensor<i32>) -> tensor<f32>'),
   )
   def test_other_casts_stay(self, line):
-    self.assertEqual(import_pipeline.variant_casts_to_identity(line), line)
+    self.assertEqual(pass_pipelines.variant_casts_to_identity(line), line)
 
 
 # A child imports the library and a static module, then lists the IREE MLIR modules it loaded.
@@ -246,9 +246,9 @@ class LazyBindingsTest(absltest.TestCase):
 
   def test_a_dynamic_broadcast_still_goes_through_the_rewrite(self):
     text = "func.func @f() {\n  %0 = stablehlo.dynamic_broadcast_in_dim\n}"
-    self.assertTrue(import_pipeline.dynamic_ops.may_rewrite(text))
+    self.assertTrue(pass_pipelines.dynamic_ops.may_rewrite(text))
     plain = "func.func @f() {\n  %0 = stablehlo.add\n}"
-    self.assertIs(import_pipeline.rewrite_dynamic_broadcasts(plain), plain)
+    self.assertIs(pass_pipelines.rewrite_dynamic_broadcasts(plain), plain)
 
 
 if __name__ == "__main__":

@@ -3,10 +3,10 @@ TensorFlow.
 
 Why a separate process: TensorFlow and Mesa's lavapipe (the CPU Vulkan driver) cannot share one
 (their bundled LLVM symbols clash: segfault or hang). worker_client starts
-`python -P -m pyiree_tf_support.runtime.runtime_worker --serve REQUEST_FD REPLY_FD` and talks to it
+`python -P -m pyiree_tf_support.runtime.worker_main --serve REQUEST_FD REPLY_FD` and talks to it
 with worker_protocol; `--serve` alone serves on stdin and stdout; `--probe DRIVER` prints whether a
 driver can create a device (drivers.probe_driver). This module and everything it imports
-(runtime_host, readback, drivers, worker_client, worker_protocol, exit_status, runtime_errors,
+(in_process, readback, drivers, worker_client, worker_protocol, exit_status, call_errors,
 timeouts) must never import TensorFlow; the worker refuses to load a module if something did.
 """
 
@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence
 
 from pyiree_tf_support.runtime import drivers
 from pyiree_tf_support.runtime import worker_protocol
-from pyiree_tf_support.runtime.runtime_host import InProcessHost
+from pyiree_tf_support.runtime.in_process import InProcessHost
 
 # How long a releasable host keeps an idle device. A live lavapipe device burns ~2 cores while
 # idle (docs/vulkan_idle.md); giving it up and re-creating it on the next request costs what the
@@ -33,7 +33,7 @@ from pyiree_tf_support.runtime.runtime_host import InProcessHost
 MIN_IDLE_SECONDS = 0.1
 MAX_IDLE_SECONDS = 1.0
 _SPINNING_CORES = 2.0  # IREE's two queue completion threads poll, one core each.
-_USAGE = ("usage: python -m pyiree_tf_support.runtime.runtime_worker "
+_USAGE = ("usage: python -m pyiree_tf_support.runtime.worker_main "
           "[--serve [REQUEST_FD REPLY_FD] | --probe DRIVER]")
 
 

@@ -23,7 +23,7 @@ from typing import Any, Iterable, Optional, Tuple
 from iree.compiler import version as compiler_version
 from iree.compiler.tools import binaries
 
-from pyiree_tf_support.compiling import compile_process
+from pyiree_tf_support.compiling import iree_compile
 
 _HOST_FLAGS = ("--iree-llvmcpu-target-cpu=host", "--iree-llvmcpu-target-cpu-features=host")
 _LLVMCPU_FLAG = "--iree-llvmcpu-"
@@ -58,8 +58,8 @@ def resolve_host_target(llvmcpu: Tuple[str, ...]) -> str:
   command = [binaries.find_tool("iree-compile"), "-", "--iree-input-type=stablehlo_xla",
              "--iree-hal-target-backends=llvm-cpu", *llvmcpu, "--compile-to=executable-sources"]
   try:
-    process = compile_process.run(command, _PROBE.encode("utf-8"), _PROBE_TIMEOUT_SECONDS)
-  except compile_process.CompileTimeout:
+    process = iree_compile.run(command, _PROBE.encode("utf-8"), _PROBE_TIMEOUT_SECONDS)
+  except iree_compile.CompileTimeout:
     raise RuntimeError(f"iree-compile did not say within {_PROBE_TIMEOUT_SECONDS:g} s which "
                        "llvm-cpu target it resolves 'host' to; it was killed") from None
   stdout = process.stdout.decode("utf-8", errors="replace")
