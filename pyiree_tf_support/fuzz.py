@@ -46,6 +46,7 @@ from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import module_dirs
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.core.run_settings import RunSettings
@@ -176,7 +177,9 @@ class _Runner:
     reduced = program.with_steps(steps)
     module = None
     if holds(list(steps)):
-      module = os.path.join(self.settings.artifacts_dir, self._candidates[key_of(steps)][0])
+      # The root the session put the module dir under (harness.class_setup's).
+      root = self.settings.artifacts_dir or module_dirs.default_root()
+      module = os.path.join(root, self._candidates[key_of(steps)][0])
     return reduced, module
 
 

@@ -152,7 +152,9 @@ class TracedCaseCollector(pytest.Class):
     except faults.OwnFault as e:  # e.g. another user's compile cache: one line once collected.
       self.config.stash[_STATE].setting_errors.append(str(e))
       return
-    main_files.run_main_once(self.module)  # a later-API file generates its tests in main.
+    module = self.module
+    assert module is not None  # a class is collected inside its file's pytest.Module.
+    main_files.run_main_once(module)  # a later-API file generates its tests in main.
     targets = class_setup.plan_backends(settings).targets
     failing = expected_failures.for_test_file(str(self.path))
     xfail_backends = settings.xfail_backends
@@ -191,7 +193,9 @@ class BackendItem(pytest.Item):
 
   @property
   def case_class(self) -> type:
-    return self.parent.obj
+    parent = self.parent
+    assert isinstance(parent, pytest.Class)  # items come from TracedCaseCollector.collect.
+    return parent.obj
 
   def setup(self) -> None:
     # A set-up error is the class's, never a listed backend's expected failure (as under Bazel,

@@ -202,6 +202,7 @@ def replay_trace(ref_trace: Trace, spec: backends.BackendSpec, name: str, backen
     vmfb, failure = _compile(ref_trace, spec, name, iree_input, cache, limits.compile)
     if failure is not None:
       return failure
+    assert vmfb is not None  # _compile gives the vmfb or the failure.
   try:
     loaded = loading.load_module(vmfb, spec.driver, isolated=spec.isolated, limits=limits)
   except Exception as e:
@@ -238,7 +239,7 @@ def _replay_on(loaded: loading.LoadedModule, *, ref_trace: Trace, spec: backends
 
 
 def _compile(ref_trace: Trace, spec: backends.BackendSpec, name: str, iree_input: str, cache,
-             limit: timeouts.Limit):
+             limit: timeouts.Limit) -> Tuple[Optional[bytes], Optional[verdicts.Outcome]]:
   """(vmfb, None), or (None, the COMPILE_ERROR outcome). Imports the compiler only here."""
   try:
     from pyiree_tf_support.compiling import compiler

@@ -14,7 +14,7 @@ import concurrent.futures
 import dataclasses
 import os
 import re
-from typing import Optional, Sequence, Tuple
+from typing import Optional, Sequence, Tuple, TYPE_CHECKING
 
 from iree.compiler.tools import binaries as iree_binaries
 
@@ -22,6 +22,9 @@ from pyiree_tf_support.compiling import iree_compile
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import timeouts
+
+if TYPE_CHECKING:  # for annotations only: the functions import it where they use it.
+  from iree.compiler import ir
 
 INPUT_TYPE = "stablehlo_xla"
 TRACE_ALL_TOP_LEVEL = "--iree-flow-trace-dispatch-tensors"
@@ -127,7 +130,7 @@ def _read_flow(path: str) -> str:
                                     large_resource_limit=TEXT_ELEMENTS_LIMIT)
 
 
-def _device_global(module) -> object:
+def _device_global(module: "ir.Module") -> "ir.OpView":
   from iree.compiler import ir
   for op in module.body.operations:
     if (op.operation.name == "util.global" and "sym_name" in op.attributes

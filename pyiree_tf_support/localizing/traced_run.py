@@ -143,10 +143,13 @@ class _Recorder:
     self._seen[(self.call, key, kind)] = occurrence + 1
     event = events_lib.Event(self.call, key, kind, occurrence, tuple(arrays))
     index = len(self.events)
-    if index >= len(self.trusted) or self.trusted[index].label != event.label:
+    trusted, judge = self.trusted, self.judge
+    # Given together (run_traced); without them the recorder starts decided and never judges.
+    assert trusted is not None and judge is not None
+    if index >= len(trusted) or trusted[index].label != event.label:
       self.decided = True  # the structure differs: nothing more to compare.
       return None
-    found = self.judge.feed(event, self.trusted[index])
+    found = judge.feed(event, trusted[index])
     self.decided = found is not None
     return found
 

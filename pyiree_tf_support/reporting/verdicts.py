@@ -125,7 +125,13 @@ def _indent(text: str, prefix: str = "  ") -> str:
 def earliest_failure(outcomes: Sequence[Outcome]) -> Optional[Outcome]:
   """The failed outcome of the earliest phase (the first of them in `outcomes`); None if none."""
   failed = [o for o in outcomes if o.status.failed]
-  return min(failed, key=lambda o: o.phase.rank) if failed else None
+  return min(failed, key=_failed_rank) if failed else None
+
+
+def _failed_rank(outcome: Outcome) -> int:
+  phase = outcome.phase
+  assert phase is not None  # a failed status has its phase (_PHASE_OF).
+  return phase.rank
 
 
 # A pass this close to its tolerance says how close it came.

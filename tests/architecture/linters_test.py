@@ -22,17 +22,10 @@ IN_REPOSITORY = unittest.skipUnless(
     "needs the repository's root (a Bazel test's runfiles hold only the package)")
 # pyright's errors per file when it was set up; only ever lowered (the module docstring).
 REMAINING_TYPE_ERRORS: Dict[str, int] = {
-    "pyiree_tf_support/fuzz.py": 2,
-    "pyiree_tf_support/localizing/formation.py": 2,
-    "pyiree_tf_support/localizing/traced_run.py": 4,
-    "pyiree_tf_support/pytest_plugin.py": 3,
-    "pyiree_tf_support/replay.py": 1,
-    "pyiree_tf_support/reporting/expected_failures/class_verdicts.py": 8,
     "pyiree_tf_support/reporting/expected_failures/lists.py": 7,
     "pyiree_tf_support/reporting/report_files.py": 10,
     "pyiree_tf_support/reporting/repro.py": 3,
     "pyiree_tf_support/reporting/run_results.py": 1,
-    "pyiree_tf_support/reporting/verdicts.py": 1,
 }
 
 

@@ -46,13 +46,27 @@ class ClassVerdict:
     """The error (XPASS, WRONG PHASE) or the line to log (XFAIL); "" for the other verdicts."""
     if self.verdict is Verdict.XPASS:
       return xpass_message(test_class, [self.backend], self.covered)
+    observed = self.observed
     if self.verdict is Verdict.WRONG_PHASE:
-      return wrong_phase_message(test_class, self.backend, self.expected.phase, self.observed,
-                                 self.covered)
+      listed = self.expected.phase if self.expected is not None else None
+      if listed is None or observed is None:
+        raise ValueError(f"{self.backend}: a WRONG PHASE verdict needs a listed phase and the "
+                         "observed failure")
+      return wrong_phase_message(test_class, self.backend, listed, observed, self.covered)
     if self.verdict is Verdict.XFAIL:
-      return (f"XFAIL {self.backend} ({self.observed.phase.value}): "
-              f"{self.observed.first_error}{_covering(self.covered)}")
+      if observed is None:
+        raise ValueError(f"{self.backend}: an XFAIL verdict needs the observed failure")
+      return (f"XFAIL {self.backend} ({_failed_phase(observed).value}): "
+              f"{observed.first_error}{_covering(self.covered)}")
     return ""
+
+
+def _failed_phase(observed: Outcome) -> phases.Phase:
+  """The phase `observed` failed in; a ValueError when it is no failure."""
+  phase = observed.phase
+  if phase is None:
+    raise ValueError(f"not a failed outcome: {observed}")
+  return phase
 
 
 def _covering(covered: str) -> str:
@@ -102,10 +116,11 @@ def xpass_message(test_class: str, backends: Sequence[str], covered: str = "") -
 
 def wrong_phase_message(test_class: str, backend: str, listed: phases.Phase,
                         observed: Outcome, covered: str = "") -> str:
+  phase = _failed_phase(observed)
   return (f"WRONG PHASE: {test_class} on {backend} is listed as expected to fail in phase "
-          f"'{listed.value}' but failed first in phase '{observed.phase.value}': "
+          f"'{listed.value}' but failed first in phase '{phase.value}': "
           f"{observed.first_error}; update its expected-failure phase (FAILING in BUILD.bazel, "
-          f"or --xfail_backends={backend}:{observed.phase.value}).{_covering(covered)}")
+          f"or --xfail_backends={backend}:{phase.value}).{_covering(covered)}")
 
 
 def class_lines(test_class: str, judged: Sequence[ClassVerdict]) -> Tuple[List[str], List[str]]:
