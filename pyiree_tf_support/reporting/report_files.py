@@ -11,7 +11,7 @@ each file is replaced atomically.
 import json
 import math
 import os
-from typing import Any, ContextManager, Dict, Optional, Sequence, Set
+from typing import Any, ContextManager, Dict, Optional, Sequence, Set, Tuple
 
 from absl import logging
 
@@ -24,13 +24,6 @@ from pyiree_tf_support.reporting.verdicts import Status
 FORMAT = "pyiree_tf_support.report/1"
 JSON_NAME = "report.json"
 TEXT_NAME = "report.txt"
-
-# What each kind of mismatch record calls its worst element, and its difference there.
-_WORST = {
-    comparison.NumericMismatch: ("numeric", "greatest_abs", "abs_diff"),
-    comparison.NonFiniteMismatch: ("nan_inf_placement", "first", None),
-    comparison.ExactMismatch: ("exact", "greatest", "greatest_diff"),
-}
 
 
 def json_path(module_dir: str) -> str:
@@ -52,25 +45,39 @@ def _value(value: Any) -> Any:
   return str(value)
 
 
+def _worst(mismatch: comparison.Mismatch) -> Optional[Tuple[str, comparison.Element,
+                                                              Dict[str, Any]]]:
+  """(kind, worst element, its difference fields) of a numeric, NaN/Inf or exact mismatch; None
+  for the other kinds, which have no element."""
+  if isinstance(mismatch, comparison.NumericMismatch):
+    return "numeric", mismatch.greatest_abs, {"difference": _value(mismatch.abs_diff),
+                                              "ulps": mismatch.ulps}
+  if isinstance(mismatch, comparison.NonFiniteMismatch):
+    return "nan_inf_placement", mismatch.first, {}
+  if isinstance(mismatch, comparison.ExactMismatch):
+    return ("exact", mismatch.greatest or mismatch.first,
+            {"difference": _value(mismatch.greatest_diff)})
+  return None
+
+
 def worst_element(mismatches: Sequence[comparison.Mismatch]) -> Optional[Dict[str, Any]]:
   """The element a user looks at first: of the first numeric, NaN/Inf or exact mismatch; for
   structure, shape or dtype mismatches what was expected and got instead."""
   for mismatch in mismatches:
-    kind = _WORST.get(type(mismatch))
-    if kind is None:
+    worst = _worst(mismatch)
+    if worst is None:
       continue
-    name, element_field, diff_field = kind
-    element = getattr(mismatch, element_field) or mismatch.first
+    name, element, differences = worst
     record = {"kind": name, "path": structure.format_path(mismatch.path[0], mismatch.path[1:]),
               "index": list(element.index), "expected": _value(element.expected),
               "got": _value(element.got)}
-    if diff_field is not None:
-      record["difference"] = _value(getattr(mismatch, diff_field))
-    if isinstance(mismatch, comparison.NumericMismatch):
-      record["ulps"] = mismatch.ulps
+    record.update(differences)
     return record
   if mismatches:
     first = mismatches[0]
+    # Not one of _worst's kinds (none is here), so one with a whole expected and got.
+    assert isinstance(first, (comparison.StructureMismatch, comparison.ShapeMismatch,
+                              comparison.DtypeMismatch))
     return {"kind": type(first).__name__, "path": structure.format_path(first.path[0],
                                                                         first.path[1:]),
             "index": None, "expected": str(first.expected), "got": str(first.got)}

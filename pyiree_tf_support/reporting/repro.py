@@ -239,7 +239,7 @@ def _write_call(root: str, replay: str, index: int, tar_trace: Trace, ref_trace:
               "package.")
   if not reason and signature is None:
     reason = f"the compiled module exports no function '{tar_call.method}'."
-  if not reason:
+  if not reason and signature is not None:  # (None is a reason above)
     try:
       inputs = signature.flatten_inputs(tar_trace.module_name, tar_call.inputs, tar_call.kwargs)
     except (TypeError, ValueError) as e:
@@ -251,6 +251,7 @@ def _write_call(root: str, replay: str, index: int, tar_trace: Trace, ref_trace:
     reason = untyped_reason(expected, "expected outputs")
   if reason:
     return CallRepro(index, tar_call.method, replay, no_run_module_reason=reason)
+  assert binary is not None and signature is not None  # else a reason above.
   call_dir = os.path.join(root, _call_dir_name(index, tar_call.method))
   try:
     _write_flagfile(call_dir, tar_trace, tar_call, index, inputs, expected, vmfb_path, driver,

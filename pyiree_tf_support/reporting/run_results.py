@@ -158,6 +158,7 @@ def _cells_of_report(document: Dict[str, Any], source: str, directories: Sequenc
     if not homes and note not in notes:
       notes.append(note)
     for home in homes:
+      assert name is not None  # a home is a directory holding the test file `name`.
       for key in scope_keys(name, test_id):
         grouped.setdefault((home, key, backend), []).append(record)
   return grouped

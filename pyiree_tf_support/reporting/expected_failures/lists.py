@@ -103,6 +103,7 @@ def _comments(source: bytes, node: ast.Dict) -> Comments:
   comments: Comments = {}
   previous_end = node.lineno
   for key, inner in zip(node.keys, node.values):
+    assert key is not None  # a `**` entry (no key) is no literal: _lists refused it.
     backend = ast.literal_eval(key)
     comments[(backend,)] = _comment_lines(lines, previous_end + 1, key.lineno)
     inner_end = inner.lineno
@@ -110,8 +111,14 @@ def _comments(source: bytes, node: ast.Dict) -> Comments:
       comments[(backend, ast.literal_eval(file_key))] = _comment_lines(lines, inner_end + 1,
                                                                        file_key.lineno)
       inner_end = value.end_lineno
-    previous_end = inner.end_lineno
+    previous_end = _end(inner)[0]
   return {k: v for k, v in comments.items() if v}
+
+
+def _end(node: ast.expr) -> Tuple[int, int]:
+  """(line, col offset) where `node` ends: ast.parse gives every expression both."""
+  assert node.end_lineno is not None and node.end_col_offset is not None
+  return node.end_lineno, node.end_col_offset
 
 
 def _byte_offset(source: bytes, lineno: int, col: int) -> int:
@@ -131,9 +138,9 @@ def read(path: str) -> ListsFile:
   if node is None:
     raise ListsError(f"{path}: no FAILING dict literal {{backend: {{file: (phase, reason)}}}}")
   lists = _lists(path, node)
+  assert isinstance(node, ast.Dict)  # _lists read a dict from it: only a dict display is one.
   return ListsFile(path, source, _byte_offset(source, node.lineno, node.col_offset),
-                   _byte_offset(source, node.end_lineno, node.end_col_offset), lists,
-                   _comments(source, node))
+                   _byte_offset(source, *_end(node)), lists, _comments(source, node))
 
 
 @functools.lru_cache(maxsize=None)
@@ -202,8 +209,9 @@ def rewritten(lists_file: ListsFile, lists: Lists) -> bytes:
   back as `lists`."""
   literal = render(lists, lists_file.comments).encode("utf-8")
   text = lists_file.source[:lists_file.start] + literal + lists_file.source[lists_file.end:]
-  back = _lists(lists_file.path, _failing_node(ast.parse(text, lists_file.path)))
-  if back != lists:  # a SyntaxError above or a difference here is a bug of render().
+  node = _failing_node(ast.parse(text, lists_file.path))
+  back = None if node is None else _lists(lists_file.path, node)
+  if back != lists:  # a SyntaxError above, no FAILING or a difference here: a bug of render().
     raise AssertionError(f"{lists_file.path}: the rewritten FAILING does not read back as written")
   return text
 
