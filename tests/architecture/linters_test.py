@@ -1,6 +1,7 @@
 """ruff (ruff.toml) and pyright's basic type checks of the package (pyrightconfig.json), run from
-the repository's root as a developer runs them. In a file of their own: they start processes,
-which puts a file in the slow tier, and code_style_test stays in the fast one. Both must find nothing."""
+the repository's root as a developer runs them: both must find nothing. In a file of their own:
+they start processes, which puts a file in the slow tier, and code_style_test stays in the fast
+one."""
 
 import os
 import subprocess
