@@ -1,5 +1,5 @@
 #!/bin/sh
-# e2e/runtime_loop_test.py: import failure (before any backend)
+# e2e/runtime_loop_test.py on iree_vmla: compile failure
 # Standalone: IREE's (or TensorFlow's) tools only. Tools come from $IREE_TOOLS_DIR, else PATH,
 # else the repository's .venv/bin. Ends with "FIRST_ERROR: <line>" (exit 1) while it fails.
 set -u
@@ -25,9 +25,8 @@ finish() {  # $1: exit status of the failing step, $2: its log
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-python="${PYTHON:-}"  # a Python with TensorFlow: $PYTHON, else the repository's venv, else python3
-[ -n "$python" ] || { [ -x ../../../../.venv/bin/python ] && python=../../../../.venv/bin/python; } || python=python3
-"$python" repro.py >"$work/log" 2>"$work/stderr"  # TensorFlow's log noise goes to stderr
+iree_compile=$(tool iree-compile) || exit 2
+"$iree_compile" iree_input.mlir --iree-input-type=stablehlo_xla --iree-hal-target-backends=vmvx --iree-input-demote-f64-to-f32=false -o "$work/module.vmfb" >"$work/log" 2>&1
 status=$?
-cat "$work/stderr" "$work/log"
+cat "$work/log"
 finish "$status" "$work/log"
