@@ -22,7 +22,8 @@ is a list of one), with args `--<flag>=<value>` for every flag, named `<name>` (
 `<name>_failing` for a failing configuration) followed by `__<flag>__<value>` for each flag that
 takes more than one value: `math_tests__functions__abs__dynamic_dims__False__target_backends__tf`.
 `target_backends` is required and names one backend per test; a backend the library's table does
-not know (2020's `tflite`) gets no test, as a backend without a driver got none then.
+not know gets no test, as a backend without a driver got none then (2020's `tflite` is one of the
+table's: its tests are made).
 
 Each test is tagged `driver=<d>` as `iree_e2e_test_suite` tags it (2020's value and today's).
 A configuration of `failing_configurations` (a flag left out takes every value of
@@ -108,7 +109,7 @@ def iree_e2e_cartesian_product_test_suite(
             fail("iree_e2e_cartesian_product_test_suite(%s): one backend per test, got %r" %
                  (name, backend))
         if backend not in BACKEND_TO_DRIVER_TAGS:
-            continue  # e.g. 2020's tflite: no backend of the table runs it.
+            continue  # no backend of the table runs it.
         is_failing = flags in failing
         parts = [name + ("_failing" if is_failing else "")]
         for key, value in flags.items():

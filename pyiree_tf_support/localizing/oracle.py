@@ -79,7 +79,8 @@ def run(source: str, calls: Sequence[dict], inputs: Dict[str, np.ndarray], run_d
   try:
     completed = subprocess.run(
         [sys.executable, "-m", "pyiree_tf_support.localizing.oracle_run", run_dir],
-        env=worker_client.worker_env(), capture_output=True, timeout=limit, check=False)
+        env=oracle_run.child_env(worker_client.worker_env()), capture_output=True, timeout=limit,
+        check=False)
   except subprocess.TimeoutExpired:
     raise OracleError(f"the oracle did not finish in {limit:g} s (the reference interpreter "
                       "is written for clarity, not speed)") from None

@@ -39,14 +39,27 @@ MISSING_MESSAGE = ("the oracle needs jaxlib (the StableHLO reference interpreter
 BOOTSTRAP_DIR = "oracle"
 
 
-def _interpreter():
-  """jaxlib's interpreter: from $PYIREE_TF_SUPPORT_ORACLE_PATH when set (the only place looked
-  besides the environment itself), else from <sys.prefix>/oracle when there."""
+def jaxlib_dir() -> str:
+  """Where jaxlib is looked for besides the environment itself: $PYIREE_TF_SUPPORT_ORACLE_PATH
+  when set, else <sys.prefix>/oracle ("" when neither is a directory). The parent puts it on this
+  child's PYTHONPATH (`child_env`): nothing edits a running interpreter's path."""
   extra = os.environ.get(PATH_VARIABLE)
   if extra is None:
     extra = os.path.join(sys.prefix, BOOTSTRAP_DIR)
-  if extra and os.path.isdir(extra) and extra not in sys.path:
-    sys.path.insert(0, extra)
+  return extra if extra and os.path.isdir(extra) else ""
+
+
+def child_env(env: Dict[str, str]) -> Dict[str, str]:
+  """`env` for the oracle's child process, with `jaxlib_dir()` first on its PYTHONPATH."""
+  extra = jaxlib_dir()
+  if not extra:
+    return env
+  paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+  return dict(env, PYTHONPATH=os.pathsep.join([extra, *paths]))
+
+
+def _interpreter():
+  """jaxlib's interpreter (on this process's path: `child_env`)."""
   from jaxlib.mlir import ir
   from jaxlib.mlir._mlir_libs import _jax_mlir_ext
   from jaxlib.mlir.dialects import stablehlo

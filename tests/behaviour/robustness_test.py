@@ -470,7 +470,7 @@ class PytestSurfaceTest(absltest.TestCase):
     self.assertEqual(output, ["ERROR: $PYIREE_TF_SUPPORT_FLAGS: "
                               "flag --xfail_backends=['iree_bogus']: "
                               "Unknown backend 'iree_bogus'; valid backends are: tf, iree_vmvx, "
-                              "iree_llvmcpu, iree_vulkan, iree_vmla, iree_llvmjit."])
+                              "iree_llvmcpu, iree_vulkan, tflite, iree_vmla, iree_llvmjit."])
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ class BadFlagsTest(absltest.TestCase):
     errors = [line for line in process.stderr.splitlines() if "Flags parsing error" in line]
     self.assertLen(errors, 1)
     self.assertIn("Unknown backend 'iree_bogus'; valid backends are: tf, iree_vmvx, iree_llvmcpu, "
-                  "iree_vulkan, iree_vmla, iree_llvmjit.", errors[0])
+                  "iree_vulkan, tflite, iree_vmla, iree_llvmjit.", errors[0])
 
   def test_empty_target_backends_is_a_one_line_flag_error(self):
     process = run_e2e("--target_backends=")

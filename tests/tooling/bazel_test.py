@@ -287,11 +287,12 @@ class Coverage2020Test(absltest.TestCase):
     no = '<span class="failure-table-element">✗</span>'
     self.assertEqual(lines[0], "# TensorFlow End to End Coverage")
     self.assertIn("## End to end TensorFlow tests", lines)
-    self.assertIn("target | tensorflow | vmvx | llvm-cpu | vulkan-spirv", lines)
+    # 2020's table had a tflite column too (its TfLiteCompiledModule): the backend is back.
+    self.assertIn("target | tensorflow | vmvx | llvm-cpu | vulkan-spirv | tflite", lines)
     self.assertIn(
-        " | ".join(["[simple_arithmetic_test](e2e/simple_arithmetic_test.py)"] + [yes] * 4),
+        " | ".join(["[simple_arithmetic_test](e2e/simple_arithmetic_test.py)"] + [yes] * 5),
         lines)
-    self.assertIn(" | ".join(["[special_math_test](e2e/special_math_test.py)", yes] + [no] * 3),
+    self.assertIn(" | ".join(["[special_math_test](e2e/special_math_test.py)", yes] + [no] * 4),
                   lines)
 
   def test_a_missing_build_dir_is_a_one_line_usage_error(self):

@@ -12,17 +12,26 @@ from tests.support.repo import ROOT
 BENCH = os.path.join(ROOT, "bench")
 
 
+def _load(name: str):
+  spec = importlib.util.spec_from_file_location(name, os.path.join(BENCH, f"{name}.py"))
+  assert spec is not None and spec.loader is not None
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
 @pytest.fixture(scope="module")
 def run_benchmark():
-  sys.path.insert(0, BENCH)  # it imports suite_ratios beside it, as when run as a script.
+  # It imports suite_ratios beside it, as a script finds it: given it first, by name.
+  saved = sys.modules.get("suite_ratios")
+  sys.modules["suite_ratios"] = _load("suite_ratios")
   try:
-    spec = importlib.util.spec_from_file_location("run_benchmark",
-                                                  os.path.join(BENCH, "run_benchmark.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    yield module
+    yield _load("run_benchmark")
   finally:
-    sys.path.remove(BENCH)
+    if saved is None:
+      sys.modules.pop("suite_ratios", None)
+    else:
+      sys.modules["suite_ratios"] = saved
 
 
 def test_names_and_old_keys_select_the_same_benchmarks(run_benchmark):

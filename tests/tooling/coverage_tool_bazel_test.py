@@ -136,17 +136,17 @@ class CoverageToolTest(absltest.TestCase):
         f.write(PASSING_XML)
     output = self.tempdir()
     done = self.tool("--dirs=my_tests", f"--testlogs={testlogs}", f"--output_dir={output}")
-    self.assertEqual(done.returncode, 1, done.stderr)  # vmvx and Vulkan did not run
+    self.assertEqual(done.returncode, 1, done.stderr)  # vmvx, Vulkan and tflite did not run
     self.assertEqual(self.table_rows(output), [
-        "| `double_test.py` | pass | not run | pass | not run |",
+        "| `double_test.py` | pass | not run | pass | not run | not run |",
         "| `erf_test.py` | pass | not run | fail (expected): compile: failed to legalize "
-        "operation … [1] | not run |"])
+        "operation … [1] | not run | not run |"])
     both = self.tempdir()
     done = self.tool("--dirs=my_tests,e2e", f"--testlogs={testlogs}", f"--output_dir={both}")
     rows = self.table_rows(both)
-    self.assertIn("| `my_tests/double_test.py` | pass | not run | pass | not run |", rows)
-    self.assertIn("| `e2e/simple_arithmetic_test.py` | not run | not run | not run | not run |",
-                  rows)
+    self.assertIn("| `my_tests/double_test.py` | pass | not run | pass | not run | not run |", rows)
+    self.assertIn("| `e2e/simple_arithmetic_test.py` | not run | not run | not run | not run | "
+                  "not run |", rows)
     self.assertEqual(bazel_servers(self.root), [])
 
   def test_a_bad_dir_is_a_one_line_usage_error(self):
@@ -164,10 +164,10 @@ class CoverageToolTest(absltest.TestCase):
     output = self.tempdir()
     done = self.tool("--run", "--dirs=my_tests", f"--output_dir={output}")
     self.assertEqual(self.table_rows(output), [
-        "| `double_test.py` | pass | not run | pass | not run |",
+        "| `double_test.py` | pass | not run | pass | not run | not run |",
         "| `erf_test.py` | pass | not run | fail (expected): compile: failed to legalize "
-        "operation … [1] | not run |"], done.stderr[-3000:])
-    self.assertEqual(done.returncode, 1, done.stderr[-3000:])  # vmvx and Vulkan did not run
+        "operation … [1] | not run | not run |"], done.stderr[-3000:])
+    self.assertEqual(done.returncode, 1, done.stderr[-3000:])  # vmvx, Vulkan and tflite did not run
     self.assertNotIn("e2e_tests", done.stderr)  # the e2e suites did not run
     self.assertEqual(bazel_servers(self.root), [])
     # Its own output base, kept for the next run's cached results.
