@@ -7,7 +7,7 @@ Only semantics-preserving steps belong here: a differential tester must never ma
 compile by assuming something that can silently compute a wrong answer. A pipeline that fails on a
 module (TF's decomposition refuses, or leaves TensorList ops) falls back to the plain lowering, so
 no import that worked with the plain lowering stops working; the header says so.
-Measurements behind each choice: docs/pass_pipelines.md.
+Measurements behind each choice: docs/import_pipeline.md.
 """
 
 import dataclasses

@@ -5,7 +5,7 @@ look for, so that a static module never imports the bindings), dynamic reshapes
 (`dynamic_strided_slices`) and scatters whose indices count is dynamic while their updates' is
 static (`scatter_counts`), all reading types and constants with `tensor_text`, unit dims
 (`unit_dim_reshapes`) and while carries grown from empty (`growing_carries`). Each module's
-docstring says which TF output it repairs and why (docs/pass_pipelines.md has the
+docstring says which TF output it repairs and why (docs/import_pipeline.md has the
 measurements).
 
 Import rule: no TensorFlow; text in, text out.

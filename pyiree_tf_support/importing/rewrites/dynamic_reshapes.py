@@ -3,7 +3,7 @@ dynamic result: `tf.reshape(x, [-1])` on a `[None, 3]` input), rewritten as `ten
 compiles: `tensor.collapse_shape`, or `tensor.expand_shape` behind a `cf.assert` that the
 dynamic size splits as asked (TF raises there too). IREE 3.13 rejects both
 `stablehlo.dynamic_reshape` ("explicitly marked illegal") and `tensor.reshape` with a computed
-shape ("index types must not cross the dispatch boundary"), measured in docs/pass_pipelines.md.
+shape ("index types must not cross the dispatch boundary"), measured in docs/import_pipeline.md.
 
 Only shapes whose meaning is certain are rewritten: dims equal on both sides at the front and
 back stay, and the rest is one dynamic input dim split into several (expand) or several input

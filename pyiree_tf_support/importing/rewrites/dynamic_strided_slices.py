@@ -1,7 +1,7 @@
 """`tf.StridedSlice` ops TF's lowering leaves in the StableHLO text because the input has a
 dynamic dim (`x[:, 0]` or `x[:, 1:3]` on a `[None, 4]` input), rewritten as one
 `tensor.extract_slice` (with `tensor.dim` for the dynamic sizes), which IREE compiles on every
-backend (measured in docs/pass_pipelines.md).
+backend (measured in docs/import_pipeline.md).
 
 Only slices whose meaning is certain without the runtime sizes are rewritten: constant begin, end
 and strides, no ellipsis or new axis, positive strides, and every dynamic dim taken whole (stride 1,

@@ -3,7 +3,7 @@ them: a `tf.while_loop` with shape invariant `[None]` and an empty start (`tf.ze
 becomes a `stablehlo.while` whose start operand keeps its static `tensor<0xi32>` type while the
 body carries `tensor<?xi32>`. The custom printed form gives the body the start's types, so the
 text does not parse back ("expects different type than prior uses"). Measured in
-docs/pass_pipelines.md:
+docs/import_pipeline.md:
 
 - the start is replaced by an empty tensor of the body's type, `tensor.empty(%size)` with the
   zero size behind a `util.optimization_barrier`: a `tensor.cast` (or a constant size) is folded

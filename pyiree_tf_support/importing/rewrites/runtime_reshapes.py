@@ -4,7 +4,7 @@ and a `tensor.expand_shape` to the shape's values, behind a `cf.assert` that the
 accepts for it.
 
 IREE 3.13 rejects `stablehlo.dynamic_reshape` and `tensor.reshape` with a computed shape
-(docs/pass_pipelines.md); an expand_shape whose sizes are the shape tensor's elements, read
+(docs/import_pipeline.md); an expand_shape whose sizes are the shape tensor's elements, read
 with `tensor.extract`, compiles on llvm-cpu, vmvx and Vulkan (measured on
 e2e/loop_reshape_test.py by hand first). TF's rules are kept: at most one -1, inferred from the
 element count; no other negative value; the product equal to the input's element count; a dim

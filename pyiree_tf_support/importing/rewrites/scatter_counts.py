@@ -9,7 +9,7 @@ StableHLO -> linalg_ext conversion makes an `iree_linalg_ext.scatter` its own ve
 scatter is only valid when each indices batch dim equals the updates' scatter dim it pairs with
 (TF raises otherwise), so a `tensor.cast` of the indices to the static count, after asserting
 it at run time, keeps every valid execution and fails the others as TF does. Measured: the ring
-buffer compiles on llvm-cpu, vmvx and Vulkan and matches TF (docs/pass_pipelines.md).
+buffer compiles on llvm-cpu, vmvx and Vulkan and matches TF (docs/import_pipeline.md).
 Only three-operand scatters (one operand, one update) are rewritten; anything else stays.
 Plain text work, no TF or IREE.
 """
