@@ -6,7 +6,7 @@ In the corpus because a TensorArray becomes TF TensorList ops on a `!tf_type.var
 does not convert: in a loop the variant stays a loop-carried value of the `mhlo.while` (which
 rejects it), without one the ops are left as they are. Every size here is a compile-time
 constant, so the importer's 'tensor-lists' pipeline (TF's tensor-list-ops-decomposition,
-docs/pass_pipelines.md) turns the lists into plain tensors: this file guards that path. The same ops carry a rolled Keras LSTM's outputs
+docs/import_pipeline.md) turns the lists into plain tensors: this file guards that path. The same ops carry a rolled Keras LSTM's outputs
 (keras/lstm_rolled_static_test.py).
 """
 

@@ -6,7 +6,7 @@ its outputs to TensorArrays (TensorList ops on `!tf_type.variant` values) even w
 known, and TF's lowering to StableHLO leaves those variants in the loop. lstm_static_test.py is
 the same model unrolled (straight-line code, passes); lstm_test.py has a static batch but a
 dynamic (None) time dimension. This file separates "TensorList with static sizes" (imported by the 'tensor-lists' pipeline,
-docs/pass_pipelines.md) from "dynamic shapes" (lstm_test.py, still failing).
+docs/import_pipeline.md) from "dynamic shapes" (lstm_test.py, still failing).
 
 Run with TF_USE_LEGACY_KERAS=1 (set by the Bazel macros).
 """
