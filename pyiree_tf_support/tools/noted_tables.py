@@ -1,5 +1,6 @@
 """Markdown tables whose cells point to numbered notes under them: the coverage page's table of
-e2e files (update_e2e_coverage) and its section of generated test classes (generated_coverage).
+e2e files (update_e2e_coverage) and its sections of the generated tests and keras.applications
+models (suite_sections).
 
 A table is {row key: {column: (status, note)}}; a cell whose note is worth showing says its
 status (or a short text of it) and the number of the note, listed under the table as

@@ -25,8 +25,9 @@ rules): the last Bazel run (bazel-testlogs, --testlogs=DIR, or the suites --run 
 --artifacts_dir=DIR the artifacts of a pytest / python run. It prints what was added, removed
 or changed phase, and which listed cells the run did not hold.
 
-With --section=e2e/generated it rewrites only the generated suite's section of the page, a row per
-test class (generated_coverage), from the last Bazel run or --artifacts_dir=DIR.
+With --section=e2e/generated (a row per test class) or --section=e2e/keras/applications (a row
+per model file) it rewrites only that suite's section of the page (suite_sections), from the last
+Bazel run or --artifacts_dir=DIR.
 """
 
 import argparse
@@ -47,9 +48,9 @@ from pyiree_tf_support.reporting import run_results
 from pyiree_tf_support.reporting.expected_failures import ExpectedFailure
 from pyiree_tf_support.tools import bazel_session
 from pyiree_tf_support.tools import e2e_lists
-from pyiree_tf_support.tools import generated_coverage
 from pyiree_tf_support.tools import noted_tables
 from pyiree_tf_support.tools import source_tree
+from pyiree_tf_support.tools import suite_sections
 from pyiree_tf_support.tools import update_lists
 
 TOOL = "python -m pyiree_tf_support.tools.update_e2e_coverage"
@@ -402,7 +403,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = TOOL) -> int:
                       help="the Bazel output base to run in (default: the tool's own, under "
                       "$XDG_CACHE_HOME/pyiree_tf_support/bazel); a server the tool starts there "
                       "is shut down when it ends")
-  parser.add_argument("--section", choices=[generated_coverage.DIRECTORY],
+  parser.add_argument("--section", choices=list(suite_sections.SECTIONS),
                       help="rewrite only this section of the page (from --artifacts_dir or "
                            "the Bazel run)")
   parser.add_argument("--dry_run", action="store_true",
@@ -436,6 +437,7 @@ def _main(args: argparse.Namespace, dirs: Sequence[SuiteDir],
     return update_lists.update([d.path for d in dirs], testlogs, args.artifacts_dir,
                                args.dry_run)
   if args.section is not None:
+    spec = suite_sections.SECTIONS[args.section]
     directory = os.path.join(e2e_lists.ROOT, args.section)
     try:
       if args.artifacts_dir is not None:
@@ -443,15 +445,16 @@ def _main(args: argparse.Namespace, dirs: Sequence[SuiteDir],
         source = f"a run's artifacts ({args.artifacts_dir})"
       else:
         run = run_results.from_bazel_testlogs(testlogs, [directory])
-        source = f"a Bazel run of `//{args.section}:all`"
+        source = f"a Bazel run of {spec.suite}"
     except run_results.RunError as e:
       print(f"{TOOL}: {e}", file=sys.stderr)
       return 2
-    table = generated_coverage.write(os.path.join(args.output_dir, "e2e_coverage.md"), run,
-                                     source)
+    table = suite_sections.write(os.path.join(args.output_dir, "e2e_coverage.md"), run,
+                                 source, spec)
     bad = [f"{key}@{b}" for key, row in table.items() for b, (s, _) in row.items()
-           if s in (generated_coverage.FAIL, generated_coverage.XPASS)]
-    print(f"{len(table)} classes; " + (f"{len(bad)} cells disagree with the lists: "
+           if s in (suite_sections.FAIL, suite_sections.XPASS)]
+    unit = "classes" if spec.by_class else "files"
+    print(f"{len(table)} {unit}; " + (f"{len(bad)} cells disagree with the lists: "
                                         + ", ".join(bad[:20]) if bad else "the lists hold"))
     return 1 if bad else 0
   if args.build_dir is not None:
@@ -469,10 +472,10 @@ def _main(args: argparse.Namespace, dirs: Sequence[SuiteDir],
     return 2
   os.makedirs(args.output_dir, exist_ok=True)
   page_path = os.path.join(args.output_dir, "e2e_coverage.md")
-  kept = ""  # the generated suite's section is rewritten by --section only.
+  kept = ""  # the suites' own sections are rewritten by --section only.
   if os.path.exists(page_path):
     with open(page_path, encoding="utf-8") as f:
-      kept = generated_coverage.kept_section(f.read())
+      kept = suite_sections.kept_sections(f.read())
   with open(page_path, "w") as f:
     f.write(markdown(table, dirs) + ("\n" + kept if kept else ""))
   with open(os.path.join(args.output_dir, "e2e_coverage.html"), "w") as f:

@@ -4,7 +4,7 @@ of e2e/BUILD.bazel, but no column of the generated suite's section (its suite do
 from absl.testing import absltest
 
 from pyiree_tf_support.tools import e2e_lists
-from pyiree_tf_support.tools import generated_coverage
+from pyiree_tf_support.tools import suite_sections
 from pyiree_tf_support.tools import update_e2e_coverage as coverage
 
 
@@ -19,7 +19,7 @@ class TfLiteCoverageTest(absltest.TestCase):
 
   def test_the_generated_section_keeps_the_default_backends(self):
     self.assertNotIn("tflite", e2e_lists.default_backends())
-    text = generated_coverage.section({}, "a run")
+    text = suite_sections.section({}, "a run")
     self.assertIn("| test class | tf | iree_vmla | iree_llvmjit | iree_vulkan |", text)
 
 

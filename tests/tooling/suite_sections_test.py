@@ -1,5 +1,6 @@
-"""The generated suite's section of docs/e2e_coverage.md: a row per test class, its cells judged
-against e2e/generated/BUILD.bazel's lists, spliced into the page without touching the rest."""
+"""The suites' own sections of docs/e2e_coverage.md: the generated suite's a row per test class,
+the keras.applications suite's a row per model file, each cell judged against its BUILD.bazel's
+lists, spliced into the page without touching the rest (nor each other)."""
 
 import os
 import shutil
@@ -9,7 +10,7 @@ from absl.testing import absltest
 
 from pyiree_tf_support.core.phases import Phase
 from pyiree_tf_support.reporting import run_results
-from pyiree_tf_support.tools import generated_coverage as coverage
+from pyiree_tf_support.tools import suite_sections as coverage
 from pyiree_tf_support.tools import update_e2e_coverage
 
 BUILD = '''
@@ -78,7 +79,6 @@ class SectionTest(absltest.TestCase):
     self.assertEqual(coverage.kept_section(page + "\n## Later\n"), coverage.section(table,
                                                                                      "a run"))
 
-
   def test_rewriting_the_e2e_table_keeps_the_generated_section(self):
     output = os.path.dirname(self.page)
     testlogs = tempfile.mkdtemp()
@@ -91,6 +91,66 @@ class SectionTest(absltest.TestCase):
       page = f.read()
     self.assertTrue(page.startswith("# e2e coverage\n"))
     self.assertTrue(page.endswith("\n\n" + coverage.section(table, "a run")), page[-500:])
+
+
+APPLICATIONS_BUILD = '''
+FAILING = {
+    "iree_llvmjit": {
+        "resnet50_v2_test.py": ("compile", "FoldUnitExtentDimsPass"),
+    },
+}
+'''
+
+
+class ApplicationsSectionTest(absltest.TestCase):
+  """The applications suite's rows are its model files, read from the run's per-file cells."""
+
+  def setUp(self):
+    super().setUp()
+    directory = tempfile.mkdtemp()
+    self.addCleanup(shutil.rmtree, directory)
+    self.build = os.path.join(directory, "BUILD.bazel")
+    with open(self.build, "w") as f:
+      f.write(APPLICATIONS_BUILD)
+    self.spec = coverage.APPLICATIONS
+
+  def test_a_row_per_model_file_with_its_first_cause(self):
+    run = run_results.Run({
+        ("e2e/keras/applications", "resnet50_v2_test.py", "iree_llvmjit"):
+            cell(Phase.COMPILE, "error: FoldUnitExtentDimsPass"),
+        ("e2e/keras/applications", "resnet50_v2_test.py", "tf"): cell(),
+        ("e2e/keras/applications", "vgg16_test.py", "iree_llvmjit"):
+            cell(Phase.MISMATCH, "max abs diff 3"),
+        ("e2e/keras/applications", "vgg16_test.py", "tf"): cell(),
+        ("e2e", "vgg16_test.py", "iree_vmla"): cell(Phase.COMPILE, "another suite's"),
+    }, ())
+    table = coverage.rows(run, self.build, self.spec)
+    self.assertEqual(list(table), ["resnet50_v2_test.py", "vgg16_test.py"])
+    self.assertEqual(table["resnet50_v2_test.py"]["iree_llvmjit"],
+                     (coverage.XFAIL, "compile: FoldUnitExtentDimsPass"))
+    self.assertEqual(table["vgg16_test.py"]["iree_llvmjit"],
+                     (coverage.FAIL, "mismatch: max abs diff 3"))
+    self.assertEqual(table["vgg16_test.py"]["iree_vmla"], (coverage.NOT_RUN, ""))
+    text = coverage.section(table, "a run", self.spec)
+    self.assertTrue(text.startswith(
+        "## keras.applications models (`e2e/keras/applications`)\n"), text)
+    self.assertIn("| file | tf | iree_vmla | iree_llvmjit | iree_vulkan |", text)
+    self.assertIn("| **passing** | 2 of 2 files | 0 of 2 files | 0 of 2 files | 0 of 2 files |",
+                  text)
+    self.assertIn("1. `resnet50_v2_test.py` on `iree_llvmjit`: compile: FoldUnitExtentDimsPass",
+                  text)
+
+  def test_each_section_is_rewritten_alone_and_the_page_keeps_both(self):
+    generated = coverage.section({}, "a run")
+    applications = coverage.section({}, "a run", self.spec)
+    page = "# e2e coverage\n\n| file |\n\n" + generated + "\n## Later\n"
+    page = coverage.splice(page, applications, self.spec)
+    page = coverage.splice(page, applications.replace("a run", "another run"), self.spec)
+    self.assertEqual(page.count(self.spec.heading), 1)
+    self.assertEqual(coverage.kept_section(page), generated)
+    self.assertIn("another run", coverage.kept_section(page, self.spec))
+    self.assertEqual(coverage.kept_sections(page),
+                     generated + "\n" + applications.replace("a run", "another run"))
 
 
 if __name__ == "__main__":
