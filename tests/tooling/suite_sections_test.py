@@ -30,16 +30,22 @@ def cell(phase=None, error=None):
   return run_results.Cell(phase, error, "report.json")
 
 
+def build_file(test: absltest.TestCase, text: str) -> str:
+  """A BUILD.bazel holding `text` in a directory of its own, removed after `test`."""
+  directory = tempfile.mkdtemp()
+  test.addCleanup(shutil.rmtree, directory)
+  path = os.path.join(directory, "BUILD.bazel")
+  with open(path, "w") as f:
+    f.write(text)
+  return path
+
+
 class SectionTest(absltest.TestCase):
 
   def setUp(self):
     super().setUp()
-    directory = tempfile.mkdtemp()
-    self.addCleanup(shutil.rmtree, directory)
-    self.build = os.path.join(directory, "BUILD.bazel")
-    with open(self.build, "w") as f:
-      f.write(BUILD)
-    self.page = os.path.join(directory, "e2e_coverage.md")
+    self.build = build_file(self, BUILD)
+    self.page = os.path.join(os.path.dirname(self.build), "e2e_coverage.md")
 
   def run_of(self, cells):
     return run_results.Run({}, (), {("e2e/generated", k, b): c for (k, b), c in cells.items()})
@@ -107,11 +113,7 @@ class ApplicationsSectionTest(absltest.TestCase):
 
   def setUp(self):
     super().setUp()
-    directory = tempfile.mkdtemp()
-    self.addCleanup(shutil.rmtree, directory)
-    self.build = os.path.join(directory, "BUILD.bazel")
-    with open(self.build, "w") as f:
-      f.write(APPLICATIONS_BUILD)
+    self.build = build_file(self, APPLICATIONS_BUILD)
     self.spec = coverage.APPLICATIONS
 
   def test_a_row_per_model_file_with_its_first_cause(self):
