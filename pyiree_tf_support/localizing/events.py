@@ -14,6 +14,8 @@ is over 1. A shape, dtype or NaN/Inf pattern difference is infinite.
 
 import dataclasses
 import enum
+import hashlib
+import mmap
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -102,39 +104,109 @@ def tensor_error(suspect: np.ndarray, trusted: np.ndarray,
                  backend_names: Sequence[str] = (), rtol: Optional[float] = None,
                  atol: Optional[float] = None) -> TensorError:
   """The suspect's error against the trusted tensor, in units of the dtype's tolerance (the
-  table's under `policy`, or a call's own `rtol`/`atol`)."""
+  table's under `policy`, or a call's own `rtol`/`atol`).
+
+  Measured CHUNK_ELEMENTS at a time, in float64 (or complex128): done whole, the float64
+  copies and masks of a 64 MiB float32 pair peaked at about 14x its size, most of the
+  localizer's memory (docs/localizing.md, Cost). The worst element and a NaN/Inf pattern
+  difference are those of the whole tensor, found chunk by chunk in order; the resident pages
+  of a memory-mapped operand are dropped after each chunk (release_pages)."""
   if suspect.shape != trusted.shape or suspect.dtype != trusted.dtype:
     return TensorError(float("inf"), note=f"{suspect.dtype}{list(suspect.shape)} vs "
                        f"{trusted.dtype}{list(trusted.shape)}")
   if suspect.size == 0:
     return TensorError(0.0)
   if not tolerances.is_inexact(trusted.dtype):
-    differ = suspect != trusted
-    if not differ.any():
-      return TensorError(0.0)
-    index = np.unravel_index(int(np.argmax(differ)), differ.shape)
-    return TensorError(1.0 + float(differ.mean()) * 1e6, tuple(int(i) for i in index),
-                       repr(suspect[index].item()), repr(trusted[index].item()))
-  s = suspect.astype(np.float64) if suspect.dtype.kind != "c" else suspect.astype(np.complex128)
-  t = trusted.astype(s.dtype)
-  bad_pattern = (np.isnan(s) != np.isnan(t)) | (np.isinf(s) & (s != t))
-  if bad_pattern.any():
-    index = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad_pattern)), s.shape))
-    return TensorError(float("inf"), index, repr(suspect[index].item()),
-                       repr(trusted[index].item()))
-  tolerance = policy.for_dtype(trusted.dtype, backend_names, rtol, atol)
+    return _exact_error(suspect, trusted)
+  wide = np.complex128 if suspect.dtype.kind == "c" else np.float64
+  flat_s, flat_t = flat(suspect), flat(trusted)
+  tolerance: Optional[tolerances.Tolerance] = None
+  worst, worst_at = -1.0, 0
+  for start in range(0, flat_s.size, CHUNK_ELEMENTS):
+    s = flat_s[start:start + CHUNK_ELEMENTS].astype(wide)
+    t = flat_t[start:start + CHUNK_ELEMENTS].astype(wide)
+    release_pages(suspect, trusted)
+    bad_pattern = (np.isnan(s) != np.isnan(t)) | (np.isinf(s) & (s != t))
+    if bad_pattern.any():  # the first one of the whole tensor: no earlier chunk had one.
+      index = _index(start + int(np.argmax(bad_pattern)), suspect.shape)
+      return TensorError(float("inf"), index, repr(suspect[index].item()),
+                         repr(trusted[index].item()))
+    if tolerance is None:
+      tolerance = policy.for_dtype(trusted.dtype, backend_names, rtol, atol)
+    ratio = _ratio(s, t, tolerance)
+    at = int(np.argmax(ratio))
+    if ratio[at] > worst:  # strictly: the first of equal worst elements, as argmax finds.
+      worst, worst_at = float(ratio[at]), start + at
+  index = _index(worst_at, suspect.shape)
+  return TensorError(worst, index, repr(suspect[index].item()), repr(trusted[index].item()))
+
+
+# Elements compared at once: each float64 temporary of a chunk is 2 MiB.
+CHUNK_ELEMENTS = 1 << 18
+
+
+def flat(array: np.ndarray) -> np.ndarray:
+  """The array in C order, one dimension (a view when it is C-contiguous, as saved ones are)."""
+  return array.reshape(-1)
+
+
+def release_pages(*arrays: np.ndarray) -> None:
+  """Drops the resident pages of memory-mapped arrays (np.load's mmap_mode): a read page of a
+  mapped file counts in the process's RSS until the mapping goes, so reading a mapped tensor
+  chunk-wise would still make it resident whole. The file's pages stay in the page cache; a
+  later read maps them again."""
+  for array in arrays:
+    base = array
+    while base is not None and not isinstance(base, mmap.mmap):
+      base = getattr(base, "base", None)
+    if isinstance(base, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+      base.madvise(mmap.MADV_DONTNEED)
+
+
+def digest(array: np.ndarray) -> str:
+  """The sha256 of the array's bytes in C order, hashed chunk-wise (never a whole copy)."""
+  contiguous = np.ascontiguousarray(array)  # a view unless the array is not C-contiguous.
+  raw = flat(contiguous).view(np.uint8) if contiguous.size else np.zeros(0, np.uint8)
+  hashed = hashlib.sha256()
+  step = CHUNK_ELEMENTS * 8
+  for start in range(0, raw.size, step):
+    hashed.update(raw[start:start + step].data)
+    release_pages(array)
+  return hashed.hexdigest()
+
+
+def _index(flat_index: int, shape: Tuple[int, ...]) -> Tuple[int, ...]:
+  return tuple(int(i) for i in np.unravel_index(flat_index, shape))
+
+
+def _ratio(s: np.ndarray, t: np.ndarray, tolerance: tolerances.Tolerance) -> np.ndarray:
+  """|s - t| / (atol + rtol * |t|) per element (0 where equal, inf where the bound is 0)."""
   finite = np.isfinite(s) & np.isfinite(t)
   # Only finite pairs are subtracted (inf - inf would be NaN, with a numpy warning); the
-  # others were judged by their NaN/Inf pattern above.
+  # others were judged by their NaN/Inf pattern.
   difference = np.abs(np.where(finite, s, 0.0) - np.where(finite, t, 0.0))
   bound = tolerance.atol + tolerance.rtol * np.where(finite, np.abs(t), 0.0)
   with np.errstate(divide="ignore", invalid="ignore"):
     ratio = np.where(difference == 0, 0.0, difference / np.where(bound == 0, np.nan, bound))
-  ratio = np.where(np.isnan(ratio), np.inf, ratio)
-  flat_index = int(np.argmax(ratio))
-  index = tuple(int(i) for i in np.unravel_index(flat_index, s.shape))
-  return TensorError(float(ratio.reshape(-1)[flat_index]), index,
-                     repr(suspect[index].item()), repr(trusted[index].item()))
+  return np.where(np.isnan(ratio), np.inf, ratio)
+
+
+def _exact_error(suspect: np.ndarray, trusted: np.ndarray) -> TensorError:
+  """An exact dtype: any difference is over 1, plus 1e6 x the fraction of elements that differ."""
+  flat_s, flat_t = flat(suspect), flat(trusted)
+  differing, first = 0, None
+  for start in range(0, flat_s.size, CHUNK_ELEMENTS):
+    differ = flat_s[start:start + CHUNK_ELEMENTS] != flat_t[start:start + CHUNK_ELEMENTS]
+    release_pages(suspect, trusted)
+    count = int(np.count_nonzero(differ))
+    if count and first is None:
+      first = start + int(np.argmax(differ))
+    differing += count
+  if first is None:
+    return TensorError(0.0)
+  index = _index(first, suspect.shape)
+  return TensorError(1.0 + differing / suspect.size * 1e6, index, repr(suspect[index].item()),
+                     repr(trusted[index].item()))
 
 
 def event_error(suspect: Event, trusted: Event,
@@ -160,10 +232,7 @@ def is_digest(array: np.ndarray) -> bool:
 
 def _digest_error(suspect: np.ndarray, trusted: np.ndarray) -> TensorError:
   """Equal digests are equal tensors; otherwise the error cannot be measured (not blamed)."""
-  import hashlib
-  digests = [str(a) if is_digest(a) else
-             hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()
-             for a in (suspect, trusted)]
+  digests = [str(a) if is_digest(a) else digest(a) for a in (suspect, trusted)]
   if digests[0] == digests[1]:
     return TensorError(0.0)
   return TensorError(0.0, note=UNCOMPARED)
