@@ -14,14 +14,13 @@ is over 1. A shape, dtype or NaN/Inf pattern difference is infinite.
 
 import dataclasses
 import enum
-import hashlib
-import mmap
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.localizing import tensors
 
 # How much a dispatch must amplify the error of its inputs for the dispatch to be blamed (and
 # how much an input's error must exceed every earlier output's to blame a step outside
@@ -106,11 +105,11 @@ def tensor_error(suspect: np.ndarray, trusted: np.ndarray,
   """The suspect's error against the trusted tensor, in units of the dtype's tolerance (the
   table's under `policy`, or a call's own `rtol`/`atol`).
 
-  Measured CHUNK_ELEMENTS at a time, in float64 (or complex128): done whole, the float64
+  Measured tensors.CHUNK_ELEMENTS at a time, in float64 (or complex128): done whole, the float64
   copies and masks of a 64 MiB float32 pair peaked at about 14x its size, most of the
   localizer's memory (docs/localizing.md, Cost). The worst element and a NaN/Inf pattern
   difference are those of the whole tensor, found chunk by chunk in order; the resident pages
-  of a memory-mapped operand are dropped after each chunk (release_pages)."""
+  of a memory-mapped operand are dropped after each chunk (tensors.release_pages)."""
   if suspect.shape != trusted.shape or suspect.dtype != trusted.dtype:
     return TensorError(float("inf"), note=f"{suspect.dtype}{list(suspect.shape)} vs "
                        f"{trusted.dtype}{list(trusted.shape)}")
@@ -119,13 +118,13 @@ def tensor_error(suspect: np.ndarray, trusted: np.ndarray,
   if not tolerances.is_inexact(trusted.dtype):
     return _exact_error(suspect, trusted)
   wide = np.complex128 if suspect.dtype.kind == "c" else np.float64
-  flat_s, flat_t = flat(suspect), flat(trusted)
+  flat_s, flat_t = tensors.flat(suspect), tensors.flat(trusted)
   tolerance: Optional[tolerances.Tolerance] = None
   worst, worst_at = -1.0, 0
-  for start in range(0, flat_s.size, CHUNK_ELEMENTS):
-    s = flat_s[start:start + CHUNK_ELEMENTS].astype(wide)
-    t = flat_t[start:start + CHUNK_ELEMENTS].astype(wide)
-    release_pages(suspect, trusted)
+  for start in range(0, flat_s.size, tensors.CHUNK_ELEMENTS):
+    s = flat_s[start:start + tensors.CHUNK_ELEMENTS].astype(wide)
+    t = flat_t[start:start + tensors.CHUNK_ELEMENTS].astype(wide)
+    tensors.release_pages(suspect, trusted)
     bad_pattern = (np.isnan(s) != np.isnan(t)) | (np.isinf(s) & (s != t))
     if bad_pattern.any():  # the first one of the whole tensor: no earlier chunk had one.
       index = _index(start + int(np.argmax(bad_pattern)), suspect.shape)
@@ -139,40 +138,6 @@ def tensor_error(suspect: np.ndarray, trusted: np.ndarray,
       worst, worst_at = float(ratio[at]), start + at
   index = _index(worst_at, suspect.shape)
   return TensorError(worst, index, repr(suspect[index].item()), repr(trusted[index].item()))
-
-
-# Elements compared at once: each float64 temporary of a chunk is 2 MiB.
-CHUNK_ELEMENTS = 1 << 18
-
-
-def flat(array: np.ndarray) -> np.ndarray:
-  """The array in C order, one dimension (a view when it is C-contiguous, as saved ones are)."""
-  return array.reshape(-1)
-
-
-def release_pages(*arrays: np.ndarray) -> None:
-  """Drops the resident pages of memory-mapped arrays (np.load's mmap_mode): a read page of a
-  mapped file counts in the process's RSS until the mapping goes, so reading a mapped tensor
-  chunk-wise would still make it resident whole. The file's pages stay in the page cache; a
-  later read maps them again."""
-  for array in arrays:
-    base = array
-    while base is not None and not isinstance(base, mmap.mmap):
-      base = getattr(base, "base", None)
-    if isinstance(base, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
-      base.madvise(mmap.MADV_DONTNEED)
-
-
-def digest(array: np.ndarray) -> str:
-  """The sha256 of the array's bytes in C order, hashed chunk-wise (never a whole copy)."""
-  contiguous = np.ascontiguousarray(array)  # a view unless the array is not C-contiguous.
-  raw = flat(contiguous).view(np.uint8) if contiguous.size else np.zeros(0, np.uint8)
-  hashed = hashlib.sha256()
-  step = CHUNK_ELEMENTS * 8
-  for start in range(0, raw.size, step):
-    hashed.update(raw[start:start + step].data)
-    release_pages(array)
-  return hashed.hexdigest()
 
 
 def _index(flat_index: int, shape: Tuple[int, ...]) -> Tuple[int, ...]:
@@ -193,11 +158,11 @@ def _ratio(s: np.ndarray, t: np.ndarray, tolerance: tolerances.Tolerance) -> np.
 
 def _exact_error(suspect: np.ndarray, trusted: np.ndarray) -> TensorError:
   """An exact dtype: any difference is over 1, plus 1e6 x the fraction of elements that differ."""
-  flat_s, flat_t = flat(suspect), flat(trusted)
+  flat_s, flat_t = tensors.flat(suspect), tensors.flat(trusted)
   differing, first = 0, None
-  for start in range(0, flat_s.size, CHUNK_ELEMENTS):
-    differ = flat_s[start:start + CHUNK_ELEMENTS] != flat_t[start:start + CHUNK_ELEMENTS]
-    release_pages(suspect, trusted)
+  for start in range(0, flat_s.size, tensors.CHUNK_ELEMENTS):
+    differ = flat_s[start:start + tensors.CHUNK_ELEMENTS] != flat_t[start:start + tensors.CHUNK_ELEMENTS]
+    tensors.release_pages(suspect, trusted)
     count = int(np.count_nonzero(differ))
     if count and first is None:
       first = start + int(np.argmax(differ))
@@ -232,7 +197,7 @@ def is_digest(array: np.ndarray) -> bool:
 
 def _digest_error(suspect: np.ndarray, trusted: np.ndarray) -> TensorError:
   """Equal digests are equal tensors; otherwise the error cannot be measured (not blamed)."""
-  digests = [str(a) if is_digest(a) else digest(a) for a in (suspect, trusted)]
+  digests = [str(a) if is_digest(a) else tensors.digest(a) for a in (suspect, trusted)]
   if digests[0] == digests[1]:
     return TensorError(0.0)
   return TensorError(0.0, note=UNCOMPARED)

@@ -35,6 +35,7 @@ from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.localizing import events as events_lib
+from pyiree_tf_support.localizing import tensors
 
 REQUEST = "request.json"
 INPUTS = "request.npz"
@@ -51,15 +52,15 @@ class _Stop(Exception):
 
 def stats(array: np.ndarray) -> Dict[str, Any]:
   """What is kept of a tensor beyond the budget, besides its digest: a glance at its values.
-  Taken chunk-wise (events.CHUNK_ELEMENTS), as the comparisons are: a tensor over the budget
+  Taken chunk-wise (tensors.CHUNK_ELEMENTS), as the comparisons are: a tensor over the budget
   is the one least affordable to copy."""
   if array.size == 0 or array.dtype.kind not in "biufc":
     return {}
-  flat = events_lib.flat(array)
+  flat = tensors.flat(array)
   counts = {"nan": 0, "inf": 0}
   low, high, total, finite_count = None, None, 0.0, 0
-  for start in range(0, flat.size, events_lib.CHUNK_ELEMENTS):
-    values = flat[start:start + events_lib.CHUNK_ELEMENTS]
+  for start in range(0, flat.size, tensors.CHUNK_ELEMENTS):
+    values = flat[start:start + tensors.CHUNK_ELEMENTS]
     values = np.abs(values) if values.dtype.kind == "c" else values
     values = values.astype(np.float64) if values.dtype.kind == "b" else values
     if values.dtype.kind == "f":
@@ -79,7 +80,7 @@ def stats(array: np.ndarray) -> Dict[str, Any]:
 
 
 def digest(array: np.ndarray) -> str:
-  return events_lib.digest(array)
+  return tensors.digest(array)
 
 
 def _save(run_dir: str, name: str, array: np.ndarray) -> None:
@@ -88,11 +89,7 @@ def _save(run_dir: str, name: str, array: np.ndarray) -> None:
 
 
 def _load(run_dir: str, name: str) -> np.ndarray:
-  path = os.path.join(run_dir, TENSORS, name + ".npy")
-  try:
-    return np.load(path, mmap_mode="r", allow_pickle=False)
-  except ValueError:  # an empty array cannot be mapped.
-    return np.load(path, allow_pickle=False)
+  return tensors.load(os.path.join(run_dir, TENSORS, name + ".npy"))
 
 
 def _view(buffer_view: Any) -> Tuple[np.ndarray, Any]:

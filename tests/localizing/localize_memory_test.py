@@ -34,7 +34,7 @@ PARENT_MULTIPLE = 6
 CHILD_MULTIPLE = 6
 
 # Runs the localize command in this process, then writes the process's peak RSS (bytes).
-_WRAPPER = """
+WRAPPER = """
 import json, sys
 from absl import app
 from pyiree_tf_support import localize
@@ -50,7 +50,7 @@ with open(out, "w") as f:
 """
 
 
-def _module(n: int) -> type:
+def module_class(n: int) -> type:
 
   class Chain(tf.Module):
 
@@ -64,7 +64,7 @@ def _module(n: int) -> type:
   return Chain
 
 
-def _trace_function(n: int):
+def trace_function(n: int):
 
   def chain_once(module):
     module.chain(np.random.default_rng(0).uniform(-2, 2, (n, n)).astype(np.float32))
@@ -75,14 +75,15 @@ def _trace_function(n: int):
 
 class LocalizeMemoryTest(recorded_traces.RecordedTraces, absltest.TestCase):
 
-  CASES = tuple((_module(n), _trace_function(n), ("iree_vmvx",), False) for n in (SMALL, BIG))
+  CASES = tuple((module_class(n), trace_function(n), ("iree_vmvx",), False)
+                for n in (SMALL, BIG))
 
   def _localize(self, n: int):
     """(the parent's peak RSS, {run dir name: the child's peak RSS}, stdout) of one run."""
     trace_dir = self.trace_dirs[f"Chain{n}"]
     out = os.path.join(self.artifacts_dir, f"parent_{n}.json")
     completed = subprocess.run(
-        [sys.executable, "-c", _WRAPPER, out, trace_dir, "--target_backends=iree_vmvx",
+        [sys.executable, "-c", WRAPPER, out, trace_dir, "--target_backends=iree_vmvx",
          "--trusted_backend=iree_llvmcpu"],
         capture_output=True, text=True, check=False, timeout=1200)
     with open(out) as f:
@@ -103,6 +104,14 @@ class LocalizeMemoryTest(recorded_traces.RecordedTraces, absltest.TestCase):
     small_parent, small_children, _ = self._localize(SMALL)
     big_parent, big_children, stdout = self._localize(BIG)
     mib = 1 << 20
+    # The figures docs/localizing.md quotes (pytest -s shows them).
+    print(f"peak RSS, T = {TENSOR_BYTES / mib:.0f} MiB: process, peak MiB, baseline MiB, "
+          "(peak - baseline) / T")
+    for name, peak, base in [("parent", big_parent, small_parent)] + [
+        (name, big_children[name], small_children.get(name)) for name in sorted(big_children)]:
+      if peak is not None and base is not None:
+        print(f"  {name:<26} {peak / mib:6.0f} {base / mib:6.0f} "
+              f"{(peak - base) / TENSOR_BYTES:5.2f}")
     bound = small_parent + PARENT_MULTIPLE * TENSOR_BYTES
     self.assertLessEqual(
         big_parent, bound,
