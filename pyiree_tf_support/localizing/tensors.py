@@ -5,7 +5,7 @@ A tensor a run saved is read memory-mapped (`load`); a mapped page that was read
 process's RSS until the mapping goes, so whoever walks a mapped tensor chunk by chunk drops
 its pages as it goes (`release_pages`). Comparisons (events.tensor_error), digests and stats
 work on CHUNK_ELEMENTS at a time: done whole, the float64 copies and masks of one comparison
-of a 64 MiB float32 pair took about 14x its size.
+of a 64 MiB float32 pair took 12.75x its size (0.23x chunk-wise; tracemalloc).
 """
 
 import hashlib

@@ -18,6 +18,12 @@ a dispatch or a step outside dispatches is to blame, which aborts the call (IREE
 exception into the call's error) and ends the run: the context is never used again, and the
 process exits. The result then says `stopped`, not `error`.
 
+The process's peak stays a few times its largest tensor (result.json records it, `peak_rss`):
+the sink saves, judges, digests and summarises a view of the mapped trace buffer, a chunk at a
+time (localizing/tensors), never a copy; each input of DEVICE_INPUT_BYTES or more goes to the
+device before its call, its host copy dropped; results are read back in groups of up to
+MAX_BYTES.
+
 A process of its own: it never imports TensorFlow (lavapipe cannot share a process with it), a
 runtime crash is contained, and its memory goes when it exits. It imports IREE's runtime only.
 """
@@ -58,7 +64,7 @@ def stats(array: np.ndarray) -> Dict[str, Any]:
     return {}
   flat = tensors.flat(array)
   counts = {"nan": 0, "inf": 0}
-  low, high, total, finite_count = None, None, 0.0, 0
+  low, high, total, finite_count = float("inf"), float("-inf"), 0.0, 0
   for start in range(0, flat.size, tensors.CHUNK_ELEMENTS):
     values = flat[start:start + tensors.CHUNK_ELEMENTS]
     values = np.abs(values) if values.dtype.kind == "c" else values
@@ -68,14 +74,13 @@ def stats(array: np.ndarray) -> Dict[str, Any]:
       counts["inf"] += int(np.isinf(values).sum())
       values = values[np.isfinite(values)]
     if values.size:
-      low = values.min() if low is None else min(low, values.min())
-      high = values.max() if high is None else max(high, values.max())
+      low, high = min(low, float(values.min())), max(high, float(values.max()))
       total += float(values.sum(dtype=np.float64))
       finite_count += values.size
   # NaN/Inf counts for what is compared as floats: floats, complex magnitudes, bools.
   out: Dict[str, Any] = dict(counts) if flat.dtype.kind in "fcb" else {}
   if finite_count:
-    out.update(min=float(low), max=float(high), mean=total / finite_count)
+    out.update(min=low, max=high, mean=total / finite_count)
   return out
 
 
