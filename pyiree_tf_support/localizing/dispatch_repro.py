@@ -21,6 +21,7 @@ import numpy as np
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import safe_files
+from pyiree_tf_support.localizing import tensors
 
 _STATIC_TENSOR = re.compile(r"^tensor<(?:\d+x)*[a-z]+\d*>$")
 
@@ -143,6 +144,7 @@ def write(directory: str, flow_path: str, key: str, inputs: Sequence[np.ndarray]
     names.append(f"input_{index}.npy")
     safe_files.write_with(os.path.join(directory, names[-1]),
                          lambda f, a=array: np.save(f, a, allow_pickle=False))
+    tensors.release_pages(array)  # a mapped trusted tensor: its pages were read whole.
   table = {}
   for name in tolerances.DEFAULT_TOLERANCES:
     tolerance = policy.for_dtype(np.dtype("float32") if name == "bfloat16" else np.dtype(name),

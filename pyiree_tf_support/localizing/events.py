@@ -20,6 +20,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.localizing import tensors
 
 # How much a dispatch must amplify the error of its inputs for the dispatch to be blamed (and
 # how much an input's error must exceed every earlier output's to blame a step outside
@@ -102,39 +103,76 @@ def tensor_error(suspect: np.ndarray, trusted: np.ndarray,
                  backend_names: Sequence[str] = (), rtol: Optional[float] = None,
                  atol: Optional[float] = None) -> TensorError:
   """The suspect's error against the trusted tensor, in units of the dtype's tolerance (the
-  table's under `policy`, or a call's own `rtol`/`atol`)."""
+  table's under `policy`, or a call's own `rtol`/`atol`).
+
+  Measured tensors.CHUNK_ELEMENTS at a time, in float64 (or complex128): done whole, the float64
+  copies and masks of a 64 MiB float32 pair peaked at 12.75x its size, most of the
+  localizer's memory (docs/localizing.md, Cost). The worst element and a NaN/Inf pattern
+  difference are those of the whole tensor, found chunk by chunk in order; the resident pages
+  of a memory-mapped operand are dropped after each chunk (tensors.release_pages)."""
   if suspect.shape != trusted.shape or suspect.dtype != trusted.dtype:
     return TensorError(float("inf"), note=f"{suspect.dtype}{list(suspect.shape)} vs "
                        f"{trusted.dtype}{list(trusted.shape)}")
   if suspect.size == 0:
     return TensorError(0.0)
   if not tolerances.is_inexact(trusted.dtype):
-    differ = suspect != trusted
-    if not differ.any():
-      return TensorError(0.0)
-    index = np.unravel_index(int(np.argmax(differ)), differ.shape)
-    return TensorError(1.0 + float(differ.mean()) * 1e6, tuple(int(i) for i in index),
-                       repr(suspect[index].item()), repr(trusted[index].item()))
-  s = suspect.astype(np.float64) if suspect.dtype.kind != "c" else suspect.astype(np.complex128)
-  t = trusted.astype(s.dtype)
-  bad_pattern = (np.isnan(s) != np.isnan(t)) | (np.isinf(s) & (s != t))
-  if bad_pattern.any():
-    index = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad_pattern)), s.shape))
-    return TensorError(float("inf"), index, repr(suspect[index].item()),
-                       repr(trusted[index].item()))
-  tolerance = policy.for_dtype(trusted.dtype, backend_names, rtol, atol)
+    return _exact_error(suspect, trusted)
+  wide = np.complex128 if suspect.dtype.kind == "c" else np.float64
+  flat_s, flat_t = tensors.flat(suspect), tensors.flat(trusted)
+  tolerance: Optional[tolerances.Tolerance] = None
+  worst, worst_at = -1.0, 0
+  for start in range(0, flat_s.size, tensors.CHUNK_ELEMENTS):
+    s = flat_s[start:start + tensors.CHUNK_ELEMENTS].astype(wide)
+    t = flat_t[start:start + tensors.CHUNK_ELEMENTS].astype(wide)
+    tensors.release_pages(suspect, trusted)
+    bad_pattern = (np.isnan(s) != np.isnan(t)) | (np.isinf(s) & (s != t))
+    if bad_pattern.any():  # the first one of the whole tensor: no earlier chunk had one.
+      index = _index(start + int(np.argmax(bad_pattern)), suspect.shape)
+      return TensorError(float("inf"), index, repr(suspect[index].item()),
+                         repr(trusted[index].item()))
+    if tolerance is None:
+      tolerance = policy.for_dtype(trusted.dtype, backend_names, rtol, atol)
+    ratio = _ratio(s, t, tolerance)
+    at = int(np.argmax(ratio))
+    if ratio[at] > worst:  # strictly: the first of equal worst elements, as argmax finds.
+      worst, worst_at = float(ratio[at]), start + at
+  index = _index(worst_at, suspect.shape)
+  return TensorError(worst, index, repr(suspect[index].item()), repr(trusted[index].item()))
+
+
+def _index(flat_index: int, shape: Tuple[int, ...]) -> Tuple[int, ...]:
+  return tuple(int(i) for i in np.unravel_index(flat_index, shape))
+
+
+def _ratio(s: np.ndarray, t: np.ndarray, tolerance: tolerances.Tolerance) -> np.ndarray:
+  """|s - t| / (atol + rtol * |t|) per element (0 where equal, inf where the bound is 0)."""
   finite = np.isfinite(s) & np.isfinite(t)
   # Only finite pairs are subtracted (inf - inf would be NaN, with a numpy warning); the
-  # others were judged by their NaN/Inf pattern above.
+  # others were judged by their NaN/Inf pattern.
   difference = np.abs(np.where(finite, s, 0.0) - np.where(finite, t, 0.0))
   bound = tolerance.atol + tolerance.rtol * np.where(finite, np.abs(t), 0.0)
   with np.errstate(divide="ignore", invalid="ignore"):
     ratio = np.where(difference == 0, 0.0, difference / np.where(bound == 0, np.nan, bound))
-  ratio = np.where(np.isnan(ratio), np.inf, ratio)
-  flat_index = int(np.argmax(ratio))
-  index = tuple(int(i) for i in np.unravel_index(flat_index, s.shape))
-  return TensorError(float(ratio.reshape(-1)[flat_index]), index,
-                     repr(suspect[index].item()), repr(trusted[index].item()))
+  return np.where(np.isnan(ratio), np.inf, ratio)
+
+
+def _exact_error(suspect: np.ndarray, trusted: np.ndarray) -> TensorError:
+  """An exact dtype: any difference is over 1, plus 1e6 x the fraction of elements that differ."""
+  flat_s, flat_t = tensors.flat(suspect), tensors.flat(trusted)
+  differing, first = 0, None
+  step = tensors.CHUNK_ELEMENTS
+  for start in range(0, flat_s.size, step):
+    differ = flat_s[start:start + step] != flat_t[start:start + step]
+    tensors.release_pages(suspect, trusted)
+    count = int(np.count_nonzero(differ))
+    if count and first is None:
+      first = start + int(np.argmax(differ))
+    differing += count
+  if first is None:
+    return TensorError(0.0)
+  index = _index(first, suspect.shape)
+  return TensorError(1.0 + differing / suspect.size * 1e6, index, repr(suspect[index].item()),
+                     repr(trusted[index].item()))
 
 
 def event_error(suspect: Event, trusted: Event,
@@ -160,10 +198,7 @@ def is_digest(array: np.ndarray) -> bool:
 
 def _digest_error(suspect: np.ndarray, trusted: np.ndarray) -> TensorError:
   """Equal digests are equal tensors; otherwise the error cannot be measured (not blamed)."""
-  import hashlib
-  digests = [str(a) if is_digest(a) else
-             hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()
-             for a in (suspect, trusted)]
+  digests = [str(a) if is_digest(a) else tensors.digest(a) for a in (suspect, trusted)]
   if digests[0] == digests[1]:
     return TensorError(0.0)
   return TensorError(0.0, note=UNCOMPARED)

@@ -24,6 +24,7 @@ from pyiree_tf_support.localizing import events
 from pyiree_tf_support.localizing import oracle_module
 from pyiree_tf_support.localizing import oracle_run
 from pyiree_tf_support.localizing import oracle_sites
+from pyiree_tf_support.localizing import tensors
 from pyiree_tf_support.runtime import worker_client
 
 NAME = "oracle"  # what --trusted_backend names it by.
@@ -113,7 +114,7 @@ def _branch_taken(selector: np.ndarray, count: int) -> int:
 def _call(entry: dict) -> Call:
   raw: Dict[str, List[np.ndarray]] = {}
   for name, path in entry["probes"]:
-    raw.setdefault(name, []).append(np.load(path, allow_pickle=False))
+    raw.setdefault(name, []).append(tensors.load(path))
   probes: Dict[str, List[np.ndarray]] = {}
   for name, values in raw.items():
     if "@" not in name:
@@ -126,8 +127,8 @@ def _call(entry: dict) -> Call:
       chosen = [_branch_taken(b, count) for b in raw.get(branch_op + "BR", ())]
       probes.setdefault(value, []).extend(
           v for v, c in zip(values, chosen) if c == taken)
-  return Call(tuple(np.load(p, allow_pickle=False) for p in entry["results"]),
-              tuple(np.load(p, allow_pickle=False) for p in entry["state"]),
+  return Call(tuple(tensors.load(p) for p in entry["results"]),
+              tuple(tensors.load(p) for p in entry["state"]),
               {name: tuple(values) for name, values in probes.items()})
 
 

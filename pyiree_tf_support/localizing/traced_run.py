@@ -18,11 +18,16 @@ a dispatch or a step outside dispatches is to blame, which aborts the call (IREE
 exception into the call's error) and ends the run: the context is never used again, and the
 process exits. The result then says `stopped`, not `error`.
 
+The process's peak stays a few times its largest tensor (result.json records it, `peak_rss`):
+the sink saves, judges, digests and summarises a view of the mapped trace buffer, a chunk at a
+time (localizing/tensors), never a copy; each input of DEVICE_INPUT_BYTES or more goes to the
+device before its call, its host copy dropped; results are read back in groups of up to
+MAX_BYTES.
+
 A process of its own: it never imports TensorFlow (lavapipe cannot share a process with it), a
 runtime crash is contained, and its memory goes when it exits. It imports IREE's runtime only.
 """
 
-import hashlib
 import json
 import os
 import sys
@@ -34,7 +39,9 @@ import numpy as np
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import safe_files
+from pyiree_tf_support.core import structure
 from pyiree_tf_support.localizing import events as events_lib
+from pyiree_tf_support.localizing import tensors
 
 REQUEST = "request.json"
 INPUTS = "request.npz"
@@ -50,24 +57,35 @@ class _Stop(Exception):
 
 
 def stats(array: np.ndarray) -> Dict[str, Any]:
-  """What is kept of a tensor beyond the budget, besides its digest: a glance at its values."""
+  """What is kept of a tensor beyond the budget, besides its digest: a glance at its values.
+  Taken chunk-wise (tensors.CHUNK_ELEMENTS), as the comparisons are: a tensor over the budget
+  is the one least affordable to copy."""
   if array.size == 0 or array.dtype.kind not in "biufc":
     return {}
-  values = np.abs(array) if array.dtype.kind == "c" else array
-  values = values.astype(np.float64) if values.dtype.kind == "b" else values
-  finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values.reshape(-1)
-  out: Dict[str, Any] = {}
-  if values.dtype.kind == "f":
-    out["nan"] = int(np.isnan(values).sum())
-    out["inf"] = int(np.isinf(values).sum())
-  if finite.size:
-    out.update(min=float(finite.min()), max=float(finite.max()),
-               mean=float(finite.mean(dtype=np.float64)))
+  flat = tensors.flat(array)
+  counts = {"nan": 0, "inf": 0}
+  low, high, total, finite_count = float("inf"), float("-inf"), 0.0, 0
+  for start in range(0, flat.size, tensors.CHUNK_ELEMENTS):
+    values = flat[start:start + tensors.CHUNK_ELEMENTS]
+    values = np.abs(values) if values.dtype.kind == "c" else values
+    values = values.astype(np.float64) if values.dtype.kind == "b" else values
+    if values.dtype.kind == "f":
+      counts["nan"] += int(np.isnan(values).sum())
+      counts["inf"] += int(np.isinf(values).sum())
+      values = values[np.isfinite(values)]
+    if values.size:
+      low, high = min(low, float(values.min())), max(high, float(values.max()))
+      total += float(values.sum(dtype=np.float64))
+      finite_count += values.size
+  # NaN/Inf counts for what is compared as floats: floats, complex magnitudes, bools.
+  out: Dict[str, Any] = dict(counts) if flat.dtype.kind in "fcb" else {}
+  if finite_count:
+    out.update(min=low, max=high, mean=total / finite_count)
   return out
 
 
 def digest(array: np.ndarray) -> str:
-  return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
+  return tensors.digest(array)
 
 
 def _save(run_dir: str, name: str, array: np.ndarray) -> None:
@@ -76,25 +94,21 @@ def _save(run_dir: str, name: str, array: np.ndarray) -> None:
 
 
 def _load(run_dir: str, name: str) -> np.ndarray:
-  path = os.path.join(run_dir, TENSORS, name + ".npy")
-  try:
-    return np.load(path, mmap_mode="r", allow_pickle=False)
-  except ValueError:  # an empty array cannot be mapped.
-    return np.load(path, allow_pickle=False)
+  return tensors.load(os.path.join(run_dir, TENSORS, name + ".npy"))
 
 
-def _to_numpy(buffer_view: Any) -> np.ndarray:
-  """An owned copy of a traced tensor (the sink's buffers are borrowed for the callback)."""
+def _view(buffer_view: Any) -> Tuple[np.ndarray, Any]:
+  """A traced tensor as a numpy view of its mapped buffer, and the mapping (to release once
+  the callback is done with the view). Not copied: the callback saves, judges and digests it
+  before returning, and an owned copy of every traced tensor was one more of the largest
+  tensor at each dispatch boundary (docs/localizing.md, Cost)."""
   from iree import runtime as ireert
   dtype = np.dtype(ireert.HalElementType.map_to_dtype(buffer_view.element_type))
   shape = tuple(buffer_view.shape)
   if 0 in shape:
-    return np.zeros(shape, dtype)
+    return np.zeros(shape, dtype), None
   mapped = buffer_view.map()
-  try:
-    return np.array(mapped.asarray(shape, dtype), copy=True)
-  finally:
-    del mapped
+  return mapped.asarray(shape, dtype), mapped
 
 
 def fault(run_dir: str) -> Optional[str]:
@@ -164,8 +178,14 @@ class _Recorder:
       raise _Stop(self.fault) from None
 
   def _record(self, label: str, buffer_views: List[Any]) -> None:
+    views = [_view(buffer_view) for buffer_view in buffer_views]
+    try:
+      self._record_arrays(label, [array for array, _ in views])
+    finally:
+      del views  # unmapped before the sink returns its buffers to the runtime.
+
+  def _record_arrays(self, label: str, arrays: List[np.ndarray]) -> None:
     entries = []
-    arrays = [_to_numpy(buffer_view) for buffer_view in buffer_views]
     keep = not self.decided
     found = self._judge(label, arrays) if not self.decided else None
     for position, array in enumerate(arrays):
@@ -180,18 +200,86 @@ class _Recorder:
         entry["stats"] = stats(array)
       entries.append(entry)
     self.events.append({"call": self.call, "label": label, "tensors": entries})
-    del arrays
     if found is not None and self.stop_at_divergence:
       self.stopped = (f"at the divergence (event {len(self.events) - 1}, call {self.call}): "
                       f"{found.kind.value}")
       raise _Stop(self.stopped)
 
 
+class _Unreadable(Exception):
+  """An input of the request could not be read (our fault, never the backend's)."""
+
+
+# Inputs at least this big go to the device before the call, their host copy dropped; smaller
+# ones are passed as numpy arrays, as every other caller of the runtime does.
+DEVICE_INPUT_BYTES = 1 << 20
+
+
+def _argument(npz: Any, name: str, device: Any) -> Any:
+  try:
+    array = npz[name]
+  except Exception as e:
+    raise _Unreadable(f"cannot read input {name} of {INPUTS}: {e}") from e
+  if array.nbytes < DEVICE_INPUT_BYTES:
+    return array
+  from iree import runtime as ireert
+  return ireert.asdevicearray(device, array)
+
+
+def _nbytes(leaf: Any) -> int:
+  shape, dtype = getattr(leaf, "shape", None), getattr(leaf, "dtype", None)
+  if shape is None or dtype is None:
+    return 0
+  return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+def _save_results(run_dir: str, call: int, result: Any, device: Any, driver: str) -> List[str]:
+  """Saves a call's flat results (r<call>_<position>), read back in groups of up to MAX_BYTES:
+  all at once was a host copy of every result alive with the device's; one by one would cost
+  a queue submission each on Vulkan."""
+  from pyiree_tf_support.runtime import readback
+  leaves: List[Any] = list(structure.flatten(result, drop_none=True))
+  del result
+  names: List[str] = []
+  start = 0
+  while start < len(leaves):
+    end, size = start + 1, _nbytes(leaves[start])
+    while end < len(leaves) and size + _nbytes(leaves[end]) <= MAX_BYTES:
+      size += _nbytes(leaves[end])
+      end += 1
+    hosts = readback.results_to_numpy(leaves[start:end], device, driver)
+    for position, array in enumerate(hosts, start):
+      names.append(f"r{call}_{position}")
+      _save(run_dir, names[-1], array)
+    del hosts
+    leaves[start:end] = [None] * (end - start)  # the device's copies go too.
+    start = end
+  return names
+
+
+def peak_rss() -> Optional[int]:
+  """This process's peak resident set size in bytes (VmHWM), recorded in result.json: what a
+  run costs is read from it (docs/localizing.md, Cost; tests/localizing/
+  localize_memory_test.py)."""
+  try:
+    with open("/proc/self/status") as f:
+      for line in f:
+        if line.startswith("VmHWM:"):
+          return int(line.split()[1]) * 1024
+  except OSError:
+    pass
+  try:
+    import resource
+  except ImportError:
+    return None
+  peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+  return peak if sys.platform == "darwin" else peak * 1024  # bytes there, KiB elsewhere.
+
+
 def run(run_dir: str) -> Dict[str, Any]:
   """Makes the requested calls; the result document (also written to `run_dir`)."""
   from iree import runtime as ireert
 
-  from pyiree_tf_support.runtime import readback
   with open(os.path.join(run_dir, REQUEST)) as f:
     request = json.load(f)
   trusted, judge = None, None
@@ -210,33 +298,34 @@ def run(run_dir: str) -> Dict[str, Any]:
                        bool(request.get("stop_at_divergence")))
   outputs: List[List[str]] = []
   error = None
+  # Each input is read when its call comes and handed to the device before the call: the
+  # host copy goes then (an input of every call held at once, plus each one's device copy,
+  # was two of the largest tensor for each).
   with np.load(os.path.join(run_dir, INPUTS), allow_pickle=False) as npz:
-    inputs = {name: npz[name] for name in npz.files}
-  try:
-    device = ireert.get_device(request["driver"], cache=False)
-    config = ireert.Config(device=device)
-    sink = ireert.HalModuleDebugSink(recorder)
-    config.default_vm_modules = (
-        ireert.create_hal_module(config.vm_instance, device, debug_sink=sink),)
-    with open(request["vmfb"], "rb") as f:
-      vm_module = ireert.VmModule.copy_buffer(config.vm_instance, f.read())
-    context = ireert.SystemContext(vm_modules=[vm_module], config=config)
-    functions = context.modules[vm_module.name]
-    for index, call in enumerate(request["calls"]):
-      recorder.call = index
-      args = [inputs[f"c{index}_{i}"] for i in range(call["inputs"])]
-      result = functions[call["function"]](*args)
-      flat = readback.results_to_numpy(result, device, request["driver"])
-      names = []
-      for position, array in enumerate(flat):
-        names.append(f"r{index}_{position}")
-        _save(run_dir, names[-1], array)
-      outputs.append(names)
-  except Exception as e:  # the backend's failure: reported.
-    if recorder.stopped is None and recorder.fault is None:  # else: our own abort, from the
-      error = f"call {recorder.call}: {type(e).__name__}: {e}"  # sink (divergence, fault).
+    try:
+      device = ireert.get_device(request["driver"], cache=False)
+      config = ireert.Config(device=device)
+      sink = ireert.HalModuleDebugSink(recorder)
+      config.default_vm_modules = (
+          ireert.create_hal_module(config.vm_instance, device, debug_sink=sink),)
+      with open(request["vmfb"], "rb") as f:
+        vm_module = ireert.VmModule.copy_buffer(config.vm_instance, f.read())
+      context = ireert.SystemContext(vm_modules=[vm_module], config=config)
+      functions = context.modules[vm_module.name]
+      for index, call in enumerate(request["calls"]):
+        recorder.call = index
+        args = [_argument(npz, f"c{index}_{i}", device) for i in range(call["inputs"])]
+        result = functions[call["function"]](*args)
+        del args
+        outputs.append(_save_results(run_dir, index, result, device, request["driver"]))
+        del result
+    except _Unreadable:  # ours: the request's inputs, not the backend.
+      raise
+    except Exception as e:  # the backend's failure: reported.
+      if recorder.stopped is None and recorder.fault is None:  # else: our own abort, from
+        error = f"call {recorder.call}: {type(e).__name__}: {e}"  # the sink (divergence...).
   document = {"events": recorder.events, "outputs": outputs, "error": error,
-              "stopped": recorder.stopped, "fault": recorder.fault}
+              "stopped": recorder.stopped, "fault": recorder.fault, "peak_rss": peak_rss()}
   safe_files.write_text(os.path.join(run_dir, RESULT), json.dumps(document))
   return document
 

@@ -1,0 +1,134 @@
+"""The localizer's memory is a small multiple of the largest tensor, in the parent and in every
+child run.
+
+A real mismatch scaled up: vmvx rounds an f32 -> i32 convert that TensorFlow truncates
+(localize_test's Truncating), here inside an elementwise chain over one [4096, 4096] f32 input
+(64 MiB) followed by a row sum; both the chain and the sum are returned, so the largest tensor
+(T) is in the trace's inputs, its outputs and the traced dispatches' tensors alike. The same
+module at [64, 64] gives each process's baseline (the interpreter, IREE's runtime and compiler
+bindings, the loaded module: no tensor worth counting), and each peak RSS is bounded by its
+baseline plus a multiple of T. Before the comparisons were made chunk-wise and the traced run
+stopped copying tensors, the parent peaked at 1537 MiB (baseline 137 MiB, about 22 T above it)
+and the suspect's traced run at 1323 MiB (baseline 43 MiB, 20 T): docs/localizing.md, Cost.
+
+The parent's peak is its own VmHWM, read by a wrapper that runs the localize command's `main`
+in-process and writes it before exiting; each child run records its own in result.json.
+"""
+
+import glob
+import json
+import os
+import subprocess
+import sys
+
+from absl.testing import absltest
+import numpy as np
+import tensorflow as tf
+
+from tests.support import recorded_traces
+
+BIG, SMALL = 4096, 64
+TENSOR_BYTES = BIG * BIG * 4
+# Peak RSS above the baseline, in units of the largest tensor (the floors: docs/localizing.md).
+PARENT_MULTIPLE = 6
+CHILD_MULTIPLE = 6
+
+# Runs the localize command in this process, then writes the process's peak RSS (bytes).
+WRAPPER = """
+import json, sys
+from absl import app
+from pyiree_tf_support import localize
+out, argv = sys.argv[1], sys.argv[2:]
+try:
+  app.run(localize.main, argv=["localize"] + argv)
+except SystemExit as e:
+  code = e.code
+with open("/proc/self/status") as f:
+  kib = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+with open(out, "w") as f:
+  json.dump({"code": code, "peak_rss": kib * 1024}, f)
+"""
+
+
+def module_class(n: int) -> type:
+
+  class Chain(tf.Module):
+
+    @tf.function(input_signature=[tf.TensorSpec([n, n], tf.float32)])
+    def chain(self, x):
+      y = tf.cast(tf.cast(x * 3.0, tf.int32), tf.float32)
+      z = y * 0.25 + 0.5
+      return tf.reduce_sum(z, axis=1), z
+
+  Chain.__name__ = f"Chain{n}"
+  return Chain
+
+
+def trace_function(n: int):
+
+  def chain_once(module):
+    module.chain(np.random.default_rng(0).uniform(-2, 2, (n, n)).astype(np.float32))
+
+  chain_once.__name__ = f"chain_once_{n}"
+  return chain_once
+
+
+class LocalizeMemoryTest(recorded_traces.RecordedTraces, absltest.TestCase):
+
+  CASES = tuple((module_class(n), trace_function(n), ("iree_vmvx",), False)
+                for n in (SMALL, BIG))
+
+  def _localize(self, n: int):
+    """(the parent's peak RSS, {run dir name: the child's peak RSS}, stdout) of one run."""
+    trace_dir = self.trace_dirs[f"Chain{n}"]
+    out = os.path.join(self.artifacts_dir, f"parent_{n}.json")
+    completed = subprocess.run(
+        [sys.executable, "-c", WRAPPER, out, trace_dir, "--target_backends=iree_vmvx",
+         "--trusted_backend=iree_llvmcpu"],
+        capture_output=True, text=True, check=False, timeout=1200)
+    with open(out) as f:
+      parent = json.load(f)
+    self.assertEqual(parent["code"], 0, completed.stderr[-3000:])
+    self.assertIn(": dispatch chain_dispatch_0::", completed.stdout.splitlines()[0])
+    children = {}
+    module_dir = os.path.dirname(os.path.dirname(trace_dir))
+    for result in glob.glob(os.path.join(module_dir, "localize", "*", "**", "result.json"),
+                            recursive=True):
+      with open(result) as f:
+        document = json.load(f)
+      name = os.path.relpath(os.path.dirname(result), os.path.join(module_dir, "localize"))
+      children[name.split(os.sep, 1)[1]] = document.get("peak_rss")
+    return parent["peak_rss"], children, completed.stdout
+
+  def test_peak_rss_is_a_small_multiple_of_the_largest_tensor(self):
+    small_parent, small_children, _ = self._localize(SMALL)
+    big_parent, big_children, stdout = self._localize(BIG)
+    mib = 1 << 20
+    # The figures docs/localizing.md quotes (pytest -s shows them).
+    print(f"peak RSS, T = {TENSOR_BYTES / mib:.0f} MiB: process, peak MiB, baseline MiB, "
+          "(peak - baseline) / T")
+    for name, peak, base in [("parent", big_parent, small_parent)] + [
+        (name, big_children[name], small_children.get(name)) for name in sorted(big_children)]:
+      if peak is not None and base is not None:
+        print(f"  {name:<26} {peak / mib:6.0f} {base / mib:6.0f} "
+              f"{(peak - base) / TENSOR_BYTES:5.2f}")
+    bound = small_parent + PARENT_MULTIPLE * TENSOR_BYTES
+    self.assertLessEqual(
+        big_parent, bound,
+        f"the parent peaked at {big_parent / mib:.0f} MiB, over its baseline "
+        f"{small_parent / mib:.0f} MiB + {PARENT_MULTIPLE} x {TENSOR_BYTES / mib:.0f} MiB; "
+        f"{stdout[:2000]}")
+    self.assertEqual(sorted(big_children), sorted(small_children))
+    self.assertIn("iree_llvmcpu/suspect_run", big_children)
+    for name, peak in big_children.items():
+      self.assertIsNotNone(peak, f"{name}/result.json records no peak RSS")
+      self.assertIsNotNone(small_children[name], f"{name}/result.json records no peak RSS")
+      bound = small_children[name] + CHILD_MULTIPLE * TENSOR_BYTES
+      self.assertLessEqual(
+          peak, bound, f"{name} peaked at {peak / mib:.0f} MiB, over its baseline "
+          f"{small_children[name] / mib:.0f} MiB + {CHILD_MULTIPLE} x {TENSOR_BYTES / mib:.0f} "
+          "MiB")
+
+
+if __name__ == "__main__":
+  absltest.main()
