@@ -48,6 +48,7 @@ from pyiree_tf_support.reporting import repro
 from pyiree_tf_support.reporting import verdicts
 
 SCRIPT_NAME = "reduced.py"
+REFERENCE = "the reference"  # `trusted` of a program judged against the reference's outputs
 PROGRAM_NAME = "reduced.mlir"
 
 
@@ -82,6 +83,7 @@ class OpReduction:
   timed_out: bool = False
   script: str = ""
   command: str = ""  # the iree-compile command line of the reduced program
+  state: str = ""  # for a stateful call: how its state was made part of the program
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,7 +98,7 @@ class _State:
   reshape: Union[Tuple[()], Tuple[ops.Shape, ops.Shape, ops.Shape]] = ()
 
 
-class _Runner:
+class Runner:
   """Compiles candidates (compile cache) and runs them with iree-run-module in a child."""
 
   def __init__(self, work_dir: str, cache: Optional[CompileCache], limits: timeouts.Timeouts,
@@ -162,7 +164,7 @@ class _Mismatch:
 
   def __init__(self, text: str, function: ops.Function, failure: failures.Failure,
                suspect: Side, trusted: Side, values: Dict[ops.Ref, np.ndarray],
-               runner: _Runner, policy: tolerances.TolerancePolicy):
+               runner: Runner, policy: tolerances.TolerancePolicy):
     self.text, self.function, self.failure = text, function, failure
     self.suspect, self.trusted, self.values, self.runner = suspect, trusted, values, runner
     self.policy = policy
@@ -341,7 +343,7 @@ class _Mismatch:
 
 
 def _probe(text: str, function: ops.Function, trusted: Side, arguments: Sequence[np.ndarray],
-           reference: Sequence[np.ndarray], runner: _Runner,
+           reference: Sequence[np.ndarray], runner: Runner,
            policy: tolerances.TolerancePolicy) -> Tuple[Optional[Dict[ops.Ref, np.ndarray]], str]:
   """Every op's result as `trusted` computes it from the call's inputs, or (None, why not)."""
   outputs = tuple(dict.fromkeys(_tensor_results(function) + function.returns))
@@ -361,7 +363,8 @@ def _probe(text: str, function: ops.Function, trusted: Side, arguments: Sequence
   values.update({("arg", i): np.asarray(a) for i, a in enumerate(arguments)})
   names = (trusted.name, trusted.spec.name) + trusted.spec.aliases
   wrong = comparison.compare(tuple(np.asarray(r) for r in reference),
-                             tuple(values[r] for r in function.returns), "outputs",
+                             tuple(values[r] for r in function.returns[:len(reference)]),
+                             "outputs",
                              lambda dtype: policy.for_dtype(dtype, names))
   if wrong:
     return None, (f"{trusted.spec.name} is wrong too ("
@@ -375,13 +378,15 @@ def reduce_mismatch(text: str, function_name: str, failure: failures.Failure, su
                     cache: Optional[CompileCache], policy: tolerances.TolerancePolicy,
                     limits: timeouts.Timeouts, deadline: float) -> OpReduction:
   """The op level of a mismatch of `function_name` called with `arguments` (flat), whose
-  reference outputs are `reference` (flat); `trusted`: the backends to take values from, in
-  order (the first whose results agree with the reference is used)."""
+  reference outputs are `reference` (flat: the first results; a threaded stateful function
+  returns its globals after them, judged against the trusted values only); `trusted`: the
+  backends to take values from, in order (the first whose results agree with the reference
+  is used)."""
   try:
     function = ops.parse(text, function_name)
   except ops.OpsError as e:
     return OpReduction(f"not at the op level: {e}")
-  runner = _Runner(work_dir, cache, limits, deadline)
+  runner = Runner(work_dir, cache, limits, deadline)
   reasons = []
   for side in trusted:
     values, reason = _probe(text, function, side, arguments, reference, runner, policy)
@@ -413,6 +418,40 @@ def reduce_mismatch(text: str, function_name: str, failure: failures.Failure, su
                      len(function.ops), tried=runner.tried, timed_out=runner.timed_out)
 
 
+def as_called(text: str, function_name: str, failure: failures.Failure, suspect: Side,
+              arguments: Sequence[np.ndarray], reference: Sequence[np.ndarray], work_dir: str,
+              cache: Optional[CompileCache], policy: tolerances.TolerancePolicy,
+              limits: timeouts.Timeouts, deadline: float, note: str) -> OpReduction:
+  """The program as it is (`text`, one call of `function_name` fed `arguments`), judged on the
+  suspect against the reference's outputs: the standalone form of a failure no smaller program
+  shows (one that needs its globals). `note`: why the ops were not cut, for the report."""
+  runner = Runner(work_dir, cache, limits, deadline)
+  ops_count = len(ops.parse(text, function_name).ops)
+  runner.tried += 1
+  try:
+    vmfb = runner.compile(text, suspect)
+  except compiler.CompileError as e:
+    return OpReduction(f"not at the op level: {note}; the program does not compile alone "
+                       f"({e.reason})", ops_count, ops_count, tried=runner.tried)
+  got, error = runner.run(vmfb, suspect, function_name, arguments, len(reference))
+  if got is None:
+    return OpReduction(f"not at the op level: {note}; {error}", ops_count, ops_count,
+                       tried=runner.tried)
+  names = (suspect.name, suspect.spec.name) + suspect.spec.aliases
+  found = comparison.compare(tuple(np.asarray(r) for r in reference), tuple(got), "outputs",
+                             lambda dtype: policy.for_dtype(dtype, names))
+  outcome = verdicts.Outcome(
+      failure.backend, verdicts.Status.MISMATCH if found else verdicts.Status.PASS,
+      call_method=failure.method, mismatches=tuple(found))
+  if not failures.same_failure(failure, outcome):
+    return OpReduction(f"not at the op level: {note}; run alone with iree-run-module it does "
+                       "not fail the same way", ops_count, ops_count, tried=runner.tried)
+  return OpReduction("", ops_count, ops_count, text, function_name, REFERENCE,
+                     tuple(np.asarray(a) for a in arguments),
+                     tuple(np.asarray(r) for r in reference), tuple(got), tried=runner.tried,
+                     difference=comparison.describe_all(found), state=note)
+
+
 def reduce_compile_error(text: str, function_name: str, failure: failures.Failure,
                          suspect: Side, work_dir: str, cache: Optional[CompileCache],
                          limits: timeouts.Timeouts, deadline: float) -> OpReduction:
@@ -421,7 +460,7 @@ def reduce_compile_error(text: str, function_name: str, failure: failures.Failur
     function = ops.parse(text, function_name)
   except ops.OpsError as e:
     return OpReduction(f"not at the op level: {e}")
-  runner = _Runner(work_dir, cache, limits, deadline)
+  runner = Runner(work_dir, cache, limits, deadline)
   known: Dict[Tuple[int, ...], Optional[Tuple[str, str]]] = {}
 
   def fails(kept: Sequence[int]) -> Optional[Tuple[str, str]]:

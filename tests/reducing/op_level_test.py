@@ -85,6 +85,20 @@ def op_names(program: str):
   return re.findall(r"^\s*(?:%\S+ = )?\"?([a-z_]+\.[a-z_.]+)", program, re.MULTILINE)
 
 
+def reduced(test: absltest.TestCase, trace_dir: str, backend: str, *args: str):
+  """(the reduce command's result, the reduced dir, reduced.mlir's text), asserting it made
+  a reduced program."""
+  completed = reduce(trace_dir, f"--target_backends={backend}", *args)
+  test.assertEqual(completed.returncode, 0, completed.stderr[-3000:])
+  script = re.search(r"^reduced program: (\S+) (\S+)$", completed.stdout, re.MULTILINE)
+  test.assertIsNotNone(script, completed.stdout)
+  assert script is not None
+  directory = os.path.dirname(script.group(2))
+  with open(os.path.join(directory, "reduced.mlir")) as f:
+    program = f.read()
+  return completed, directory, program
+
+
 class OpLevelTest(recorded_traces.RecordedTraces, absltest.TestCase):
 
   CASES = ((Mlp, predict_once, ("iree_llvmcpu",), True),
@@ -93,14 +107,7 @@ class OpLevelTest(recorded_traces.RecordedTraces, absltest.TestCase):
            (Erf, erf_once, ("iree_vmvx",), False))
 
   def reduced(self, name: str, backend: str, *args: str):
-    completed = reduce(self.trace_dirs[name], f"--target_backends={backend}", *args)
-    self.assertEqual(completed.returncode, 0, completed.stderr[-3000:])
-    script = re.search(r"^reduced program: (\S+) (\S+)$", completed.stdout, re.MULTILINE)
-    self.assertIsNotNone(script, completed.stdout)
-    directory = os.path.dirname(script.group(2))
-    with open(os.path.join(directory, "reduced.mlir")) as f:
-      program = f.read()
-    return completed, directory, program
+    return reduced(self, self.trace_dirs[name], backend, *args)
 
   def assert_script(self, directory: str, expected: str) -> None:
     """reduced.py, pasted from / without the venv on PATH, fails as the original did."""
