@@ -96,6 +96,8 @@ class _State:
   sizes: Tuple[Tuple[int, int], ...] = ()
   # (old static shape, new shape, where the new one starts in the old) or ().
   reshape: Union[Tuple[()], Tuple[ops.Shape, ops.Shape, ops.Shape]] = ()
+  # Input values replaced: (input position, flat element index or -1 for all, the value).
+  values: Tuple[Tuple[int, int, object], ...] = ()
 
 
 class Runner:
@@ -149,6 +151,24 @@ class Runner:
     return [np.load(path, allow_pickle=False) for path in outputs], ""
 
 
+_ELEMENTS = 16  # the elements of one input tried one by one (the rest only as a whole)
+
+
+def _ladder(dtype: np.dtype) -> List[object]:
+  """Simple values in the order a reader finds them simplest: 0, 1, -1, 2, -2, halves."""
+  if dtype.kind == "b":
+    return [False, True]
+  if dtype.kind == "u":
+    return [0, 1, 2, 3, 4]
+  if dtype.kind == "i":
+    return [0, 1, -1, 2, -2, 3, -3, 4, -4]
+  return [0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 1.5, -1.5, 3.0, -3.0, 2.5, -2.5, 4.0, -4.0]
+
+
+def _rank(value: object, ladder: Sequence[object]) -> int:
+  return ladder.index(value) if value in ladder else len(ladder)
+
+
 def _tensor_results(function: ops.Function) -> Tuple[ops.Ref, ...]:
   return tuple(r for index in range(len(function.ops)) for r in function.results_of(index)
                if ops.is_value(function.type_of(r)))
@@ -179,6 +199,13 @@ class _Mismatch:
       old, new, start = state.reshape
       window = tuple(slice(s, s + n) for s, n in zip(start, new))
       arrays = [a[window] if a.shape == old else a for a in arrays]
+    for position, element, value in state.values:
+      changed = np.array(arrays[position], copy=True)
+      if element < 0:
+        changed[...] = value
+      else:
+        changed.reshape(-1)[element] = value
+      arrays[position] = changed
     return arrays
 
   @staticmethod
@@ -211,8 +238,8 @@ class _Mismatch:
                                  len(state.outputs))
     if got is None:
       return None
-    if state.splats or state.sizes or state.reshape:  # values changed: the trusted backend
-      # says what is right.
+    if state.splats or state.sizes or state.reshape or state.values:  # values changed: the
+      # trusted backend says what is right.
       try:
         expected, error = self.runner.run(self.runner.compile(text, self.trusted), self.trusted,
                                           self.function.name, inputs, len(state.outputs))
@@ -285,7 +312,42 @@ class _Mismatch:
       candidate = dataclasses.replace(state, splats=state.splats + ((index, first),))
       if self.outcome(candidate) is not None:
         state = candidate
-    return self._shrink(state)
+    return self._simpler_values(self._shrink(state))
+
+  def _simpler_values(self, state: _State) -> _State:
+    """Each input's values made simpler while the failure holds, as the examples engine's
+    shrinking does: the whole input one value of `_LADDER` (fewer distinct values), else each
+    of its first `_ELEMENTS` elements the first of the ladder, or the value truncated, that
+    still fails. Deterministic; each candidate's expected outputs are the trusted backend's."""
+    found = self.outcome(state)
+    if found is None:
+      return state
+    for position, array in enumerate(found[0]):
+      if array.dtype.kind not in "biuf" or array.size == 0:
+        continue
+      ladder = _ladder(array.dtype)
+      whole = [v for v in ladder[:4] if not np.all(array == v)]
+      for value in whole:
+        candidate = dataclasses.replace(state, values=state.values + ((position, -1, value),))
+        if self.outcome(candidate) is not None:
+          state = candidate
+          break
+      else:
+        for element in range(min(array.size, _ELEMENTS)):
+          current = array.reshape(-1)[element].item()
+          simpler = [v for v in ladder if abs(v) < abs(current)]
+          if array.dtype.kind == "f" and np.isfinite(current) and \
+              float(np.trunc(current)) != current:
+            simpler.append(float(np.trunc(current)))
+          for value in sorted(set(simpler), key=lambda v: (_rank(v, ladder), v)):
+            candidate = dataclasses.replace(
+                state, values=state.values + ((position, element, value),))
+            if self.outcome(candidate) is not None:
+              state = candidate
+              break
+          if self.runner.past_deadline():
+            return state
+    return state
 
   def _shrink(self, state: _State) -> _State:
     refs = ops.inputs_of(self.function, state.kept, state.outputs)
