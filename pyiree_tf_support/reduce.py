@@ -10,13 +10,18 @@ or the same normalised first error and failing pass):
 1. functions: those no call of the trace needs are removed (`mlir_functions.only_exporting`);
    for a compile error, the first method failing the same way compiled alone, with one call;
 2. calls: only the failing call when the functions left keep no state between calls; with
-   state, the calls after the failing one are dropped (the earlier ones make the state it fails
-   on, and a shorter prefix's outputs would not be the reference's);
+   state, the calls after the failing one are dropped, and the earlier ones replaced by the
+   state they leave (`reducing.state`: run with the globals threaded on a trusted backend whose
+   outputs of them agree with the reference's; the globals' initial values set to it) when
+   the failing call alone then fails the same way;
 3. functions again: those the kept calls do not need;
-4. ops (`reducing.op_level`), for a mismatch left in one stateless call or a compile error: the
-   function's StableHLO cut after the first diverging value, its operands turned into inputs
-   fed a trusted backend's values, ops nothing needs deleted, constants to splats, dynamic
-   dims to the smallest that fail; written as `reduced.mlir`, `input_N.npy`, the trusted
+4. ops (`reducing.op_level`), for a mismatch left in one call or a compile error: the
+   function's StableHLO (a stateful one with its globals as inputs fed the state it starts
+   from) cut after the first diverging value, its operands turned into inputs fed a trusted
+   backend's values, ops nothing needs deleted, constants to splats, dynamic dims to the
+   smallest that fail, input values to simpler ones; a stateful call that fails only with its
+   globals is kept whole, one call from its state, judged against the reference's outputs;
+   written as `reduced.mlir`, `input_N.npy`, the trusted
    outputs `expected_N.npy` and `reduced.py` (IREE's tools alone: DIVERGES/same, or the
    compile error).
 Every candidate is compiled (through the compile cache) and run as replay runs it. The result is
@@ -471,12 +476,16 @@ def _op_report(result: Optional[op_level.OpReduction]) -> List[str]:
     return []
   if not result.program:
     return ["## The op level", "", result.note[0].upper() + result.note[1:] + ".", ""]
+  whole = result.trusted == op_level.REFERENCE
   text = ["## The op level", "",
-          f"`{result.function}` cut to its fewest StableHLO ops that fail the same way: "
-          f"{result.ops_before} -> {result.ops} top-level ops ({result.tried} candidates"
-          f"{'; the time budget ended the search' if result.timed_out else ''})"
-          + (f"; its inputs and the expected outputs are what {result.trusted} computes for "
-             "them (input_N.npy, expected_N.npy)." if result.trusted else "."), "",
+          (f"`{result.function}` as it is ({result.ops} top-level ops), one call: its inputs "
+           "are the call's, the expected outputs the reference's (input_N.npy, "
+           "expected_N.npy)." if whole else
+           f"`{result.function}` cut to its fewest StableHLO ops that fail the same way: "
+           f"{result.ops_before} -> {result.ops} top-level ops ({result.tried} candidates"
+           f"{'; the time budget ended the search' if result.timed_out else ''})"
+           + (f"; its inputs and the expected outputs are what {result.trusted} computes for "
+              "them (input_N.npy, expected_N.npy)." if result.trusted else ".")), "",
           "```sh", shlex.join([sys.executable, result.script]), "```", ""]
   if result.state:
     text += ["A stateful call, " + result.state + ".", ""]

@@ -154,7 +154,7 @@ class Runner:
 _ELEMENTS = 16  # the elements of one input tried one by one (the rest only as a whole)
 
 
-def _ladder(dtype: np.dtype) -> List[object]:
+def _ladder(dtype: np.dtype) -> List[float]:
   """Simple values in the order a reader finds them simplest: 0, 1, -1, 2, -2, halves."""
   if dtype.kind == "b":
     return [False, True]
@@ -165,7 +165,7 @@ def _ladder(dtype: np.dtype) -> List[object]:
   return [0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 1.5, -1.5, 3.0, -3.0, 2.5, -2.5, 4.0, -4.0]
 
 
-def _rank(value: object, ladder: Sequence[object]) -> int:
+def _rank(value: float, ladder: Sequence[float]) -> int:
   return ladder.index(value) if value in ladder else len(ladder)
 
 

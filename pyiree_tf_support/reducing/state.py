@@ -142,6 +142,23 @@ def _symbols_used(ir, module) -> set:
   return used
 
 
+def _drop_unread(ir, module) -> None:
+  used = _symbols_used(ir, module)
+  for op in list(module.body.operations):
+    operation = op.operation
+    if operation.name == "ml_program.global" and _name(ir, operation) not in used:
+      operation.erase()
+
+
+def without_unread(text: str) -> str:
+  """The module without the globals no op refers to (another function's variables)."""
+  ir = ops.bindings()
+  with ir.Context():
+    module = ir.Module.parse(text)
+    _drop_unread(ir, module)
+    return module.operation.get_asm(enable_debug_info=False)
+
+
 def thread(text: str, only: Optional[str] = None) -> str:
   """The module with its mutable globals threaded through every public function (see the
   module's docstring); `only`: every other public function removed too."""
@@ -157,12 +174,7 @@ def thread(text: str, only: Optional[str] = None) -> str:
         function.erase()
         continue
       _thread_one(ir, function, state, touching)
-    used = _symbols_used(ir, module)
-    for op in list(module.body.operations):
-      operation = op.operation
-      if operation.name == "ml_program.global" and "is_mutable" in operation.attributes and \
-          _name(ir, operation) not in used:
-        operation.erase()
+    _drop_unread(ir, module)
     if not module.operation.verify():
       raise StateError("the module with its globals threaded does not verify")
     return module.operation.get_asm(enable_debug_info=False)
@@ -286,7 +298,7 @@ def reduce_mismatch(text: str, function_name: str, failure, suspect, trusted: Se
     why = ("made stateless (its globals inputs, fed the state it starts from) it does not fail "
            f"the same way ({result.note.replace('not at the op level: ', '')})")
   result = op_level.as_called(
-      text, function_name, failure, suspect, arguments, reference, work_dir, cache, policy,
+      without_unread(text), function_name, failure, suspect, arguments, reference, work_dir, cache, policy,
       limits, deadline, f"the failure needs its globals: {why}; the program keeps them, their "
       f"initial values the state the call starts from ({origin})")
   return dataclasses.replace(result, tried=result.tried + runner.tried)
