@@ -298,7 +298,8 @@ def reduce_mismatch(text: str, function_name: str, failure, suspect, trusted: Se
     why = ("made stateless (its globals inputs, fed the state it starts from) it does not fail "
            f"the same way ({result.note.replace('not at the op level: ', '')})")
   result = op_level.as_called(
-      without_unread(text), function_name, failure, suspect, arguments, reference, work_dir, cache, policy,
-      limits, deadline, f"the failure needs its globals: {why}; the program keeps them, their "
-      f"initial values the state the call starts from ({origin})")
+      without_unread(text), function_name, failure, suspect, arguments, reference, work_dir,
+      cache, policy, limits, deadline,
+      f"the failure needs its globals: {why}; the program keeps them, their initial values the "
+      f"state the call starts from ({origin})")
   return dataclasses.replace(result, tried=result.tried + runner.tried)
