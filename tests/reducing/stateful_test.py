@@ -96,6 +96,10 @@ class StatefulTest(recorded_traces.RecordedTraces, absltest.TestCase):
     with open(os.path.join(directory, "report.md")) as f:
       report = f.read()
     self.assertIn("the state it starts from (what iree_llvmcpu holds after call 0)", report)
+    # Deterministic: the same trace reduces to the same program and inputs.
+    _, _, again = self.reduced("Accumulator", "iree_vmvx")
+    self.assertEqual(again, program)
+    np.testing.assert_array_equal(np.load(os.path.join(directory, "input_0.npy")), [0.5])
 
   def test_a_failure_that_needs_its_globals_keeps_them_initialized(self):
     completed, directory, program = self.reduced("ConditionalAssign", "iree_vmvx")
