@@ -266,14 +266,16 @@ def cut(flow_path: str, key: str, shapes: Optional[Sequence[Sequence[int]]] = No
 
 def write(directory: str, flow_path: str, key: str, inputs: Sequence[np.ndarray],
           sides: Sequence[Tuple[backends.BackendSpec, Sequence[str]]], compile_tool: str,
-          run_tool: Optional[str], policy: tolerances.TolerancePolicy) -> Repro:
+          run_tool: Optional[str], policy: tolerances.TolerancePolicy,
+          shapes: Optional[Sequence[Sequence[int]]] = None) -> Repro:
   """Writes the repro of dispatch `key` fed `inputs` into `directory`; `sides`: (suspect,
-  trusted) with each one's compile flags."""
+  trusted) with each one's compile flags; `shapes`: its traced outputs' shapes, when known
+  (a result's dynamic dims that its inputs do not give)."""
   if run_tool is None:
     return Repro(None, "iree-run-module was not found next to this Python")
   if any(a.dtype.kind in "US" for a in inputs):
     return Repro(None, "an input was too large to keep (recorded as a digest only)")
-  module, reason, count = cut(flow_path, key)
+  module, reason, count = cut(flow_path, key, shapes)
   if module is None:
     return Repro(None, reason)
   safe_files.make_dirs(directory)
