@@ -10,7 +10,8 @@ B the bytes that passing file writes (against the 46 MB it once wrote), L the co
 call-execution of a 3000-call stateful trace (bench/long_trace_test.py), R the bytes, time and
 peak RSS of a ResNet50-sized Keras model (bench/resnet50_test.py). 6a is the cost of one drawn
 example once compiled (bench/example_cost.py), 6b an --examples=100 run of an e2e file / its
-traces alone; 7 one dispatch localization / the compile + run of the failing call. V figures: the
+traces alone; 7 one dispatch localization / the compile + run of the failing call; 8 one
+reduction (bench_reduce) / the same compile + run. V figures: the
 CPU seconds of a Vulkan file's run (its runtime workers' and the whole run's), an idle worker's
 device released by the measured rule vs after a fixed second vs never (docs/vulkan_idle.md).
 
@@ -635,35 +636,75 @@ LOCALIZE_CASES = (("e2e/integer_test.py", "iree_vmla", "float_int_casts"),
                   ("e2e/conditional_assign_test.py", "iree_llvmjit", "add_if_positive"))
 
 
-def bench_localize(bench: Bench) -> None:
-  """Ratio 7: one localization vs the original compile + run of the failing trace (replay
-  --recompile without the compile cache: the same compile and calls, without TensorFlow)."""
+def prepared_trace(bench: Bench, prefix: str, test_file: str, backend: str,
+                   trace: str) -> Optional[str]:
+  """The reference trace dir of one run of `test_file` on `backend` (its artifacts in a fresh
+  dir), or None (printed) when the run left none."""
+  artifacts_dir = bench.fresh_dir(prefix)
+  prepared = run_process("prepare", [test_file, f"--target_backends={backend}",
+                                     f"--artifacts_dir={artifacts_dir}"], bench.timeout)
+  module = next(iter(sorted(os.listdir(artifacts_dir))), None)
+  trace_dir = os.path.join(artifacts_dir, module or "", "traces", f"{trace}__tf_ref")
+  if prepared.returncode is None or not os.path.isdir(trace_dir):
+    print(f"  could not prepare the artifacts ({prepared.returncode}); skipped\n")
+    return None
+  return trace_dir
+
+
+def against_compile_and_run(bench: Bench, key: str, cases: Sequence[Tuple[str, str, str]],
+                            name: str, command: Any, goal: float) -> None:
+  """Ratio `key`: `name` (`command(trace_dir, backend)`: its args, or a factory of them) on
+  each case's failing trace vs that trace's compile + run (replay --recompile without the
+  compile cache: the same compile and calls, without TensorFlow), in wall and CPU time."""
   vulkan, _ = vulkan_available(120)
-  for test_file, backend, trace in LOCALIZE_CASES:
+  for test_file, backend, trace in cases:
     if backend == "iree_vulkan" and not vulkan:
       continue
-    print(f"[7] {test_file} on {backend}, trace {trace}: localize / compile + run")
-    artifacts_dir = bench.fresh_dir("localize")
-    prepared = run_process("prepare", [test_file, f"--target_backends={backend}",
-                                       f"--artifacts_dir={artifacts_dir}"], bench.timeout)
-    module = next(iter(sorted(os.listdir(artifacts_dir))), None)
-    trace_dir = os.path.join(artifacts_dir, module or "", "traces", f"{trace}__tf_ref")
-    if prepared.returncode is None or not os.path.isdir(trace_dir):
-      print(f"  could not prepare the artifacts ({prepared.returncode}); skipped\n")
+    print(f"[{key}] {test_file} on {backend}, trace {trace}: {name} / compile + run")
+    trace_dir = prepared_trace(bench, name, test_file, backend, trace)
+    if trace_dir is None:
       continue
     results = bench.interleaved([
-        ("localize", ["-m", "pyiree_tf_support.localize", trace_dir,
-                      f"--target_backends={backend}"]),
+        (name, command(trace_dir, backend)),
         ("compile + run", ["-m", "pyiree_tf_support.replay", trace_dir,
                            f"--target_backends={backend}", "--recompile", "--nocompile_cache"]),
     ], bench.cheap_repeats)
     for run in results["compile + run"]:  # exit status 1: the mismatch replayed, as expected.
       if run.returncode == 1:
         run.error = None
-    bench.ratio("7", f"localize / compile + run ({os.path.basename(test_file)}, {backend})",
-                results["localize"], results["compile + run"], "wall_s", 3.0)
-    print_memory("localize", results["localize"])
+    where = f"{os.path.basename(test_file)}, {backend}"
+    bench.ratio(key, f"{name} / compile + run ({where})", results[name],
+                results["compile + run"], "wall_s", goal)
+    bench.ratio(key + "c", f"{name} / compile + run, CPU ({where})", results[name],
+                results["compile + run"], "cpu_s", goal)
+    print_memory(name, results[name])
     print()
+
+
+def bench_localize(bench: Bench) -> None:
+  """Ratio 7: one localization vs the original compile + run of the failing trace."""
+  against_compile_and_run(
+      bench, "7", LOCALIZE_CASES, "localize",
+      lambda trace_dir, backend: ["-m", "pyiree_tf_support.localize", trace_dir,
+                                  f"--target_backends={backend}"], 3.0)
+
+
+# Listed mismatches of the corpus the reducer is measured on (e2e/BUILD.bazel): a stateless
+# call, a dynamic body on lavapipe, a stateful call that keeps its globals.
+REDUCE_CASES = (("e2e/integer_test.py", "iree_vmla", "float_int_casts"),
+                ("e2e/dynamic_elementwise_test.py", "iree_vulkan", "where"),
+                ("e2e/conditional_assign_test.py", "iree_vmla", "add_if_positive"))
+
+
+def bench_reduce(bench: Bench) -> None:
+  """Ratio 8: one reduction (every level, op level and value shrinking included; each run
+  with a compile cache of its own, so that every candidate compiles once, as a first run
+  does) vs the failing trace's compile + run. Goal <= 10x (issue 32)."""
+  against_compile_and_run(
+      bench, "8", REDUCE_CASES, "reduce",
+      lambda trace_dir, backend: lambda: [
+          "-m", "pyiree_tf_support.reduce", trace_dir, f"--target_backends={backend}",
+          f"--compile_cache_dir={bench.fresh_dir('reduce_cache')}"], 10.0)
 
 
 SUMMARY_NAMES = {
@@ -691,6 +732,9 @@ SUMMARY_NAMES = {
     "6a": "ms per example-call, once compiled",
     "6b": "--examples=100 / traces alone (process)",
     "7": "localize / compile + run (process)",
+    "7c": "localize / compile + run (CPU)",
+    "8": "reduce / compile + run (process)",
+    "8c": "reduce / compile + run (CPU)",
 }
 
 
@@ -769,6 +813,8 @@ SECTION_NAMES = {
     "examples": ("6", "6a one drawn example, 6b an --examples=100 run"),
     "localize": ("7", "one dispatch localization vs the failing call's compile + run"),
     "vulkan": ("V", "a Vulkan file's CPU, idle release"),
+    "reduce": ("8", "one reduction to the smallest failing program vs the failing trace's "
+               "compile + run"),
 }
 
 
@@ -828,7 +874,8 @@ def main() -> int:
               ("1", bench_library_vs_hand_vs_iree), ("W", bench_warm_vs_hand),
               ("L", bench_long_trace), ("R", bench_big_model), ("2", bench_duplicate_backends),
               ("3", bench_compile_cache), ("4", bench_concurrent_compiles),
-              ("6", bench_examples), ("7", bench_localize), ("V", bench_vulkan_idle)]
+              ("6", bench_examples), ("7", bench_localize), ("8", bench_reduce),
+              ("V", bench_vulkan_idle)]
   try:
     for key, section in sections:
       if key in only or (key == "1" and "5" in only):
