@@ -19,12 +19,13 @@ elements are the examples engine's special values (NaN, +-Inf, -0.0, subnormals,
 
 import dataclasses
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from pyiree_tf_support.examples import strategies
 from pyiree_tf_support.fuzzing import ops as ops_lib
+from pyiree_tf_support.fuzzing.findings import FuzzError
 from pyiree_tf_support.fuzzing.ops import BOOL
 from pyiree_tf_support.fuzzing.ops import F16
 from pyiree_tf_support.fuzzing.ops import F32
@@ -39,6 +40,7 @@ CALLS_OF_STATEFUL = 3
 F16_TOLERANCE = 1e-2  # ~10 ulps of float16, for a program with a float16 step
 _INPUT_DTYPE = {"x": F32, "y": F32, "n": I32, "b": BOOL, "w_u8": ops_lib.U8,
                 "w_u32": ops_lib.U32, "w_i8": ops_lib.I8, "w_i16": ops_lib.I16, "w_f16": F16}
+_SHAPE = re.compile(r"^(\d+|\?)x(\d+)$")
 _NAME = re.compile(r"\b(" + "|".join(ops_lib.INPUT_NAMES) + r")\b")
 
 
@@ -142,6 +144,43 @@ def generate(rng: np.random.Generator, name: str, allowed: Sequence[str],
     if op.reduction:
       break
   return Program(name, tuple(steps), (shape[0], shape[1]), dynamic, state)
+
+
+def parse_shapes(spec: str) -> List[Tuple[Tuple[int, int], bool]]:
+  """--shapes: ((rows, cols), dynamic) per comma-separated ROWSxCOLS (`?` rows: a None dim);
+  FuzzError naming a bad one."""
+  shapes = []
+  for item in (spec or "").split(","):
+    match = _SHAPE.match(item.strip())
+    if not match or match.group(2) in ("0", "1") or match.group(1) in ("0", "1"):
+      raise FuzzError(f"--shapes names {item.strip() or 'nothing'}, which is not ROWSxCOLS with "
+                      "sizes of at least 2 (rows may be ?, a None dim), e.g. 3x4,?x4.")
+    dynamic = match.group(1) == "?"
+    shapes.append(((3 if dynamic else int(match.group(1)), int(match.group(2))), dynamic))
+  return shapes
+
+
+def module_functions(seed: int, index: int, allowed: Sequence[str], generation: Dict[str, Any],
+                     per_module: int = 8) -> Tuple[List[Program], List[List[Tuple[np.ndarray, ...]]]]:
+  """Module `index`'s functions of a campaign with `seed` and `generation` settings (a
+  campaign's state: shapes, state, special values, functions per module, which overrides
+  `per_module`), and each function's calls' inputs. A function of (seed, index) and the
+  settings alone: a resumed or sharded campaign generates module `index` as one uninterrupted
+  process would."""
+  rng = np.random.default_rng([seed, index])
+  features = np.random.default_rng([seed, index, 1])  # shapes and state, apart.
+  shapes = parse_shapes(generation.get("shapes", "3x4"))
+  states = generation.get("states", STATES[1:])
+  functions = []
+  for i in range(int(generation.get("functions_per_module", per_module))):
+    shape, dynamic = shapes[int(features.integers(len(shapes)))]
+    state = ""
+    if features.random() < generation.get("stateful", 0.0):
+      state = states[int(features.integers(len(states)))]
+    functions.append(generate(rng, f"f{i}", allowed, shape=shape, dynamic=dynamic, state=state))
+  special = generation.get("special_values", 0.0)
+  arrays = [[inputs(rng, p, special) for _ in range(p.calls())] for p in functions]
+  return functions, arrays
 
 
 def _with_specials(rng: np.random.Generator, array: np.ndarray, special: float) -> np.ndarray:

@@ -151,10 +151,10 @@ class ShardsTest(absltest.TestCase):
 
   def test_bad_shapes_and_shards_say_what_is_valid(self):
     with self.assertRaisesRegex(findings.FuzzError, "--shapes names 3y4"):
-      shards.parse_shapes("3x4,3y4")
+      programs.parse_shapes("3x4,3y4")
     with self.assertRaisesRegex(findings.FuzzError, "--shard=3/3 is not I/N"):
       shards.parse_shard("3/3")
-    self.assertEqual(shards.parse_shapes("?x4"), [((3, 4), True)])
+    self.assertEqual(programs.parse_shapes("?x4"), [((3, 4), True)])
 
   def test_merge_sums_counts_and_deduplicates_by_signature(self):
     root = tempfile.mkdtemp()
