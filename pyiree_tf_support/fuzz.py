@@ -80,8 +80,11 @@ _PER_MODULE = flags.DEFINE_integer("functions_per_module", 8, "Functions in each
 _SPECIAL = flags.DEFINE_float("special_values", 0.05, "The fraction of input elements that are "
                               "special values (NaN, +-Inf, -0.0, subnormals, extremes).",
                               lower_bound=0.0, upper_bound=1.0)
-_SHAPES = flags.DEFINE_string("shapes", "3x4,3x5,2x3,?x4", "Comma-separated input shapes ROWSxCOLS "
-                              "to draw from; ? rows: a None dim (sizes 1, 2, 3, 5 per call).")
+_SHAPES = flags.DEFINE_string("shapes", programs.DEFAULT_SHAPES, "Comma-separated input shapes "
+                              "to draw from: scalar, or 1-4 sizes joined by x (0 or >= 2; a "
+                              "first ? is a None dim, its size drawn per call).")
+_SIZES = flags.DEFINE_list("dynamic_sizes", [str(s) for s in programs.DYNAMIC_SIZES], "The "
+                           "sizes a None dim is drawn from, per call (0: a size-0 input).")
 _STATEFUL = flags.DEFINE_float("stateful", 0.2, "The fraction of functions that update a variable "
                                "(called 3 times in their trace).", lower_bound=0.0,
                                upper_bound=1.0)
@@ -303,6 +306,7 @@ def _campaign(directory: str, targets: Tuple[str, ...]) -> Campaign:
     raise FuzzError(f"{directory} holds a campaign already: add --resume to go on with it, "
                     "or name another --out.")
   programs.parse_shapes(_SHAPES.value)
+  sizes = programs.parse_sizes(_SIZES.value)
   bad = [s for s in _STATES.value if s not in programs.STATES[1:]]
   if bad or not _STATES.value:
     raise FuzzError(f"--states names {', '.join(bad) or 'nothing'}; valid: assign, cond.")
@@ -310,7 +314,7 @@ def _campaign(directory: str, targets: Tuple[str, ...]) -> Campaign:
       _OPS.value, [backends.lookup(t).name for t in targets]), targets,
       generation={"shapes": _SHAPES.value, "special_values": _SPECIAL.value,
                   "stateful": _STATEFUL.value, "states": list(_STATES.value),
-                  "functions_per_module": _PER_MODULE.value})
+                  "functions_per_module": _PER_MODULE.value, "dynamic_sizes": list(sizes)})
   if _SHARD.value:
     shards.parse_shard(_SHARD.value)
     campaign.shard = _SHARD.value
