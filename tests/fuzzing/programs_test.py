@@ -1,8 +1,10 @@
 """The fuzzer's generated programs without TensorFlow: special values in the inputs and in the
-written source, the op table's dtype and shape rules, signatures by localized dispatch, and
-shard bookkeeping."""
+written source, the op table's dtype, rank, size-0 and shape rules, signatures by localized
+dispatch and by a runtime error's message, shard bookkeeping and an interrupted module's
+counts."""
 
 import ast
+import dataclasses
 import os
 import tempfile
 
@@ -235,6 +237,22 @@ class ShardsTest(absltest.TestCase):
     with self.assertRaisesRegex(findings.FuzzError, "--shard=3/3 is not I/N"):
       shards.parse_shard("3/3")
     self.assertEqual(programs.parse_shapes("?x4"), [((3, 4), True)])
+
+  def test_an_interrupted_module_s_hits_are_counted_once_on_resume(self):
+    directory = os.path.join(tempfile.mkdtemp(), "c")
+    campaign = findings.Campaign(directory, 5, ("add",), ("iree_vmvx",), modules=1, hits=3)
+    old = findings.Finding("old", "MISMATCH", "iree_vmvx", "values", ("add",), 3, 0, 5, "t",
+                           True, ())
+    campaign.findings["old"] = old
+    campaign.unfinished = campaign.counts()  # module 1 starts, then is interrupted:
+    campaign.hits = 5
+    campaign.findings["old"] = dataclasses.replace(old, hits=4)
+    campaign.findings["new"] = dataclasses.replace(old, signature="new", hits=1, first_module=1)
+    campaign.save()
+    again = findings.Campaign.load(directory)
+    again.restart_unfinished()  # what --resume does before running module 1 again
+    self.assertEqual((again.modules, again.hits, again.unfinished), (1, 3, {}))
+    self.assertEqual({n: f.hits for n, f in again.findings.items()}, {"old": 3, "new": 0})
 
   def test_merge_sums_counts_and_deduplicates_by_signature(self):
     root = tempfile.mkdtemp()
