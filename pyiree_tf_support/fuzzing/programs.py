@@ -5,8 +5,9 @@ A program is a chain of steps over one value `v`, starting from the float32 inpu
 one op of the table applied to `v` (and, for a binary op, the function's input of `v`'s dtype),
 optionally ended by a reduction. A function takes only the inputs its steps use, all of one
 shape of rank 0 to 4 (its first dim a `None` dim of the signature when the program is dynamic,
-its size drawn per call from the campaign's sizes, 0 too); a stateful program adds its value's clipped sum to a variable (`assign`, or
-inside a `tf.cond`: `cond`) and returns the variable, and is called several times in its trace.
+its size drawn per call from the campaign's sizes, 0 too); a stateful program adds its value's
+clipped sum to a variable (`assign`, or inside a `tf.cond`: `cond`) and returns the variable,
+and is called several times in its trace.
 
 Why a chain: removing any step leaves a program whose ops still type-check in most cases (a step
 whose dtype no longer fits is skipped when the source is written; every op keeps the shape), so
