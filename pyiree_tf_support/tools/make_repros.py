@@ -17,10 +17,10 @@ failure with IREE's tools alone, by phase:
 An import failure is written once, to import/<file stem>/, for every backend listing it (the import
 happens before any backend); the others to <backend>/<file stem>/ (a method's entry to
 <backend>/<file stem>.<Class>.<test_method>/: a repro per listed method); each backend's
-README.txt names its failures and their directories (`repro_layout`). Each repro is run once and its first error
-line recorded (expected.txt, README.txt). Directories of failures no longer listed are removed;
-e2e/repros/findings/ (hand-reduced cases) is kept. The file texts are in repro_templates, the
-values and the driver module in repro_values.
+README.txt names its failures and their directories (`repro_layout`). Each repro is run once and
+its first error line recorded (expected.txt, README.txt). Directories of failures no longer
+listed are removed; e2e/repros/findings/ (hand-reduced cases) is kept. The file texts are in
+repro_templates, the values and the driver module in repro_values.
 """
 
 import argparse

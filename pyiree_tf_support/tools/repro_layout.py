@@ -120,7 +120,8 @@ def backend_index(backend: str, entries: Sequence[Listed]) -> str:
   """The README.txt of `backend`'s directory: each failure listed for it and its repro's place."""
   lines = [f"Standalone reproductions of the failures listed for {backend} (FAILING in "
            f"{' and '.join(os.path.join(s, 'BUILD.bazel') for s in SUITES)}), one per line: "
-           "the test file, or the class or test method of it listed (phase): its directory. An import failure happens before any backend: "
+           "the test file, or the class or test method of it listed (phase): its directory. "
+           "An import failure happens before any backend: "
            f"its repro is stored once, in ../{IMPORT}/, for every backend listing it."]
   for e in sorted(entries, key=lambda e: (e.suite, e.key)):
     if e.backend == backend:
