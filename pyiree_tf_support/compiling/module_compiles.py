@@ -102,7 +102,8 @@ def compile_each_method(iree_input: str, module_name: str, spec: BackendSpec, ba
                         limit: timeouts.Limit = timeouts.DEFAULT.compile
                         ) -> Tuple[bytes, method_compiles.MethodCompiles]:
   """After `module_error`: the binary of the methods that compile alone (saved where the whole
-  module's would be), and which do not; CompileError listing them all when none compiles.
+  module's would be), and which do not; CompileError listing them all when none compiles (its
+  `method_compiles` the record: each test of a method then names that method's own cause).
   `backend` is the backend's name in messages, `names` its artifact name in file names."""
   vmfb, record = method_compiles.compile_each_method(
       request_for(iree_input, [spec]), module_error, backend, _description(module_name, names),
@@ -111,10 +112,11 @@ def compile_each_method(iree_input: str, module_name: str, spec: BackendSpec, ba
       lambda method: None if artifacts_dir is None else artifacts.reproducer_path(
           artifacts_dir, f"{names}.{method}"))
   if vmfb is None:
-    raise compiler.CompileError(f"{module_error}\n{record.describe(module_error_shown=True)}",
-                                module_error.reproducer_path, module_error.reason,
-                                module_error.methods,
-                                module_error.rerun_command) from module_error
+    error = compiler.CompileError(f"{module_error}\n{record.describe(module_error_shown=True)}",
+                                  module_error.reproducer_path, module_error.reason,
+                                  module_error.methods, module_error.rerun_command)
+    error.method_compiles = record  # type: ignore[attr-defined]  # each method's own cause.
+    raise error from module_error
   logging.warning("%s", record.describe())
   if artifacts_dir is not None:
     save_vmfb(artifacts_dir, names, vmfb)

@@ -332,8 +332,8 @@ class TestRun:
     recorded = full + examples + (notes if session.take_notes() else "")
     records = [self._backend_record(setup, module, outcome, raw, trace_name, repros)
                for (setup, module), outcome, (raw, repros) in zip(targets, shown, results)]
-    for record, module in zip(records, self.targets):
-      method_compiles = getattr(module, "method_compiles", None)
+    for record, setup in zip(records, session.setup.targets):
+      method_compiles = setup.method_compiles
       if method_compiles is not None:
         record["method_compiles"] = method_compiles.to_json()
     for index, localization in localized.items():
@@ -362,8 +362,7 @@ class TestRun:
     blocks = [("imports", setup.method_imports_note(), "the whole module did not import")]
     blocks += [(f"compiles:{s.info.name}", compiles.describe(),
                 f"{s.info.name}: the whole module did not compile")
-               for s in setup.targets
-               if (compiles := getattr(s.module, "method_compiles", None)) is not None]
+               for s in setup.targets if (compiles := s.method_compiles) is not None]
     lines = []
     for block, text, what in blocks:
       if not text:
@@ -383,8 +382,15 @@ class TestRun:
     in the first failing test's message, a later one naming where it is. Records and pytest's
     items keep it whole."""
     shown = []
-    for outcome, module in zip(outcomes, self.targets):
-      if in_file and module is None and outcome.status is Status.COMPILE_ERROR:
+    for outcome, setup, module in zip(outcomes, self.session.setup.targets, self.targets):
+      record = setup.method_compiles
+      method = outcome.call_method
+      if (record is not None and outcome.status is Status.COMPILE_ERROR and method
+          and record.failure_of(method) is not None):  # its own method's cause, listed once.
+        text = record.call_reference(method) if in_file else record.call_note(method)
+        index = outcome.detail.split(" ", 2)[1]  # "call <index> (<method>): ..."
+        outcome = dataclasses.replace(outcome, detail=f"call {index} ({method}): {text}")
+      elif in_file and module is None and outcome.status is Status.COMPILE_ERROR:
         first = self.session.compile_error_recorded.setdefault(outcome.backend, self.test_id)
         if first != self.test_id:
           outcome = dataclasses.replace(
@@ -396,13 +402,6 @@ class TestRun:
           outcome = dataclasses.replace(
               outcome, detail=f"the module did not compile for {outcome.backend}: its error is "
               f"in {_where_shown(first)}")
-      record = getattr(module, "method_compiles", None)
-      method = outcome.call_method
-      if (record is not None and module is not None and outcome.status is Status.COMPILE_ERROR
-          and method and module.method_compile_error(method)):
-        text = record.call_reference(method) if in_file else record.call_note(method)
-        index = outcome.detail.split(" ", 2)[1]  # "call <index> (<method>): ..."
-        outcome = dataclasses.replace(outcome, detail=f"call {index} ({method}): {text}")
       shown.append(outcome)
     return shown
 
@@ -482,8 +481,9 @@ class TestRun:
     options = self.session.options
     repros: Optional[repro.CallRepros] = None
     if module is None:
-      return Outcome(setup.info.name, setup.status, self._own_import_error(setup, ref_trace)
-                     or setup.detail), repros
+      return (self._own_compile_error(setup, ref_trace)
+              or Outcome(setup.info.name, setup.status,
+                         self._own_import_error(setup, ref_trace) or setup.detail)), repros
     if reset_error is not None:
       return Outcome(setup.info.name, Status.RUNTIME_ERROR,
                      f"resetting the module before the test raised {reset_error}"), repros
@@ -536,6 +536,20 @@ class TestRun:
     if setup.status is not Status.IMPORT_ERROR or record is None:
       return None
     return next((f"call {index} ({call.method}): {record.call_error(call.method)}"
+                 for index, call in enumerate(ref_trace.calls)
+                 if record.failure_of(call.method)), None)
+
+  def _own_compile_error(self, setup: class_setup.BackendSetup,
+                         ref_trace: Trace) -> Optional[Outcome]:
+    """When no method compiled but each was compiled alone: the first call of one that failed,
+    with that method's own first cause (None otherwise). The whole module's error is the first
+    method's: every test showed it, whatever method it called."""
+    record = setup.method_compiles
+    if setup.status is not Status.COMPILE_ERROR or record is None:
+      return None
+    return next((Outcome(setup.info.name, setup.status,
+                         f"call {index} ({call.method}): {record.call_error(call.method)}",
+                         call_method=call.method)
                  for index, call in enumerate(ref_trace.calls)
                  if record.failure_of(call.method)), None)
 
