@@ -36,6 +36,7 @@ from pyiree_tf_support.core import progress
 from pyiree_tf_support.harness import main_files
 from pyiree_tf_support.harness import pytest_listed
 from pyiree_tf_support.harness import pytest_summary
+from pyiree_tf_support.harness import session_requests
 from pyiree_tf_support.reporting import expected_failures
 
 __all__ = [
@@ -273,9 +274,8 @@ class _ClassRun:
     if self.setup_seconds is None:
       started = time.monotonic()
       try:
-        public = sys.modules["pyiree_tf_support.tf_test_utils"]
-        with public.session_request(self.case_class, self.backends, self.progress,
-                                    per_backend=True):
+        request = session_requests.SessionRequest(self.backends, self.progress, per_backend=True)
+        with session_requests.requested(self.case_class, request):
           self.case_class.setUpClass()
       except unittest.SkipTest as e:
         self._setup_error = e
