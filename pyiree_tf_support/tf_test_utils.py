@@ -63,6 +63,7 @@ __all__ = ["FLAGS", "ModuleCall", "Modules", "Trace", "TracedModule",
 DEFAULT_INPUT_GENERATOR = generated_tests.default_input_generator
 
 FLAGS = cli_flags.FLAGS
+later_modules.settings_from(cli_flags.run_settings)  # a Modules record used outside a class.
 
 
 def _run_tests_then_exit(run_tests: Callable[..., None]) -> Callable[..., None]:
@@ -118,7 +119,7 @@ def compile_tf_module(module_class, exported_names: Sequence[str] = ()) -> Modul
   _check_module_class("compile_tf_module", module_class)
   key = (module_class, importer.normalize_exported_names(exported_names))
   later_modules.request(key)  # a class being probed learns its module here.
-  return Modules(*key, run_settings=cli_flags.run_settings)
+  return Modules(*key)
 
 
 def session_options() -> session_lib.SessionOptions:

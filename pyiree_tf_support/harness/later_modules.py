@@ -6,7 +6,8 @@ process (its set-up is registered here while the class runs), and a record used 
 class sets M up itself on first use (closed at exit). A class of that API names its module only
 by calling compile_tf_module, so its setUpClass builds one test and runs its `setUp` under
 `requested_module`: the call then raises `ModulesRequested` instead of returning, and no test
-code runs. Nothing here reads a flag: a record that sets itself up asks its `run_settings`.
+code runs. Nothing here reads a flag: a record that sets itself up asks the settings source
+the public module names (`settings_from`: tf_test_utils gives its flags' `run_settings`).
 """
 
 import atexit
@@ -36,6 +37,7 @@ class _Registry:
     self.of_classes: Dict[Key, class_setup.ClassSetup] = {}
     self.standalone: Dict[Key, class_setup.ClassSetup] = {}
     self.probing = False
+    self.run_settings: Callable[[], RunSettings] = RunSettings
 
   def close_standalone(self) -> None:
     for setup in self.standalone.values():
@@ -46,6 +48,11 @@ class _Registry:
 
 _REGISTRY = _Registry()
 atexit.register(_REGISTRY.close_standalone)
+
+
+def settings_from(source: Callable[[], RunSettings]) -> None:
+  """Where a record outside a test class gets the run's settings when it sets its module up."""
+  _REGISTRY.run_settings = source
 
 
 def probing() -> bool:
@@ -92,16 +99,13 @@ class Modules:
   class that uses it (once per process), or on first use outside one."""
   module_class: Any
   exported_names: Tuple[str, ...] = ()
-  # The run's settings for a set-up of the record's own (the public module reads the flags).
-  run_settings: Callable[[], RunSettings] = dataclasses.field(default=RunSettings, compare=False,
-                                                              repr=False)
 
   def _setup(self) -> class_setup.ClassSetup:
     key = (self.module_class, self.exported_names)
     setup = _REGISTRY.of_classes.get(key) or _REGISTRY.standalone.get(key)
     if setup is None:
       setup = class_setup.set_up_class(self.module_class, self.exported_names,
-                                      self.run_settings())
+                                      _REGISTRY.run_settings())
       _REGISTRY.standalone[key] = setup
     return setup
 

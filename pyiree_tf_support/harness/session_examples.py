@@ -10,7 +10,7 @@ items judge the compared trace.
 
 import dataclasses
 import os
-from typing import Any, List, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 from absl import logging
 import numpy as np
@@ -58,14 +58,16 @@ class ExamplesResult:
     return self.problem if self.problem and self.fatal else None
 
 
-def methods_due(session: ModuleSession, compared: ComparedTrace) -> List[str]:
-  """--examples: the methods `compared` called that have no examples yet in this class, now
-  counted as checked (each method is checked once a class); none when the setting is 0."""
+def methods_due(session: ModuleSession, compared: ComparedTrace) -> Iterator[str]:
+  """--examples: the methods `compared` called that have no examples yet in this class, each
+  counted as checked as it is given (a check that fails the test leaves the later ones for the
+  next test); none when the setting is 0."""
   if not session.settings.examples:
-    return []
-  due = [m for m in dict.fromkeys(compared.called) if m not in session.methods_with_examples]
-  session.methods_with_examples.update(due)
-  return due
+    return
+  for method in dict.fromkeys(compared.called):
+    if method not in session.methods_with_examples:
+      session.methods_with_examples.add(method)
+      yield method
 
 
 def example_signature(run: TestRun, method: str,
