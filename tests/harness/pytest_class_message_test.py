@@ -38,5 +38,6 @@ def test_the_second_item_points_at_the_first(runs):
                      r"above \(whole in report\.txt\)", failure)
 
 
-if __name__ == "__main__":
-  sys.exit(pytest.main([__file__, "-p", "no:cacheprovider"]))
+if __name__ == "__main__":  # as Bazel runs it: the library is imported before pytest starts.
+  sys.exit(pytest.main([__file__, "-p", "no:cacheprovider", "-W",
+                        "ignore::pytest.PytestAssertRewriteWarning"]))

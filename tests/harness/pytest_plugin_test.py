@@ -453,5 +453,6 @@ def test_installed_package_registers_the_plugin():
   assert PLUGIN in names
 
 
-if __name__ == "__main__":
-  sys.exit(pytest.main([__file__, "-p", "no:cacheprovider"]))
+if __name__ == "__main__":  # as Bazel runs it: the library is imported before pytest starts.
+  sys.exit(pytest.main([__file__, "-p", "no:cacheprovider", "-W",
+                        "ignore::pytest.PytestAssertRewriteWarning"]))
