@@ -165,7 +165,8 @@ def _float_ops() -> list:
          "tf.nn.avg_pool2d(" + image.format(inner=sum_clip) + ", 2, 1, 'SAME')[0, :, :, 0]",
          domain="clipped", static=True),
       Op("max_pool", F32, F32,
-         "tf.nn.max_pool2d(" + image.format(inner="tf.where(tf.math.is_nan({v}), tf.zeros_like({v}), {v})")
+         "tf.nn.max_pool2d("
+         + image.format(inner="tf.where(tf.math.is_nan({v}), tf.zeros_like({v}), {v})")
          + ", 2, 1, 'SAME')[0, :, :, 0]", domain="no_nan", static=True),
       # control flow: a branch on the value, a loop of a data-dependent trip count (<= 3).
       Op("cond", F32, F32,
