@@ -7,7 +7,10 @@ and the count of flat inputs, read from request.npz as c<call>_<input>); the chi
 in a fresh context whose HAL module has a debug sink (never without one: the default sink prints
 every traced tensor to stderr), makes the calls, and writes result.json: each trace event's
 call, label and tensors, and each call's flat results. A call that raises ends the run with the
-error recorded.
+error recorded. With `"state": true` the module's globals are read back after each call through
+its `global$<name>$get` exports (every tf.Variable has one) and saved as `state` (the oracle
+compares them: localizing/oracle.py); reading them makes a call of its own per global, so only
+runs judged against the oracle ask for it.
 
 Memory stays bounded whatever the model: each tensor goes to its own .npy file under tensors/
 as it is traced (nothing accumulates in memory), and is read back memory-mapped. A tensor over
@@ -118,6 +121,17 @@ def load_result(run_dir: str) -> Tuple[List[Tuple[int, str, List[np.ndarray]]],
   return raw, outputs, document["error"], document.get("stopped")
 
 
+GETTER_PREFIX, GETTER_SUFFIX = "global$", "$get"
+
+
+def load_state(run_dir: str) -> List[Dict[str, np.ndarray]]:
+  """A finished run's globals after each call ({global symbol: value}; [] unless asked)."""
+  with open(os.path.join(run_dir, RESULT)) as f:
+    document = json.load(f)
+  return [{name: _load(run_dir, file) for name, file in call}
+          for call in document.get("state", ())]
+
+
 class _Recorder:
   """The debug sink's callback: saves each event's tensors, tagged with the current call."""
 
@@ -209,6 +223,7 @@ def run(run_dir: str) -> Dict[str, Any]:
                        int(request.get("max_total_bytes", MAX_TOTAL_BYTES)), trusted, judge,
                        bool(request.get("stop_at_divergence")))
   outputs: List[List[str]] = []
+  state: List[List[Tuple[str, str]]] = []
   error = None
   with np.load(os.path.join(run_dir, INPUTS), allow_pickle=False) as npz:
     inputs = {name: npz[name] for name in npz.files}
@@ -222,6 +237,8 @@ def run(run_dir: str) -> Dict[str, Any]:
       vm_module = ireert.VmModule.copy_buffer(config.vm_instance, f.read())
     context = ireert.SystemContext(vm_modules=[vm_module], config=config)
     functions = context.modules[vm_module.name]
+    getters = sorted(name for name in vm_module.function_names
+                     if name.startswith(GETTER_PREFIX) and name.endswith(GETTER_SUFFIX))
     for index, call in enumerate(request["calls"]):
       recorder.call = index
       args = [inputs[f"c{index}_{i}"] for i in range(call["inputs"])]
@@ -232,10 +249,17 @@ def run(run_dir: str) -> Dict[str, Any]:
         names.append(f"r{index}_{position}")
         _save(run_dir, names[-1], array)
       outputs.append(names)
+      if request.get("state"):
+        state.append([])
+        for position, getter in enumerate(getters):
+          value = readback.results_to_numpy(functions[getter](), device, request["driver"])[0]
+          state[-1].append((getter[len(GETTER_PREFIX):-len(GETTER_SUFFIX)],
+                            f"s{index}_{position}"))
+          _save(run_dir, state[-1][-1][1], value)
   except Exception as e:  # the backend's failure: reported.
     if recorder.stopped is None and recorder.fault is None:  # else: our own abort, from the
       error = f"call {recorder.call}: {type(e).__name__}: {e}"  # sink (divergence, fault).
-  document = {"events": recorder.events, "outputs": outputs, "error": error,
+  document = {"events": recorder.events, "outputs": outputs, "state": state, "error": error,
               "stopped": recorder.stopped, "fault": recorder.fault}
   safe_files.write_text(os.path.join(run_dir, RESULT), json.dumps(document))
   return document
