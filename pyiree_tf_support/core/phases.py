@@ -4,8 +4,9 @@ A target backend fails in exactly one earliest phase: the import (SavedModel -> 
 TensorFlow ops unconverted), the compile (iree-compile failed on the module or on the called
 method), the runtime (the target raised while running a call) or the comparison (it ran and its
 results differ from the reference), where a float mismatch within the reference's own error
-against float64 is a phase of its own (`reference_error`). Expected failures name the phase so that a compiler change
-moving a failure from one phase to another is noticed, as an unexpected pass is.
+against float64 is a phase of its own (`reference_error`). Expected failures name the phase so
+that a compiler change moving a failure from one phase to another is noticed, as an unexpected
+pass is.
 """
 
 import enum
