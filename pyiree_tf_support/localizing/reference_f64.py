@@ -21,7 +21,7 @@ Never TensorFlow; the oracle runs in its own child process.
 import os
 import re
 import struct
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -47,6 +47,10 @@ _WIDTH_DEPENDENT = ("stablehlo.bitcast_convert", "stablehlo.reduce_precision",
 
 class PromotionError(Exception):
   """The module cannot be evaluated in float64 faithfully; says why."""
+
+
+# A result's tolerance, given the reference's array of it.
+ToleranceOf = Callable[[np.ndarray], tolerances.Tolerance]
 
 
 def _bf16_to_f64(raw: bytes) -> np.ndarray:
@@ -107,7 +111,7 @@ def evaluate(source: str, calls: Sequence[dict], inputs: Dict[str, np.ndarray], 
 
 def judge(source: str, calls: Sequence[dict], inputs: Dict[str, np.ndarray],
           reference_outputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray],
-          tolerance_of: Any, run_dir: str,
+          tolerance_of: ToleranceOf, run_dir: str,
           limit: Optional[float] = None) -> reference_error.CallJudgement:
   """The last of `calls` (the mismatching one) judged: TensorFlow's flat results
   (`reference_outputs`) and the backend's (`outputs`) against float64; `tolerance_of(array)`
@@ -121,7 +125,7 @@ def judge(source: str, calls: Sequence[dict], inputs: Dict[str, np.ndarray],
 
 def default_tolerance(policy: tolerances.TolerancePolicy, names: Sequence[str],
                       rtol: Optional[float] = None,
-                      atol: Optional[float] = None) -> Any:
+                      atol: Optional[float] = None) -> ToleranceOf:
   """`tolerance_of` for `judge`: the table's (under `policy` and a call's own tolerances)."""
   def tolerance_of(array: np.ndarray) -> tolerances.Tolerance:
     return policy.for_dtype(array.dtype, names, rtol, atol)
