@@ -627,22 +627,23 @@ def bench_vulkan_idle(bench: Bench) -> None:
     print()
 
 
-# Mismatching (file, backend, trace) of the corpus the localizer is measured on (e2e/BUILD.bazel).
-# The last: wrong on every backend alike, so judged against the oracle outside IREE (jaxlib,
-# the `oracle` extra: docs/localizing.md, Oracle).
-LOCALIZE_CASES = (("e2e/integer_test.py", "iree_vmla", "float_int_casts"),
-                  ("e2e/bool_test.py", "iree_vulkan", "any_all"),
-                  ("e2e/conditional_assign_test.py", "iree_llvmjit", "add_if_positive"))
+# Mismatching (file, backend, trace, ratio id) of the corpus the localizer is measured on
+# (e2e/BUILD.bazel). The last (7o): wrong on every backend alike, so judged against the oracle
+# outside IREE (jaxlib, the `oracle` extra: docs/localizing.md, Oracle).
+LOCALIZE_CASES = (("e2e/integer_test.py", "iree_vmla", "float_int_casts", "7"),
+                  ("e2e/bool_test.py", "iree_vulkan", "any_all", "7"),
+                  ("e2e/conditional_assign_test.py", "iree_llvmjit", "add_if_positive", "7o"))
 
 
 def bench_localize(bench: Bench) -> None:
   """Ratio 7: one localization vs the original compile + run of the failing trace (replay
-  --recompile without the compile cache: the same compile and calls, without TensorFlow)."""
+  --recompile without the compile cache: the same compile and calls, without TensorFlow); 7o
+  the same for a localization against the oracle (every IREE backend tried, then the oracle)."""
   vulkan, _ = vulkan_available(120)
-  for test_file, backend, trace in LOCALIZE_CASES:
+  for test_file, backend, trace, rid in LOCALIZE_CASES:
     if backend == "iree_vulkan" and not vulkan:
       continue
-    print(f"[7] {test_file} on {backend}, trace {trace}: localize / compile + run")
+    print(f"[{rid}] {test_file} on {backend}, trace {trace}: localize / compile + run")
     artifacts_dir = bench.fresh_dir("localize")
     prepared = run_process("prepare", [test_file, f"--target_backends={backend}",
                                        f"--artifacts_dir={artifacts_dir}"], bench.timeout)
@@ -660,7 +661,7 @@ def bench_localize(bench: Bench) -> None:
     for run in results["compile + run"]:  # exit status 1: the mismatch replayed, as expected.
       if run.returncode == 1:
         run.error = None
-    bench.ratio("7", f"localize / compile + run ({os.path.basename(test_file)}, {backend})",
+    bench.ratio(rid, f"localize / compile + run ({os.path.basename(test_file)}, {backend})",
                 results["localize"], results["compile + run"], "wall_s", 3.0)
     print_memory("localize", results["localize"])
     print()
@@ -691,6 +692,7 @@ SUMMARY_NAMES = {
     "6a": "ms per example-call, once compiled",
     "6b": "--examples=100 / traces alone (process)",
     "7": "localize / compile + run (process)",
+    "7o": "oracle localize / compile + run (process)",
 }
 
 
