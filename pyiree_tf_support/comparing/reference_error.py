@@ -19,7 +19,8 @@ Numpy only.
 """
 
 import dataclasses
-from typing import Optional, Sequence, Tuple
+import math
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -82,6 +83,21 @@ class CallJudgement:
             f"not within {K:g}x TensorFlow's own error against float64")
     parts = [o.describe() for o in self.outputs] + ([self.note] if self.note else [])
     return f"{head} (call {self.call}): " + "; ".join(parts)
+
+  def to_json(self) -> Dict[str, Any]:
+    """report.json's `float64` entry: the verdict, K, and each judged result's errors."""
+    def number(value: float) -> Any:
+      return value if math.isfinite(value) else str(value)
+
+    def side(error: SideError) -> Dict[str, Any]:
+      return {"value": number(error.value), "ulps": number(error.ulps),
+              "tolerance_units": number(error.tolerance_units)}
+
+    return {"within": self.within, "k": K, "call": self.call, "note": self.note,
+            "outputs": [{"output": o.output, "index": list(o.index), "exact": number(o.exact),
+                         "mismatching": o.mismatching, "within": o.within,
+                         "reference": side(o.reference), "backend": side(o.backend)}
+                        for o in self.outputs]}
 
 
 def _ulp(exact: np.ndarray, dtype: np.dtype) -> np.ndarray:

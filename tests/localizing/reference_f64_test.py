@@ -82,6 +82,9 @@ class ReferenceErrorTest(recorded_traces.RecordedTraces, absltest.TestCase):
     self.assertEqual((entry["outcome"], entry["phase"]),
                      ("WITHIN REFERENCE ERROR", "reference_error"))
     self.assertIn("TensorFlow ", entry["detail"].splitlines()[0])
+    (judged,) = entry["float64"]["outputs"]
+    self.assertTrue(entry["float64"]["within"])
+    self.assertLessEqual(judged["backend"]["ulps"], 2 * judged["reference"]["ulps"])
     # The fuzzer's triage sets it aside, that line its reason.
     outcome = Outcome(entry["backend"], Status(entry["outcome"]), entry["detail"], call_index=0)
     reason = judging.precision_artefact(None, [], outcome, self.artifacts_dir, 1e-3, 1e-3)
@@ -91,6 +94,8 @@ class ReferenceErrorTest(recorded_traces.RecordedTraces, absltest.TestCase):
     module_dir = self._module_dir("SingleSum")
     entry = _entry(module_dir)
     self.assertEqual((entry["outcome"], entry["phase"]), ("MISMATCH", "mismatch"))
+    (judged,) = entry["float64"]["outputs"]
+    self.assertGreater(judged["backend"]["ulps"], 50 * judged["reference"]["ulps"])
     with open(os.path.join(module_dir, "report.txt")) as f:
       text = f.read()
     self.assertRegex(text, r"float64: not within 2x TensorFlow's own error against float64 "
