@@ -10,7 +10,8 @@ call, label and tensors, and each call's flat results. A call that raises ends t
 error recorded. With `"state": true` the module's globals are read back after each call through
 its `global$<name>$get` exports (every tf.Variable has one) and saved as `state` (the oracle
 compares them: localizing/oracle.py); reading them makes a call of its own per global, so only
-runs judged against the oracle ask for it.
+runs judged against the oracle ask for it. A getter that raises leaves its global unread (listed
+in `state_unread`, not compared): the call's own results stand.
 
 Memory stays bounded whatever the model: each tensor goes to its own .npy file under tensors/
 as it is traced (nothing accumulates in memory), and is read back memory-mapped. A tensor over
@@ -224,6 +225,7 @@ def run(run_dir: str) -> Dict[str, Any]:
                        bool(request.get("stop_at_divergence")))
   outputs: List[List[str]] = []
   state: List[List[Tuple[str, str]]] = []
+  unread: List[str] = []  # getters that raised (their global is then not compared)
   error = None
   with np.load(os.path.join(run_dir, INPUTS), allow_pickle=False) as npz:
     inputs = {name: npz[name] for name in npz.files}
@@ -252,14 +254,20 @@ def run(run_dir: str) -> Dict[str, Any]:
       if request.get("state"):
         state.append([])
         for position, getter in enumerate(getters):
-          value = readback.results_to_numpy(functions[getter](), device, request["driver"])[0]
+          try:
+            value = readback.results_to_numpy(functions[getter](), device,
+                                              request["driver"])[0]
+          except Exception as e:  # a global not read back is not compared; the call stands.
+            unread.append(f"call {index} {getter}: {type(e).__name__}: {e}")
+            continue
           state[-1].append((getter[len(GETTER_PREFIX):-len(GETTER_SUFFIX)],
                             f"s{index}_{position}"))
           _save(run_dir, state[-1][-1][1], value)
   except Exception as e:  # the backend's failure: reported.
     if recorder.stopped is None and recorder.fault is None:  # else: our own abort, from the
       error = f"call {recorder.call}: {type(e).__name__}: {e}"  # sink (divergence, fault).
-  document = {"events": recorder.events, "outputs": outputs, "state": state, "error": error,
+  document = {"events": recorder.events, "outputs": outputs, "state": state,
+              "state_unread": unread, "error": error,
               "stopped": recorder.stopped, "fault": recorder.fault}
   safe_files.write_text(os.path.join(run_dir, RESULT), json.dumps(document))
   return document
