@@ -628,12 +628,12 @@ def bench_vulkan_idle(bench: Bench) -> None:
     print()
 
 
-# Mismatching (file, backend, trace) of the corpus the localizer is measured on (e2e/BUILD.bazel).
-# The last: wrong on every backend alike, so judged against the oracle outside IREE (jaxlib,
-# the `oracle` extra: docs/localizing.md, Oracle).
-LOCALIZE_CASES = (("e2e/integer_test.py", "iree_vmla", "float_int_casts"),
-                  ("e2e/bool_test.py", "iree_vulkan", "any_all"),
-                  ("e2e/conditional_assign_test.py", "iree_llvmjit", "add_if_positive"))
+# Mismatching (file, backend, trace, ratio id) of the corpus the localizer is measured on
+# (e2e/BUILD.bazel). The last (7o): wrong on every backend alike, so judged against the oracle
+# outside IREE (jaxlib, the `oracle` extra: docs/localizing.md, Oracle).
+LOCALIZE_CASES = (("e2e/integer_test.py", "iree_vmla", "float_int_casts", "7"),
+                  ("e2e/bool_test.py", "iree_vulkan", "any_all", "7"),
+                  ("e2e/conditional_assign_test.py", "iree_llvmjit", "add_if_positive", "7o"))
 
 
 def prepared_trace(bench: Bench, prefix: str, test_file: str, backend: str,
@@ -682,11 +682,13 @@ def against_compile_and_run(bench: Bench, key: str, cases: Sequence[Tuple[str, s
 
 
 def bench_localize(bench: Bench) -> None:
-  """Ratio 7: one localization vs the original compile + run of the failing trace."""
-  against_compile_and_run(
-      bench, "7", LOCALIZE_CASES, "localize",
-      lambda trace_dir, backend: ["-m", "pyiree_tf_support.localize", trace_dir,
-                                  f"--target_backends={backend}"], 3.0)
+  """Ratio 7: one localization vs the original compile + run of the failing trace; 7o the same
+  for a localization against the oracle (every IREE backend tried, then the oracle)."""
+  for key in ("7", "7o"):
+    against_compile_and_run(
+        bench, key, [case[:3] for case in LOCALIZE_CASES if case[3] == key], "localize",
+        lambda trace_dir, backend: ["-m", "pyiree_tf_support.localize", trace_dir,
+                                    f"--target_backends={backend}"], 3.0)
 
 
 # Listed mismatches of the corpus the reducer is measured on (e2e/BUILD.bazel): a stateless
@@ -735,6 +737,8 @@ SUMMARY_NAMES = {
     "7c": "localize / compile + run (CPU)",
     "8": "reduce / compile + run (process)",
     "8c": "reduce / compile + run (CPU)",
+    "7o": "oracle localize / compile + run (process)",
+    "7oc": "oracle localize / compile + run (CPU)",
 }
 
 

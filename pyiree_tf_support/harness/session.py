@@ -295,6 +295,7 @@ class TestRun:
       seconds.append(time.monotonic() - started)
     outcomes = [outcome for outcome, _ in results]
     self._check_deterministic(ref_trace, trace_function, trace_name, outcomes)
+    outcomes, float64 = self._judged_by_float64(ref_trace, trace_name, outcomes)
     localized = self._localize_mismatches(ref_trace, outcomes)
     outcomes = _with_lines(outcomes, {
         i: "localized: " + found.get("message", found["summary"])
@@ -335,6 +336,8 @@ class TestRun:
       method_compiles = setup.method_compiles
       if method_compiles is not None:
         record["method_compiles"] = method_compiles.to_json()
+    for index, judgement in float64.items():
+      records[index]["float64"] = judgement
     for index, localization in localized.items():
       records[index]["localization"] = localization
     for index, reduction in reduced.items():
@@ -551,6 +554,37 @@ class TestRun:
                          call_method=call.method)
                  for index, call in enumerate(ref_trace.calls)
                  if record.failure_of(call.method)), None)
+
+  def _judged_by_float64(self, ref_trace: Trace, trace_name: str,
+                         outcomes: Sequence[Outcome]
+                         ) -> Tuple[List[Outcome], Dict[int, Dict[str, Any]]]:
+    """Each IREE target's float mismatch judged by the reference's own error: its failing call
+    evaluated in float64 on the oracle (localizing/reference_f64), both sides' errors a line
+    of the failing call's text, and WITHIN REFERENCE ERROR when the backend is within K x
+    TensorFlow's own error (comparing/reference_error); and report.json's `float64` entry of
+    each judged one, by the outcome's index."""
+    targets = _iree_targets(outcomes, lambda o: (o.status is Status.MISMATCH
+                                                 and o.call_index is not None
+                                                 and o.trace_path is not None))
+    if not targets:
+      return list(outcomes), {}
+    from pyiree_tf_support.localizing import reference_f64
+    session, judged, entries = self.session, {}, {}
+    for index, spec in targets:
+      outcome = outcomes[index]
+      found, why = reference_f64.judge_trace(
+          self._loadable_path(ref_trace), (outcome.trace_path or "")[:-len(".txt")],
+          outcome.call_index or 0, (outcome.backend, spec.name) + spec.aliases,
+          session.options.tolerance_policy,
+          os.path.join(session.artifacts_dir, "float64", f"{trace_name}__{spec.name}"))
+      if found is not None or why:
+        entries[index] = found.to_json() if found else {"within": False, "not_judged": why}
+      if found is not None and found.within:
+        judged[index] = verdicts.within_reference_error(outcome, found.describe())
+      elif found is not None or why:
+        judged[index] = verdicts.with_call_note(outcome, "float64: " + (
+            found.describe() if found else f"not judged: {why}"))
+    return [judged.get(i, o) for i, o in enumerate(outcomes)], entries
 
   def _localize_mismatches(self, ref_trace: Trace,
                            outcomes: Sequence[Outcome]) -> Dict[int, Dict[str, Any]]:

@@ -78,6 +78,8 @@ class Run:
   outputs: Tuple[Tuple[np.ndarray, ...], ...]
   error: Optional[str]
   stopped: Optional[str] = None
+  # The globals after each call ({symbol: value}), when the run was asked to read them back.
+  state: Tuple[Dict[str, np.ndarray], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,15 +123,16 @@ def flat_calls(reference: Trace, signatures: Dict[str, FunctionSignature],
 
 def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
               inputs: Dict[str, np.ndarray], limits: timeouts.Timeouts,
-              judged_against: Optional[dict] = None) -> Run:
+              judged_against: Optional[dict] = None, state: bool = False) -> Run:
   """Replays `calls` on `vmfb_path` in a fresh TF-free child process (see traced_run);
   `judged_against`: the trusted run's dir, tolerances and backend names, to stop the run once
-  the divergence is found."""
+  the divergence is found; `state`: read the globals back after each call."""
   safe_files.make_dirs(run_dir)
   safe_files.write_with(os.path.join(run_dir, traced_run.INPUTS),
                         lambda f: np.savez(f, allow_pickle=False, **inputs))
   safe_files.write_text(os.path.join(run_dir, traced_run.REQUEST), json.dumps(
-      {"vmfb": vmfb_path, "driver": driver, "calls": calls, **(judged_against or {})}))
+      {"vmfb": vmfb_path, "driver": driver, "calls": calls, "state": state,
+       **(judged_against or {})}))
   size = os.path.getsize(vmfb_path)
   load, call = limits.load.seconds(size), limits.call.seconds(size)
   limit = None if load is None or call is None else load + call * max(1, len(calls))
@@ -152,7 +155,7 @@ def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
     raise LocalizeError(own)
   raw, outputs, error, stopped = traced_run.load_result(run_dir)
   return Run(tuple(events.number_events(raw)), tuple(tuple(o) for o in outputs), error,
-             stopped)
+             stopped, tuple(traced_run.load_state(run_dir)) if state else ())
 
 
 def _reference_outputs(reference: Trace, index: int) -> List[np.ndarray]:
@@ -518,8 +521,12 @@ def _against_oracle(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
                             limits.compile)
   except formation.NoDispatch as e:
     _, sources = oracle_sites.sites(flow_bytecode)
-    outside = oracle.results_outside(untraced.outputs, result, sources, functions, policy,
-                                     names, 0.0, off.error)
+    # The module as tested again, its globals read back after each call (nothing is traced).
+    held = run_child(os.path.join(base["work_dir"], "suspect_untraced.vmfb"),
+                     suspect_spec.driver, os.path.join(side_dir, "state_run"), calls, inputs,
+                     limits, state=True).state
+    outside = oracle.outside(untraced.outputs, held, result, sources, functions, policy,
+                             names, 0.0, off.error)
     if outside is None:
       return Localization(Kind.NONE, detail=f"{e}; every call's results agree with the "
                           "oracle's", **common)
@@ -530,7 +537,7 @@ def _against_oracle(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
     raise LocalizeError(str(e)) from None
   suspect_run = run_child(formed.suspect.vmfb_path, formed.suspect.driver,
                           os.path.join(side_dir, "suspect_run"), calls, inputs, limits,
-                          {"max_total_bytes": tensor_budget})
+                          {"max_total_bytes": tensor_budget}, state=True)
   if suspect_run.error and not suspect_run.events:
     raise LocalizeError(f"the traced {suspect_spec.name} module failed: {suspect_run.error}")
   sites, sources = oracle_sites.sites(flow_bytecode)
@@ -545,11 +552,22 @@ def _against_oracle(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
         "with a trace at every dispatch: tracing changes scheduling, buffer offsets and "
         "aliasing, which hid the bug"), **common)
   detail = finding.detail
+  worst = max((row.output_error for row in finding.rows
+               if row.output_error == row.output_error), default=0.0)
+  if finding.kind in (Kind.DISPATCH, Kind.OUTSIDE) and finding.culprit is not None:
+    # A state gone wrong at an earlier call is the earlier divergence.
+    before = finding.culprit.call
+    earlier = oracle.outside(suspect_run.outputs, suspect_run.state, result, sources,
+                             functions, policy, names, max(
+                                 (row.output_error for row in finding.rows
+                                  if row.call < before and row.output_error == row.output_error),
+                                 default=0.0), off.error, before=before)
+    if earlier is not None:
+      return _as_tested(Localization(Kind.OUTSIDE, detail=earlier, **common), suspect_run,
+                        untraced, wrong, policy, names)
   if finding.kind in (Kind.NONE, Kind.DRIFT):
-    worst = max((row.output_error for row in finding.rows
-                 if row.output_error == row.output_error), default=0.0)
-    outside = oracle.results_outside(suspect_run.outputs, result, sources, functions, policy,
-                                     names, worst, off.error)
+    outside = oracle.outside(suspect_run.outputs, suspect_run.state, result, sources,
+                             functions, policy, names, worst, off.error)
     if outside is not None:
       return _as_tested(Localization(Kind.OUTSIDE, detail=outside, **common), suspect_run,
                         untraced, wrong, policy, names)
