@@ -185,6 +185,15 @@ def _untraced_vmfb(loaded: ReplayInput, spec: backends.BackendSpec,
                         f"localize: {e.reason}") from None
 
 
+def _compile_as_tested(source_path: str, spec: backends.BackendSpec, flags: Sequence[str],
+                       vmfb_path: str, limits: timeouts.Timeouts) -> None:
+  try:
+    formation.compile_as_tested(source_path, spec, flags, vmfb_path, limits.compile)
+  except formation.FormationError as e:
+    raise LocalizeError(f"{spec.name} does not compile the module, so it has no mismatch to "
+                        f"localize: {e}") from None
+
+
 def default_work_dir(trace_dir: str, suspect: str) -> str:
   """<module dir>/localize/<trace>__<suspect's canonical name>."""
   module_dir = os.path.dirname(os.path.dirname(os.path.abspath(trace_dir)))
@@ -278,14 +287,20 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
     reduced = loaded.iree_input  # one copy, not two, of what may be a model's 200 MB of text.
   last = len(reference.calls) if call is None else call + 1
   untraced_path = os.path.join(work_dir, "suspect_untraced.vmfb")
-  source = reduced
+  source_path = os.path.join(work_dir, "iree_input.mlir")
+  source, written = reduced, None
   for attempt in (reduced, loaded.iree_input):
-    # Nothing was made private: the module as tested, maybe compiled by the test already.
-    reuse = (cache if (attempt == loaded.iree_input or reduced == loaded.iree_input)
-             and len(attempt) <= CACHE_INPUT_LIMIT
-             else None)
-    safe_files.write_bytes(untraced_path, _untraced_vmfb(loaded, suspect_spec, suspect_flags,
-                                                        limits, attempt, reuse))
+    if len(attempt) > formation.SHARED_FRONTEND_ABOVE:  # its frontend is shared with `form`.
+      safe_files.write_text(source_path, attempt)
+      written = attempt
+      _compile_as_tested(source_path, suspect_spec, suspect_flags, untraced_path, limits)
+    else:
+      # Nothing was made private: the module as tested, maybe compiled by the test already.
+      reuse = (cache if (attempt == loaded.iree_input or reduced == loaded.iree_input)
+               and len(attempt) <= CACHE_INPUT_LIMIT
+               else None)
+      safe_files.write_bytes(untraced_path, _untraced_vmfb(loaded, suspect_spec, suspect_flags,
+                                                          limits, attempt, reuse))
     untraced = run_child(untraced_path, suspect_spec.driver,
                          os.path.join(work_dir, "untraced"), all_calls[:last],
                          _inputs_below(all_inputs, last), limits)
@@ -294,8 +309,8 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
       break
     if attempt == loaded.iree_input:
       break  # right either way: the reduced module is as good and cheaper to trace.
-  source_path = os.path.join(work_dir, "iree_input.mlir")
-  safe_files.write_text(source_path, source)
+  if written is not source:  # rewritten, the shared frontend (of another text) goes stale.
+    safe_files.write_text(source_path, source)
   wrong = first_wrong_call(untraced, reference, names, policy)
   if call is None:
     call = wrong if wrong is not None else (
