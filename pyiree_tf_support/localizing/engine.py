@@ -18,6 +18,7 @@ Every backend runs in a child process that never imports TensorFlow (traced_run)
 """
 
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -31,6 +32,7 @@ from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import mlir_functions
+from pyiree_tf_support.compiling import tested_compiles
 from pyiree_tf_support.compiling.vmfb_cache import CompileCache
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
@@ -185,6 +187,16 @@ def _untraced_vmfb(loaded: ReplayInput, spec: backends.BackendSpec,
                         f"localize: {e.reason}") from None
 
 
+def _tested_vmfb(loaded: ReplayInput, spec: backends.BackendSpec, flags: Sequence[str],
+                 cache: Optional[CompileCache]) -> Optional[bytes]:
+  """The test's compile of the whole module for `spec` with `flags`, from the compile cache
+  (filed under the saved iree_input.mlir's digest: tested_compiles), or None."""
+  if cache is None:
+    return None
+  saved = hashlib.sha256(loaded.saved_iree_input).hexdigest()
+  return tested_compiles.find(cache, saved, spec.compiler_targets, tuple(dict.fromkeys(flags)))
+
+
 def _compile_as_tested(source_path: str, spec: backends.BackendSpec, flags: Sequence[str],
                        vmfb_path: str, limits: timeouts.Timeouts) -> None:
   try:
@@ -290,10 +302,17 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   source_path = os.path.join(work_dir, "iree_input.mlir")
   source, written = reduced, None
   for attempt in (reduced, loaded.iree_input):
-    if len(attempt) > formation.SHARED_FRONTEND_ABOVE:  # its frontend is shared with `form`.
+    if len(attempt) > formation.SHARED_FRONTEND_ABOVE:
       safe_files.write_text(source_path, attempt)
       written = attempt
-      _compile_as_tested(source_path, suspect_spec, suspect_flags, untraced_path, limits)
+      # The whole module: the test's own compile, when the cache holds it; else compiled with
+      # its frontend kept for `form`.
+      tested = (_tested_vmfb(loaded, suspect_spec, suspect_flags, cache)
+                if attempt is loaded.iree_input else None)
+      if tested is not None:
+        safe_files.write_bytes(untraced_path, tested)
+      else:
+        _compile_as_tested(source_path, suspect_spec, suspect_flags, untraced_path, limits)
     else:
       # Nothing was made private: the module as tested, maybe compiled by the test already.
       reuse = (cache if (attempt == loaded.iree_input or reduced == loaded.iree_input)

@@ -6,20 +6,23 @@ starts them; every compile is real): before, a ResNet50's localization compiled 
 text twice from the start (the module as tested, then the formation). The module here is big
 the same way: a 1024x1024 weight makes its iree_input.mlir over 4 MiB of text, saved as MLIR
 bytecode. The verdicts are those of the small modules' path: none for the module itself, the
-edited dispatch for a planted miscompile.
+edited dispatch for a planted miscompile. With the compile cache the test filled, the module as
+tested is not compiled again at all (its entry is found from the saved file's digest).
 """
 
 import os
 import re
 import tempfile
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from absl.testing import absltest
+from absl.testing import flagsaver
 import numpy as np
 import tensorflow as tf
 
 from pyiree_tf_support import localize
 from pyiree_tf_support.compiling import iree_compile
+from pyiree_tf_support.compiling.vmfb_cache import CompileCache
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.localizing import formation
@@ -45,6 +48,14 @@ class BigMlp(tf.Module):
     return tf.tanh(tf.matmul(x, self.w) + self.b)
 
 
+class OtherBigMlp(BigMlp):
+  """Another module (its own bias), so that this process compiles it afresh into a cache."""
+
+  def __init__(self):
+    super().__init__()
+    self.b = tf.constant(np.linspace(-2, 2, 1024, dtype=np.float32))
+
+
 def predict_once(module):
   module.predict(X)
 
@@ -61,7 +72,9 @@ class SharedFrontendTest(recorded_traces.RecordedTraces, absltest.TestCase):
 
   CASES = ((BigMlp, predict_once, ("iree_llvmcpu",), True),)
 
-  def _localize(self, *flags: str) -> Tuple[engine.Localization, List[List[str]]]:
+  def _localize(self, *flags: str, trace_dir: str = "",
+                cache: Optional[CompileCache] = None
+                ) -> Tuple[engine.Localization, List[List[str]]]:
     """Localizes on llvm-cpu in this process; the result and every compile's command line."""
     commands: List[List[str]] = []
     run = iree_compile.run
@@ -72,8 +85,9 @@ class SharedFrontendTest(recorded_traces.RecordedTraces, absltest.TestCase):
 
     iree_compile.run = recording
     try:
-      result = localize.localize(self.trace_dirs["BigMlp"], "iree_llvmcpu",
-                                 extra_flags=tuple(("iree_llvmcpu", f) for f in flags))
+      result = localize.localize(trace_dir or self.trace_dirs["BigMlp"], "iree_llvmcpu",
+                                 extra_flags=tuple(("iree_llvmcpu", f) for f in flags),
+                                 cache=cache)
     finally:
       iree_compile.run = run
     return result, commands
@@ -95,6 +109,19 @@ class SharedFrontendTest(recorded_traces.RecordedTraces, absltest.TestCase):
     self.assertEqual(os.path.basename(first[1]), "iree_input.mlir")
     traced = [c for c in module if _phases(c) == (formation.FRONTEND_PHASE, "flow")]
     self.assertIn(formation.TRACE_ALL_TOP_LEVEL, traced[0])
+
+  def test_the_tests_own_compile_is_taken_from_the_cache(self):
+    cache_dir = tempfile.mkdtemp(dir=self.artifacts_dir)
+    with flagsaver.flagsaver(compile_cache_dir=cache_dir, compile_cache=True):
+      trace_dir, recorded = recorded_traces.record(
+          tempfile.mkdtemp(dir=self.artifacts_dir), OtherBigMlp, predict_once)
+    self.assertTrue(recorded.wasSuccessful())
+    result, commands = self._localize(trace_dir=trace_dir, cache=CompileCache(cache_dir))
+    self.assertIs(result.kind, engine.Kind.NONE, result.detail)
+    module = [c for c in commands if "device_probe.mlir" not in " ".join(c)]
+    # No compile of the module as tested: the formation and the two traced compiles only.
+    self.assertCountEqual([_phases(c) for c in module],
+                          [("input", "flow"), ("flow", "end"), ("flow", "end")])
 
   def test_planted_miscompile_is_named_on_the_shared_path(self):
     clean, _ = self._localize()
