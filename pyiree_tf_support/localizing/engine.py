@@ -31,6 +31,7 @@ import numpy as np
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import compiler
+from pyiree_tf_support.compiling import iree_compile
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.compiling import tested_compiles
 from pyiree_tf_support.compiling.vmfb_cache import CompileCache
@@ -187,6 +188,20 @@ def _untraced_vmfb(loaded: ReplayInput, spec: backends.BackendSpec,
                         f"localize: {e.reason}") from None
 
 
+def _start_formation(source_path: str, work_dir: str, suspect_spec: backends.BackendSpec,
+                     suspect_flags: Sequence[str], trusted_name: str,
+                     extra_flags: compile_flags.Entries, limits: timeouts.Timeouts) -> None:
+  """The first trusted backend's formation, started while the module as tested runs (it is
+  what `_against_trusted` forms first, when its driver is there)."""
+  trusted_spec = backends.lookup(trusted_name)
+  if not drivers.driver_available(trusted_spec.driver)[0]:
+    return
+  side_dir = os.path.join(work_dir, trusted_spec.name)
+  safe_files.make_dirs(side_dir)
+  formation.start_early(source_path, side_dir, suspect_spec, suspect_flags, trusted_spec,
+                        _flags(trusted_spec, extra_flags), limits.compile)
+
+
 def _tested_vmfb(loaded: ReplayInput, spec: backends.BackendSpec, flags: Sequence[str],
                  cache: Optional[CompileCache]) -> Optional[bytes]:
   """The test's compile of the whole module for `spec` with `flags`, from the compile cache
@@ -239,7 +254,13 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   with safe_files.locked(lock):
     safe_files.remove_tree(work_dir)
     safe_files.make_dirs(work_dir)
-    return _localize(loaded, suspect, trusted, call, work_dir=work_dir, **options)
+    # A formation started early and never taken is waited for (its compiles killed when the
+    # localization fails), so nothing writes into the work dir once the lock is released.
+    with iree_compile.interruptible(formation.settle_early):
+      try:
+        return _localize(loaded, suspect, trusted, call, work_dir=work_dir, **options)
+      finally:
+        formation.settle_early()
 
 
 def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
@@ -320,6 +341,12 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
                else None)
       safe_files.write_bytes(untraced_path, _untraced_vmfb(loaded, suspect_spec, suspect_flags,
                                                           limits, attempt, reuse))
+    if attempt is reduced is loaded.iree_input and not by_oracle:  # the only attempt:
+      if written is not attempt:  # the formation's source is final, so it starts now.
+        safe_files.write_text(source_path, attempt)
+        written = attempt
+      _start_formation(source_path, work_dir, suspect_spec, suspect_flags, candidates[0],
+                       extra_flags, limits)
     untraced = run_child(untraced_path, suspect_spec.driver,
                          os.path.join(work_dir, "untraced"), all_calls[:last],
                          _inputs_below(all_inputs, last), limits)

@@ -20,7 +20,8 @@ import dataclasses
 import json
 import os
 import re
-from typing import Optional, Sequence, Tuple, TYPE_CHECKING
+import threading
+from typing import Dict, Optional, Sequence, Tuple, TYPE_CHECKING
 
 from iree.compiler.tools import binaries as iree_binaries
 
@@ -257,13 +258,56 @@ def compile_side(role: str, spec: backends.BackendSpec, flags: Sequence[str], fl
   return Side(spec.name, spec.driver, vmfb_path, sources, (compiler_tool(), *args))
 
 
+# Formations started ahead of their `form` call (`start_early`), by their arguments.
+_early: Dict[tuple, "concurrent.futures.Future[Formation]"] = {}
+_early_lock = threading.Lock()
+
+
+def _early_key(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
+               suspect_flags: Sequence[str], trusted: Optional[backends.BackendSpec],
+               trusted_flags: Sequence[str]) -> tuple:
+  return (os.path.abspath(iree_input_path), os.path.abspath(work_dir), suspect.name,
+          tuple(suspect_flags), trusted.name if trusted else None, tuple(trusted_flags))
+
+
+def start_early(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
+                suspect_flags: Sequence[str], trusted: backends.BackendSpec,
+                trusted_flags: Sequence[str],
+                limit: timeouts.Limit = timeouts.DEFAULT.compile) -> None:
+  """Starts `form` with these arguments on a thread of its own; the `form` call with the same
+  arguments then takes its result (or its exception). Why: the formation does not depend on
+  the run of the module as tested, which can take seconds on a big model (a child process
+  loading 94 MB of vmfb), so the two overlap. `settle_early` waits for one never taken."""
+  key = _early_key(iree_input_path, work_dir, suspect, suspect_flags, trusted, trusted_flags)
+  pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+  future = pool.submit(form, iree_input_path, work_dir, suspect, suspect_flags, trusted,
+                       trusted_flags, limit)
+  pool.shutdown(wait=False)
+  with _early_lock:
+    _early[key] = future
+
+
+def settle_early() -> None:
+  """Waits for the formations started early and never taken, and forgets them (their files
+  stay in their work dir, as a finished `form`'s do)."""
+  with _early_lock:
+    futures = list(_early.values())
+    _early.clear()
+  concurrent.futures.wait(futures)
+
+
 def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
          suspect_flags: Sequence[str], trusted: Optional[backends.BackendSpec],
          trusted_flags: Sequence[str],
          limit: timeouts.Limit = timeouts.DEFAULT.compile) -> Formation:
   """Forms the dispatches with the suspect's flags and compiles both traced modules into
   `work_dir` (only the suspect's when `trusted` is None: the oracle is no IREE backend);
-  NotTraceable or FormationError say why not."""
+  NotTraceable or FormationError say why not. Started early (`start_early`), its result."""
+  with _early_lock:
+    future = _early.pop(_early_key(iree_input_path, work_dir, suspect, suspect_flags, trusted,
+                                   trusted_flags), None)
+  if future is not None:
+    return future.result()
   seconds = limit.seconds(os.path.getsize(iree_input_path))
   readable_path, trace_flag, dispatches = form_flow(iree_input_path, work_dir, suspect,
                                                     suspect_flags, seconds)

@@ -13,6 +13,7 @@ tested is not compiled again at all (its entry is found from the saved file's di
 import os
 import re
 import tempfile
+import time
 from typing import List, Optional, Sequence, Tuple
 
 from absl.testing import absltest
@@ -122,6 +123,34 @@ class SharedFrontendTest(recorded_traces.RecordedTraces, absltest.TestCase):
     # No compile of the module as tested: the formation and the two traced compiles only.
     self.assertCountEqual([_phases(c) for c in module],
                           [("input", "flow"), ("flow", "end"), ("flow", "end")])
+
+  def test_the_formation_runs_while_the_module_as_tested_does(self):
+    started: List[float] = []
+    untraced: List[Tuple[float, float]] = []
+    run, run_child = iree_compile.run, engine.run_child
+
+    def recording(command, stdin, timeout):
+      if ("--compile-to=flow" in command and "device_probe.mlir" not in " ".join(command)):
+        started.append(time.monotonic())
+      return run(command, stdin, timeout)
+
+    def timed_child(vmfb_path, *args, **kwargs):
+      begun = time.monotonic()
+      try:
+        return run_child(vmfb_path, *args, **kwargs)
+      finally:
+        if os.path.basename(vmfb_path) == "suspect_untraced.vmfb":
+          untraced.append((begun, time.monotonic()))
+
+    iree_compile.run, engine.run_child = recording, timed_child
+    try:
+      result = localize.localize(self.trace_dirs["BigMlp"], "iree_llvmcpu")
+    finally:
+      iree_compile.run, engine.run_child = run, run_child
+    self.assertIs(result.kind, engine.Kind.NONE, result.detail)
+    (formed,) = started
+    ((begun, ended),) = untraced
+    self.assertLess(formed, ended)  # started before the run as tested was over
 
   def test_planted_miscompile_is_named_on_the_shared_path(self):
     clean, _ = self._localize()
