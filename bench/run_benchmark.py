@@ -681,7 +681,7 @@ def plant_softmax_bug(sources_dir: str, out_dir: str) -> Optional[Tuple[str, str
   module as tested and traced (the others' binding offsets and push constants differ, so a
   source dumped from one does not fit the other): a bug there makes the localizer trace every
   dispatch before it, the most it can cost."""
-  for name in sorted(os.listdir(sources_dir)):
+  for name in sorted(n for n in os.listdir(sources_dir) if n.endswith(".mlir")):
     with open(os.path.join(sources_dir, name)) as f:
       text = f.read()
     match = _SOFTMAX_RE.search(text)
@@ -716,7 +716,8 @@ def bench_localize_resnet50(bench: Bench) -> None:
       os.path.join(os.path.dirname(PYTHON), "iree-compile"), iree_input,
       "--iree-input-type=stablehlo_xla", "--iree-hal-target-backends=llvm-cpu", *LLVMCPU_FLAGS,
       f"--iree-hal-dump-executable-sources-to={sources}", "--compile-to=executable-sources",
-      "-o", os.path.join(sources, "executable_sources.mlirbc"), "--emit-mlir-bytecode"],
+      "-o", os.path.join(bench.fresh_dir("resnet_dump"), "executable_sources.mlirbc"),
+      "--emit-mlir-bytecode"],
       bench.timeout)
   planted = (plant_softmax_bug(sources, bench.fresh_dir("resnet_planted"))
              if clean.ok and dumped.ok else None)
