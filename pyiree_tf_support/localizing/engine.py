@@ -18,6 +18,7 @@ Every backend runs in a child process that never imports TensorFlow (traced_run)
 """
 
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -30,7 +31,9 @@ import numpy as np
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import compiler
+from pyiree_tf_support.compiling import iree_compile
 from pyiree_tf_support.compiling import mlir_functions
+from pyiree_tf_support.compiling import tested_compiles
 from pyiree_tf_support.compiling.vmfb_cache import CompileCache
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
@@ -188,6 +191,39 @@ def _untraced_vmfb(loaded: ReplayInput, spec: backends.BackendSpec,
                         f"localize: {e.reason}") from None
 
 
+def _start_formation(source_path: str, work_dir: str, suspect_spec: backends.BackendSpec,
+                     suspect_flags: Sequence[str], trusted_name: str,
+                     extra_flags: compile_flags.Entries, limits: timeouts.Timeouts) -> None:
+  """The first trusted backend's formation, started while the module as tested runs (it is
+  what `_against_trusted` forms first, when its driver is there)."""
+  trusted_spec = backends.lookup(trusted_name)
+  if not drivers.driver_available(trusted_spec.driver)[0]:
+    return
+  side_dir = os.path.join(work_dir, trusted_spec.name)
+  safe_files.make_dirs(side_dir)
+  formation.start_early(source_path, side_dir, suspect_spec, suspect_flags, trusted_spec,
+                        _flags(trusted_spec, extra_flags), limits.compile)
+
+
+def _tested_vmfb(loaded: ReplayInput, spec: backends.BackendSpec, flags: Sequence[str],
+                 cache: Optional[CompileCache]) -> Optional[bytes]:
+  """The test's compile of the whole module for `spec` with `flags`, from the compile cache
+  (filed under the saved iree_input.mlir's digest: tested_compiles), or None."""
+  if cache is None:
+    return None
+  saved = hashlib.sha256(loaded.saved_iree_input).hexdigest()
+  return tested_compiles.find(cache, saved, spec.compiler_targets, tuple(dict.fromkeys(flags)))
+
+
+def _compile_as_tested(source_path: str, spec: backends.BackendSpec, flags: Sequence[str],
+                       vmfb_path: str, limits: timeouts.Timeouts) -> None:
+  try:
+    formation.compile_as_tested(source_path, spec, flags, vmfb_path, limits.compile)
+  except formation.FormationError as e:
+    raise LocalizeError(f"{spec.name} does not compile the module, so it has no mismatch to "
+                        f"localize: {e}") from None
+
+
 def default_work_dir(trace_dir: str, suspect: str) -> str:
   """<module dir>/localize/<trace>__<suspect's canonical name>."""
   module_dir = os.path.dirname(os.path.dirname(os.path.abspath(trace_dir)))
@@ -221,7 +257,13 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   with safe_files.locked(lock):
     safe_files.remove_tree(work_dir)
     safe_files.make_dirs(work_dir)
-    return _localize(loaded, suspect, trusted, call, work_dir=work_dir, **options)
+    # A formation started early and never taken is waited for (its compiles killed when the
+    # localization fails), so nothing writes into the work dir once the lock is released.
+    with iree_compile.interruptible(formation.settle_early):
+      try:
+        return _localize(loaded, suspect, trusted, call, work_dir=work_dir, **options)
+      finally:
+        formation.settle_early()
 
 
 def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
@@ -281,14 +323,33 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
     reduced = loaded.iree_input  # one copy, not two, of what may be a model's 200 MB of text.
   last = len(reference.calls) if call is None else call + 1
   untraced_path = os.path.join(work_dir, "suspect_untraced.vmfb")
-  source = reduced
+  source_path = os.path.join(work_dir, "iree_input.mlir")
+  source, written = reduced, None
   for attempt in (reduced, loaded.iree_input):
-    # Nothing was made private: the module as tested, maybe compiled by the test already.
-    reuse = (cache if (attempt == loaded.iree_input or reduced == loaded.iree_input)
-             and len(attempt) <= CACHE_INPUT_LIMIT
-             else None)
-    safe_files.write_bytes(untraced_path, _untraced_vmfb(loaded, suspect_spec, suspect_flags,
-                                                        limits, attempt, reuse))
+    if len(attempt) > formation.SHARED_FRONTEND_ABOVE:
+      safe_files.write_text(source_path, attempt)
+      written = attempt
+      # The whole module: the test's own compile, when the cache holds it; else compiled with
+      # its frontend kept for `form`.
+      tested = (_tested_vmfb(loaded, suspect_spec, suspect_flags, cache)
+                if attempt is loaded.iree_input else None)
+      if tested is not None:
+        safe_files.write_bytes(untraced_path, tested)
+      else:
+        _compile_as_tested(source_path, suspect_spec, suspect_flags, untraced_path, limits)
+    else:
+      # Nothing was made private: the module as tested, maybe compiled by the test already.
+      reuse = (cache if (attempt == loaded.iree_input or reduced == loaded.iree_input)
+               and len(attempt) <= CACHE_INPUT_LIMIT
+               else None)
+      safe_files.write_bytes(untraced_path, _untraced_vmfb(loaded, suspect_spec, suspect_flags,
+                                                          limits, attempt, reuse))
+    if attempt is reduced is loaded.iree_input and not by_oracle:  # the only attempt:
+      if written is not attempt:  # the formation's source is final, so it starts now.
+        safe_files.write_text(source_path, attempt)
+        written = attempt
+      _start_formation(source_path, work_dir, suspect_spec, suspect_flags, candidates[0],
+                       extra_flags, limits)
     untraced = run_child(untraced_path, suspect_spec.driver,
                          os.path.join(work_dir, "untraced"), all_calls[:last],
                          _inputs_below(all_inputs, last), limits)
@@ -297,8 +358,8 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
       break
     if attempt == loaded.iree_input:
       break  # right either way: the reduced module is as good and cheaper to trace.
-  source_path = os.path.join(work_dir, "iree_input.mlir")
-  safe_files.write_text(source_path, source)
+  if written is not source:  # rewritten, the shared frontend (of another text) goes stale.
+    safe_files.write_text(source_path, source)
   wrong = first_wrong_call(untraced, reference, names, policy)
   if call is None:
     call = wrong if wrong is not None else (
