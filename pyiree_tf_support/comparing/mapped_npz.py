@@ -3,9 +3,10 @@ whole: what keeps loading a trace from costing a multiple of its size (docs/loca
 
 np.load reads a member of an .npz into memory (its `mmap_mode` does not apply to an archive's
 members), and checking the file the way replay did (hashing its bytes, then loading every
-member for its CRC) held the file and a member at once: loading a trace of one [4096, 4096]
-float32 input and output (T = 64 MiB) peaked at 4 T above the loader's baseline, and the loaded
-trace kept 2 T (bench/trace_load_memory.py). Here the sha256 is taken over the file in chunks,
+member for its CRC) held the file and a member at once; with the arrays then read again and
+copied into the trace's calls, loading a trace of one [4096, 4096] float32 input and output
+(T = 64 MiB) peaked at 4 T above the loader's baseline and kept 2 T; now 0.03 T
+(bench/trace_load_memory.py). Here the sha256 is taken over the file in chunks,
 each member's header, size and CRC are checked by reading the member in chunks through zipfile
 (which verifies the CRC at its end), and a member stored uncompressed (np.savez writes no other)
 is a read-only array mapped from the file at its data's offset: pages are read when used and, as
