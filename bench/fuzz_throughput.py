@@ -9,8 +9,9 @@ as by default), generated functions compared per minute: compiled, run and compa
 included (the issue's goal: >= 20 on 2 cores, functions batched into modules). K figures: from a
 cold start (fresh campaign dir, no compile cache), the seconds until the first finding of each
 known bug class, polled from findings.json every second: vmvx's rounding f32 -> i32 convert,
-vmvx failing to legalize arith.fptoui, the variable assigned inside a tf.cond (llvm-cpu), and
-lavapipe losing i8 bytes past the last whole 32-bit word (Vulkan).
+vmvx failing to legalize arith.fptoui, the variable assigned inside a tf.cond (llvm-cpu),
+lavapipe losing i8 bytes past the last whole 32-bit word (Vulkan), and Vulkan refusing size-0
+dynamic inputs ("empty buffer range").
 
 Every measurement is a whole child process (a fresh interpreter, TF_CPP_MIN_LOG_LEVEL=2), so this
 script never imports TensorFlow, IREE or the library. The backends' campaigns run one after the
@@ -40,6 +41,8 @@ KNOWN = (
      ("--ops=abs,add", "--stateful=1", "--states=cond", "--nolocalize_findings"), "MISMATCH"),
     ("lavapipe i8 trailing bytes", "iree_vulkan",
      ("--ops=cast_f32_to_i8,add_i8,cast_i8_to_f32", "--shapes=3x5,2x3"), "_i8"),
+    ("Vulkan size-0 dynamic inputs", "iree_vulkan",
+     ("--ops=add,abs,tanh", "--shapes=?x4", "--dynamic_sizes=0,2"), "empty buffer range"),
 )
 
 

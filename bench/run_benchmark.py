@@ -10,7 +10,9 @@ B the bytes that passing file writes (against the 46 MB it once wrote), L the co
 call-execution of a 3000-call stateful trace (bench/long_trace_test.py), R the bytes, time and
 peak RSS of a ResNet50-sized Keras model (bench/resnet50_test.py). 6a is the cost of one drawn
 example once compiled (bench/example_cost.py), 6b an --examples=100 run of an e2e file / its
-traces alone; 7 one dispatch localization / the compile + run of the failing call. V figures: the
+traces alone; 7 one dispatch localization / the compile + run of the failing call, 7r the same for
+a bug planted in the ResNet50-sized model (its last dispatch); 8 one reduction (bench_reduce) /
+the same compile + run. V figures: the
 CPU seconds of a Vulkan file's run (its runtime workers' and the whole run's), an idle worker's
 device released by the measured rule vs after a fixed second vs never (docs/vulkan_idle.md).
 
@@ -627,43 +629,173 @@ def bench_vulkan_idle(bench: Bench) -> None:
     print()
 
 
-# Mismatching (file, backend, trace) of the corpus the localizer is measured on (e2e/BUILD.bazel).
-# The last: wrong on every backend alike, so judged against the oracle outside IREE (jaxlib,
-# the `oracle` extra: docs/localizing.md, Oracle).
-LOCALIZE_CASES = (("e2e/integer_test.py", "iree_vmla", "float_int_casts"),
-                  ("e2e/bool_test.py", "iree_vulkan", "any_all"),
-                  ("e2e/conditional_assign_test.py", "iree_llvmjit", "add_if_positive"))
+# Mismatching (file, backend, trace, ratio id) of the corpus the localizer is measured on
+# (e2e/BUILD.bazel). The last (7o): wrong on every backend alike, so judged against the oracle
+# outside IREE (jaxlib, the `oracle` extra: docs/localizing.md, Oracle).
+LOCALIZE_CASES = (("e2e/integer_test.py", "iree_vmla", "float_int_casts", "7"),
+                  ("e2e/bool_test.py", "iree_vulkan", "any_all", "7"),
+                  ("e2e/conditional_assign_test.py", "iree_llvmjit", "add_if_positive", "7o"))
 
 
-def bench_localize(bench: Bench) -> None:
-  """Ratio 7: one localization vs the original compile + run of the failing trace (replay
-  --recompile without the compile cache: the same compile and calls, without TensorFlow)."""
+def prepared_trace(bench: Bench, prefix: str, test_file: str, backend: str,
+                   trace: str) -> Optional[str]:
+  """The reference trace dir of one run of `test_file` on `backend` (its artifacts in a fresh
+  dir), or None (printed) when the run left none."""
+  artifacts_dir = bench.fresh_dir(prefix)
+  prepared = run_process("prepare", [test_file, f"--target_backends={backend}",
+                                     f"--artifacts_dir={artifacts_dir}"], bench.timeout)
+  module = next(iter(sorted(os.listdir(artifacts_dir))), None)
+  trace_dir = os.path.join(artifacts_dir, module or "", "traces", f"{trace}__tf_ref")
+  if prepared.returncode is None or not os.path.isdir(trace_dir):
+    print(f"  could not prepare the artifacts ({prepared.returncode}); skipped\n")
+    return None
+  return trace_dir
+
+
+def against_compile_and_run(bench: Bench, key: str, cases: Sequence[Tuple[str, str, str]],
+                            name: str, command: Any, goal: float) -> None:
+  """Ratio `key`: `name` (`command(trace_dir, backend)`: its args, or a factory of them) on
+  each case's failing trace vs that trace's compile + run (replay --recompile without the
+  compile cache: the same compile and calls, without TensorFlow), in wall and CPU time."""
   vulkan, _ = vulkan_available(120)
-  for test_file, backend, trace in LOCALIZE_CASES:
+  for test_file, backend, trace in cases:
     if backend == "iree_vulkan" and not vulkan:
       continue
-    print(f"[7] {test_file} on {backend}, trace {trace}: localize / compile + run")
-    artifacts_dir = bench.fresh_dir("localize")
-    prepared = run_process("prepare", [test_file, f"--target_backends={backend}",
-                                       f"--artifacts_dir={artifacts_dir}"], bench.timeout)
-    module = next(iter(sorted(os.listdir(artifacts_dir))), None)
-    trace_dir = os.path.join(artifacts_dir, module or "", "traces", f"{trace}__tf_ref")
-    if prepared.returncode is None or not os.path.isdir(trace_dir):
-      print(f"  could not prepare the artifacts ({prepared.returncode}); skipped\n")
+    print(f"[{key}] {test_file} on {backend}, trace {trace}: {name} / compile + run")
+    trace_dir = prepared_trace(bench, name, test_file, backend, trace)
+    if trace_dir is None:
       continue
     results = bench.interleaved([
-        ("localize", ["-m", "pyiree_tf_support.localize", trace_dir,
-                      f"--target_backends={backend}"]),
+        (name, command(trace_dir, backend)),
         ("compile + run", ["-m", "pyiree_tf_support.replay", trace_dir,
                            f"--target_backends={backend}", "--recompile", "--nocompile_cache"]),
     ], bench.cheap_repeats)
     for run in results["compile + run"]:  # exit status 1: the mismatch replayed, as expected.
       if run.returncode == 1:
         run.error = None
-    bench.ratio("7", f"localize / compile + run ({os.path.basename(test_file)}, {backend})",
-                results["localize"], results["compile + run"], "wall_s", 3.0)
-    print_memory("localize", results["localize"])
+    where = f"{os.path.basename(test_file)}, {backend}"
+    bench.ratio(key, f"{name} / compile + run ({where})", results[name],
+                results["compile + run"], "wall_s", goal)
+    bench.ratio(key + "c", f"{name} / compile + run, CPU ({where})", results[name],
+                results["compile + run"], "cpu_s", goal)
+    print_memory(name, results[name])
     print()
+
+
+def bench_localize(bench: Bench) -> None:
+  """Ratio 7: one localization vs the original compile + run of the failing trace; 7o the same
+  for a localization against the oracle (every IREE backend tried, then the oracle)."""
+  for key in ("7", "7o"):
+    against_compile_and_run(
+        bench, key, [case[:3] for case in LOCALIZE_CASES if case[3] == key], "localize",
+        lambda trace_dir, backend: ["-m", "pyiree_tf_support.localize", trace_dir,
+                                    f"--target_backends={backend}"], 3.0)
+
+
+# Listed mismatches of the corpus the reducer is measured on (e2e/BUILD.bazel): a stateless
+# call, a dynamic body on lavapipe, a stateful call that keeps its globals.
+REDUCE_CASES = (("e2e/integer_test.py", "iree_vmla", "float_int_casts"),
+                ("e2e/dynamic_elementwise_test.py", "iree_vulkan", "where"),
+                ("e2e/conditional_assign_test.py", "iree_vmla", "add_if_positive"))
+
+
+def bench_reduce(bench: Bench) -> None:
+  """Ratio 8: one reduction (every level, op level and value shrinking included; each run
+  with a compile cache of its own, so that every candidate compiles once, as a first run
+  does) vs the failing trace's compile + run. Goal <= 10x (issue 32)."""
+  against_compile_and_run(
+      bench, "8", REDUCE_CASES, "reduce",
+      lambda trace_dir, backend: lambda: [
+          "-m", "pyiree_tf_support.reduce", trace_dir, f"--target_backends={backend}",
+          f"--compile_cache_dir={bench.fresh_dir('reduce_cache')}"], 10.0)
+
+
+# The library's llvm-cpu flags (core/backends.py): the planted executable's source must be dumped
+# for the very target the test compiles for (`host` resolved alike), or it is not substituted.
+LLVMCPU_FLAGS = ("--iree-input-demote-f64-to-f32=false", "--iree-llvmcpu-target-cpu=host")
+_SOFTMAX_RE = re.compile(r"(%\w+) = linalg\.softmax dimension\(\d+\) ins\((%\w+) ")
+
+
+def plant_softmax_bug(sources_dir: str, out_dir: str) -> Optional[Tuple[str, str]]:
+  """(executable, path of its edited source) for the executable of `sources_dir` computing a
+  softmax, edited to store the softmax's input instead of its result; None when none does.
+
+  The softmax is a ResNet50's last dispatch, and the only one whose source is the same in the
+  module as tested and traced (the others' binding offsets and push constants differ, so a
+  source dumped from one does not fit the other): a bug there makes the localizer trace every
+  dispatch before it, the most it can cost."""
+  for name in sorted(n for n in os.listdir(sources_dir) if n.endswith(".mlir")):
+    with open(os.path.join(sources_dir, name)) as f:
+      text = f.read()
+    match = _SOFTMAX_RE.search(text)
+    executable = re.search(r"hal\.executable public @(\S+)", text)
+    if match is None or executable is None:
+      continue
+    store = f"dispatch.tensor.store {match.group(1)},"
+    if store not in text:
+      continue
+    path = os.path.join(out_dir, name)
+    with open(path, "w") as f:
+      f.write(text.replace(store, f"dispatch.tensor.store {match.group(2)},", 1))
+    return executable.group(1), path
+  return None
+
+
+def bench_localize_resnet50(bench: Bench) -> None:
+  """Ratio 7r: one localization of a planted mismatch in the ResNet50-sized model on llvm-cpu
+  vs the failing trace's compile + run (replay --recompile --nocompile_cache), both with the
+  planting flag; the localizer has the failing run's compile cache, as after a test run. The
+  bug: the last dispatch's softmax skipped (plant_softmax_bug), found against vmvx after
+  tracing the whole model. Takes ~10 minutes on 2 CPUs (three ResNet50 test runs first)."""
+  print("[7r] bench/resnet50_test.py on iree_llvmcpu, a planted bug in its last dispatch: "
+        "localize / compile + run")
+  clean_dir = bench.fresh_dir("resnet_clean")
+  clean = run_process("prepare (clean)", [
+      "bench/resnet50_test.py", "--target_backends=iree_llvmcpu", "--nocompile_cache",
+      f"--artifacts_dir={clean_dir}"], bench.timeout)
+  iree_input = os.path.join(clean_dir, "ResNet50Module", "iree_input.mlir")
+  sources = bench.fresh_dir("resnet_sources")
+  dumped = run_process("dump sources", [
+      os.path.join(os.path.dirname(PYTHON), "iree-compile"), iree_input,
+      "--iree-input-type=stablehlo_xla", "--iree-hal-target-backends=llvm-cpu", *LLVMCPU_FLAGS,
+      f"--iree-hal-dump-executable-sources-to={sources}", "--compile-to=executable-sources",
+      "-o", os.path.join(bench.fresh_dir("resnet_dump"), "executable_sources.mlirbc"),
+      "--emit-mlir-bytecode"],
+      bench.timeout)
+  planted = (plant_softmax_bug(sources, bench.fresh_dir("resnet_planted"))
+             if clean.ok and dumped.ok else None)
+  if planted is None:
+    print(f"  could not plant the bug (clean run: {clean.error or 'ok'}, dump: "
+          f"{dumped.error or 'ok'}); skipped\n")
+    return
+  flag = ("--iree_compile_flags=iree_llvmcpu:--iree-hal-substitute-executable-source="
+          f"{planted[0]}={planted[1]}")
+  artifacts_dir = bench.fresh_dir("resnet_failing")
+  # The failing run fills a cache of its own, which the localizer reads as a user's would
+  # (the module as tested is taken from it); the localizer adds nothing to it.
+  cache = f"--compile_cache_dir={bench.fresh_dir('resnet_cache')}"
+  prepared = run_process("prepare (planted)", [
+      "bench/resnet50_test.py", "--target_backends=iree_llvmcpu", cache, flag,
+      f"--artifacts_dir={artifacts_dir}"], bench.timeout)
+  trace_dir = os.path.join(artifacts_dir, "ResNet50Module", "traces", "predict__tf_ref")
+  if prepared.returncode != 1 or not os.path.isdir(trace_dir):  # 1: the planted mismatch.
+    print(f"  the planted run did not mismatch ({prepared.returncode}); skipped\n")
+    return
+  results = bench.interleaved([
+      ("localize", ["-m", "pyiree_tf_support.localize", trace_dir,
+                    "--target_backends=iree_llvmcpu", cache, flag]),
+      ("compile + run", ["-m", "pyiree_tf_support.replay", trace_dir,
+                         "--target_backends=iree_llvmcpu", "--recompile", "--nocompile_cache",
+                         flag]),
+  ], bench.repeats)
+  for run in results["compile + run"]:  # exit status 1: the mismatch replayed, as expected.
+    if run.returncode == 1:
+      run.error = None
+  bench.ratio("7r", "localize / compile + run (ResNet50, planted, llvm-cpu)",
+              results["localize"], results["compile + run"], "wall_s", 2.0,
+              "the bug in the last of 57 dispatches: every dispatch traced on both backends")
+  print_memory("localize", results["localize"])
+  print()
 
 
 SUMMARY_NAMES = {
@@ -691,6 +823,12 @@ SUMMARY_NAMES = {
     "6a": "ms per example-call, once compiled",
     "6b": "--examples=100 / traces alone (process)",
     "7": "localize / compile + run (process)",
+    "7c": "localize / compile + run (CPU)",
+    "8": "reduce / compile + run (process)",
+    "8c": "reduce / compile + run (CPU)",
+    "7o": "oracle localize / compile + run (process)",
+    "7oc": "oracle localize / compile + run (CPU)",
+    "7r": "ResNet50 localize / compile + run",
 }
 
 
@@ -768,7 +906,11 @@ SECTION_NAMES = {
     "startup": ("5", "set-up cost (shares the file benchmark's runs)"),
     "examples": ("6", "6a one drawn example, 6b an --examples=100 run"),
     "localize": ("7", "one dispatch localization vs the failing call's compile + run"),
+    "localize_resnet50": ("7r", "a planted mismatch in the ResNet50-sized model localized vs "
+                          "its compile + run"),
     "vulkan": ("V", "a Vulkan file's CPU, idle release"),
+    "reduce": ("8", "one reduction to the smallest failing program vs the failing trace's "
+               "compile + run"),
 }
 
 
@@ -828,7 +970,9 @@ def main() -> int:
               ("1", bench_library_vs_hand_vs_iree), ("W", bench_warm_vs_hand),
               ("L", bench_long_trace), ("R", bench_big_model), ("2", bench_duplicate_backends),
               ("3", bench_compile_cache), ("4", bench_concurrent_compiles),
-              ("6", bench_examples), ("7", bench_localize), ("V", bench_vulkan_idle)]
+              ("6", bench_examples), ("7", bench_localize), ("7r", bench_localize_resnet50),
+              ("8", bench_reduce),
+              ("V", bench_vulkan_idle)]
   try:
     for key, section in sections:
       if key in only or (key == "1" and "5" in only):

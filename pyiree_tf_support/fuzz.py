@@ -80,8 +80,11 @@ _PER_MODULE = flags.DEFINE_integer("functions_per_module", 8, "Functions in each
 _SPECIAL = flags.DEFINE_float("special_values", 0.05, "The fraction of input elements that are "
                               "special values (NaN, +-Inf, -0.0, subnormals, extremes).",
                               lower_bound=0.0, upper_bound=1.0)
-_SHAPES = flags.DEFINE_string("shapes", "3x4,3x5,2x3,?x4", "Comma-separated input shapes ROWSxCOLS "
-                              "to draw from; ? rows: a None dim (sizes 1, 2, 3, 5 per call).")
+_SHAPES = flags.DEFINE_string("shapes", programs.DEFAULT_SHAPES, "Comma-separated input shapes "
+                              "to draw from: scalar, or 1-4 sizes joined by x (0 or >= 2; a "
+                              "first ? is a None dim, its size drawn per call).")
+_SIZES = flags.DEFINE_list("dynamic_sizes", [str(s) for s in programs.DYNAMIC_SIZES], "The "
+                           "sizes a None dim is drawn from, per call (0: a size-0 input).")
 _STATEFUL = flags.DEFINE_float("stateful", 0.2, "The fraction of functions that update a variable "
                                "(called 3 times in their trace).", lower_bound=0.0,
                                upper_bound=1.0)
@@ -253,34 +256,17 @@ def _triage(runner: _Runner, campaign: Campaign, index: int, program: programs.P
         class_name, [reduced],
         [(reduced.name, programs.inputs_for(reduced, program, c)) for c in calls], runner.rtol,
         runner.atol, header))
-    confirmed = _confirm(test_file, target, outcome.backend, failure.status,
-                         os.path.join(directory, "artifacts"))
+    try:
+      confirmed = _confirm(test_file, target, outcome.backend, failure.status,
+                           os.path.join(directory, "artifacts"))
+    except BaseException:  # Ctrl-C mid-confirm: no finding dir that findings.json does not list.
+      safe_files.remove_tree(directory)
+      raise
     campaign.findings[signature] = Finding(
         signature, failure.status.value, target, failure.key, tuple(ops), 1, index,
         campaign.seed, test_file, confirmed, passed, dispatch)
     logging.warning("fuzz: new finding %s (%s)%s: %s", signature, failure.describe(),
                     "" if confirmed else " NOT confirmed in a fresh process", test_file)
-
-
-def generate_module(campaign: Campaign, index: int, per_module: int
-                    ) -> Tuple[List[programs.Program], List[Calls]]:
-  """Module `index`'s functions and their calls' inputs (the same for the same seed)."""
-  generation = campaign.generation
-  rng = np.random.default_rng([campaign.seed, index])
-  features = np.random.default_rng([campaign.seed, index, 1])  # shapes and state, apart.
-  shapes = shards.parse_shapes(generation.get("shapes", "3x4"))
-  functions = []
-  for i in range(per_module):
-    shape, dynamic = shapes[int(features.integers(len(shapes)))]
-    state = ""
-    states = generation.get("states", programs.STATES[1:])
-    if features.random() < generation.get("stateful", 0.0):
-      state = states[int(features.integers(len(states)))]
-    functions.append(programs.generate(rng, f"f{i}", campaign.ops, shape=shape,
-                                       dynamic=dynamic, state=state))
-  special = generation.get("special_values", 0.0)
-  arrays = [[programs.inputs(rng, p, special) for _ in range(p.calls())] for p in functions]
-  return functions, arrays
 
 
 def run_campaign(campaign: Campaign, settings: RunSettings,
@@ -291,17 +277,21 @@ def run_campaign(campaign: Campaign, settings: RunSettings,
   runner = _Runner(campaign, settings, options, rtol, atol)
   started = time.monotonic()
   before = campaign.seconds
+  campaign.restart_unfinished()  # an interrupted module runs again from its start's counts.
   last = campaign.modules + (max_modules if max_modules is not None else 1 << 30)
   try:
     while campaign.modules < last and time.monotonic() - started < minutes * 60:
       index = campaign.module_index(campaign.modules)
-      functions, arrays = generate_module(campaign, index, per_module)
+      campaign.unfinished = campaign.counts()
+      functions, arrays = programs.module_functions(campaign.seed, index, campaign.ops,
+                                                    campaign.generation, per_module)
       results = runner.compare(f"Fuzz{campaign.seed}_{index}", functions, arrays)
       for program, calls in zip(functions, arrays):
         _triage(runner, campaign, index, program, calls, results[program.name], localize)
       campaign.modules += 1
       campaign.functions += len(functions)
       campaign.seconds = before + time.monotonic() - started
+      campaign.unfinished = {}
       campaign.save()
       print(campaign.progress(), file=sys.stderr, flush=True)
   finally:
@@ -315,14 +305,16 @@ def _campaign(directory: str, targets: Tuple[str, ...]) -> Campaign:
   if findings_lib.existing(directory):
     raise FuzzError(f"{directory} holds a campaign already: add --resume to go on with it, "
                     "or name another --out.")
-  shards.parse_shapes(_SHAPES.value)
+  programs.parse_shapes(_SHAPES.value)
+  sizes = programs.parse_sizes(_SIZES.value)
   bad = [s for s in _STATES.value if s not in programs.STATES[1:]]
   if bad or not _STATES.value:
     raise FuzzError(f"--states names {', '.join(bad) or 'nothing'}; valid: assign, cond.")
   campaign = Campaign(directory, _SEED.value, programs.op_names(
       _OPS.value, [backends.lookup(t).name for t in targets]), targets,
       generation={"shapes": _SHAPES.value, "special_values": _SPECIAL.value,
-                  "stateful": _STATEFUL.value, "states": list(_STATES.value)})
+                  "stateful": _STATEFUL.value, "states": list(_STATES.value),
+                  "functions_per_module": _PER_MODULE.value, "dynamic_sizes": list(sizes)})
   if _SHARD.value:
     shards.parse_shard(_SHARD.value)
     campaign.shard = _SHARD.value
@@ -363,8 +355,8 @@ def main(argv: Sequence[str]) -> int:
     if _JOBS.value > 1:
       if _SHARD.value:
         raise FuzzError("--jobs and --shard exclude each other: --jobs=N runs shards 0/N..N-1/N.")
-      return shards.run_jobs(directory, _JOBS.value, _MAX_MODULES.value, _RESUME.value,
-                             sys.argv[1:])
+      return shards.run_jobs(_campaign(directory, targets), _JOBS.value, _MAX_MODULES.value,
+                             _RESUME.value, sys.argv[1:])
     campaign = _campaign(directory, targets)
     settings = dataclasses.replace(cli_flags.run_settings(), target_backends=campaign.targets,
                                    artifacts_dir=os.path.join(directory, "artifacts"),

@@ -16,7 +16,8 @@ only one test fails. absltest and `python file.py` are untouched: there one test
 every backend.
 
 The module holds pytest's hooks, the collector, the items and the per-session state; the parts
-that need no pytest live beside it (`pytest_summary`, `pytest_listed`, `expected_failures`).
+that need no pytest live beside it (`pytest_summary`, `pytest_listed`, `expected_failures`, and
+`session_requests`: what it asks of a class's session).
 """
 
 import dataclasses
@@ -36,6 +37,7 @@ from pyiree_tf_support.core import progress
 from pyiree_tf_support.harness import main_files
 from pyiree_tf_support.harness import pytest_listed
 from pyiree_tf_support.harness import pytest_summary
+from pyiree_tf_support.harness import session_requests
 from pyiree_tf_support.reporting import expected_failures
 
 __all__ = [
@@ -273,9 +275,8 @@ class _ClassRun:
     if self.setup_seconds is None:
       started = time.monotonic()
       try:
-        public = sys.modules["pyiree_tf_support.tf_test_utils"]
-        with public.session_request(self.case_class, self.backends, self.progress,
-                                    per_backend=True):
+        request = session_requests.SessionRequest(self.backends, self.progress, per_backend=True)
+        with session_requests.requested(self.case_class, request):
           self.case_class.setUpClass()
       except unittest.SkipTest as e:
         self._setup_error = e
@@ -382,6 +383,14 @@ class _ClassRun:
         self.case_class.tearDownClass()
 
 
+def _duplicate_fd(stream) -> Optional[int]:
+  """A new descriptor of `stream`'s file; None when it has none (io.UnsupportedOperation)."""
+  try:
+    return os.dup(stream.fileno())
+  except (AttributeError, OSError, ValueError):
+    return None
+
+
 class _Session:
   """Per-session state: class runs, how many selected items each class has left, results."""
 
@@ -395,17 +404,23 @@ class _Session:
     self.setting_errors: List[str] = []  # settings no class can run with, one line each.
     self.summary = pytest_summary.Summary()
     # The terminal's stderr as it was before any capture: progress lines of a long class set-up
-    # are shown while it runs, not kept in the item's captured output.
-    self._terminal = os.dup(sys.stderr.fileno())
+    # are shown while it runs, not kept in the item's captured output. A stderr that is no file
+    # (pytest run in-process by a test of a plugin, which reads sys.stderr) gets them instead.
+    self._stderr = sys.stderr
+    self._terminal = _duplicate_fd(sys.stderr)
 
   def _to_terminal(self, line: str) -> None:
     try:
-      os.write(self._terminal, f"\n{line}\n".encode())
-    except OSError:
+      if self._terminal is None:
+        self._stderr.write(f"\n{line}\n")
+      else:
+        os.write(self._terminal, f"\n{line}\n".encode())
+    except (OSError, ValueError):
       pass  # a closed terminal loses a progress line, nothing else.
 
   def pytest_unconfigure(self):
-    os.close(self._terminal)
+    if self._terminal is not None:
+      os.close(self._terminal)
 
   def class_run(self, case_class: type) -> _ClassRun:
     if case_class not in self._runs:

@@ -10,13 +10,18 @@ or the same normalised first error and failing pass):
 1. functions: those no call of the trace needs are removed (`mlir_functions.only_exporting`);
    for a compile error, the first method failing the same way compiled alone, with one call;
 2. calls: only the failing call when the functions left keep no state between calls; with
-   state, the calls after the failing one are dropped (the earlier ones make the state it fails
-   on, and a shorter prefix's outputs would not be the reference's);
+   state, the calls after the failing one are dropped, and the earlier ones replaced by the
+   state they leave (`reducing.state`: run with the globals threaded on a trusted backend whose
+   outputs of them agree with the reference's; the globals' initial values set to it) when
+   the failing call alone then fails the same way;
 3. functions again: those the kept calls do not need;
-4. ops (`reducing.op_level`), for a mismatch left in one stateless call or a compile error: the
-   function's StableHLO cut after the first diverging value, its operands turned into inputs
-   fed a trusted backend's values, ops nothing needs deleted, constants to splats, dynamic
-   dims to the smallest that fail; written as `reduced.mlir`, `input_N.npy`, the trusted
+4. ops (`reducing.op_level`), for a mismatch left in one call or a compile error: the
+   function's StableHLO (a stateful one with its globals as inputs fed the state it starts
+   from) cut after the first diverging value, its operands turned into inputs fed a trusted
+   backend's values, ops nothing needs deleted, constants to splats, dynamic dims to the
+   smallest that fail, input values to simpler ones; a stateful call that fails only with its
+   globals is kept whole, one call from its state, judged against the reference's outputs;
+   written as `reduced.mlir`, `input_N.npy`, the trusted
    outputs `expected_N.npy` and `reduced.py` (IREE's tools alone: DIVERGES/same, or the
    compile error).
 Every candidate is compiled (through the compile cache) and run as replay runs it. The result is
@@ -65,6 +70,7 @@ from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.reducing import failures
 from pyiree_tf_support.reducing import op_level
 from pyiree_tf_support.reducing import search
+from pyiree_tf_support.reducing import state
 from pyiree_tf_support.reporting import replay_input
 from pyiree_tf_support.reporting import repro
 from pyiree_tf_support.reporting import verdicts
@@ -136,7 +142,7 @@ def _op_json(result: Optional[op_level.OpReduction]) -> Optional[dict]:
   return {"ops": [result.ops_before, result.ops], "trusted": result.trusted or None,
           "program": os.path.join(os.path.dirname(result.script), op_level.PROGRAM_NAME),
           "script": shlex.join([sys.executable, result.script]),
-          "candidates": result.tried}
+          "candidates": result.tried, "state": result.state or None}
 
 
 def _op_summary(result: Optional[op_level.OpReduction]) -> str:
@@ -271,21 +277,6 @@ def reduce_failure(loaded: ReplayInput, backend: str,
   if failure is None:
     raise ReduceError(f"{backend}: {original.status.value} on the whole trace "
                       f"({loaded.trace_dir}): nothing to reduce.")
-  # The functions the trace calls first: whether calls share state is then a question about
-  # those functions only. Then the calls, then the functions the kept calls need.
-  reduced_input = _reduce_functions(searching, failure, reference, iree_input)
-  alone = (_failing_method(searching, failure, reference, reduced_input)
-           if failure.status is verdicts.Status.COMPILE_ERROR else None)
-  if alone is not None:
-    kept, reduced_input = alone
-  else:
-    kept = _reduce_calls(searching, failure, original, reference, reduced_input)
-  trace = _with_calls(reference, kept)
-  reduced_input = _reduce_functions(searching, failure, trace, reduced_input)
-  outcome = original if (len(kept) == len(reference.calls) and reduced_input == iree_input) \
-      else searching.outcome(trace, reduced_input)
-  if not failures.same_failure(failure, outcome):  # the budget ended between two steps.
-    trace, reduced_input, outcome = reference, iree_input, original
   module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
   directory = directory or os.path.join(module_dir, REDUCE_DIR, artifacts.safe_name(
       f"{reference.function_name}__{spec.name}"))
@@ -293,8 +284,30 @@ def reduce_failure(loaded: ReplayInput, backend: str,
   safe_files.remove_tree(directory)
   safe_files.make_dirs(directory)
   side = op_level.Side(spec, backend, spec.compiler_flags)
-  ops_result = _op_level(loaded, trace, reduced_input, failure, side, directory, cache,
-                         policy, limits, extra_flags, started + seconds)
+  trusted = _trusted(side, extra_flags)
+  # The functions the trace calls first: whether calls share state is then a question about
+  # those functions only. Then the calls, then the functions the kept calls need.
+  reduced_input = _reduce_functions(searching, failure, reference, iree_input)
+  alone = (_failing_method(searching, failure, reference, reduced_input)
+           if failure.status is verdicts.Status.COMPILE_ERROR else None)
+  origin = "the initial values"
+  if alone is not None:
+    kept, reduced_input = alone
+  else:
+    kept = _reduce_calls(searching, failure, original, reference, reduced_input)
+    if len(kept) > 1 and failure.status is verdicts.Status.MISMATCH:
+      started_from = _started(searching, failure, loaded, _with_calls(reference, kept),
+                              reduced_input, trusted, directory, cache, policy, limits)
+      if started_from is not None:
+        kept, reduced_input, origin = [kept[-1]], started_from[0], started_from[1]
+  trace = _with_calls(reference, kept)
+  reduced_input = _reduce_functions(searching, failure, trace, reduced_input)
+  outcome = original if (len(kept) == len(reference.calls) and reduced_input == iree_input) \
+      else searching.outcome(trace, reduced_input)
+  if not failures.same_failure(failure, outcome):  # the budget ended between two steps.
+    trace, reduced_input, outcome = reference, iree_input, original
+  ops_result = _op_level(loaded, trace, reduced_input, failure, side, trusted, origin,
+                         directory, cache, policy, limits, started + seconds)
   if ops_result is not None and ops_result.program:
     ops_result = op_level.write(ops_result, directory, side, policy)
   timed_out = searching.timed_out or bool(ops_result and ops_result.timed_out)
@@ -307,10 +320,54 @@ def reduce_failure(loaded: ReplayInput, backend: str,
   return result
 
 
+def _trusted(side: op_level.Side, extra_flags: compile_flags.Entries) -> List[op_level.Side]:
+  """The backends to take right values from, in the localizer's order (those available)."""
+  trusted = []
+  for name in engine.TRUSTED_ORDER[side.spec.name]:
+    spec = backends.lookup(name)
+    if drivers.driver_available(spec.driver)[0]:
+      trusted.append(op_level.Side(spec, name, spec.compiler_flags + compile_flags.for_backend(
+          extra_flags, (name,) + spec.aliases)))
+  return trusted
+
+
+def _flat_call(loaded: ReplayInput, trace: Trace, index: int
+               ) -> Tuple[str, List[np.ndarray], List[np.ndarray]]:
+  call = trace.calls[index]
+  signature = loaded.signatures[call.method]
+  return (signature.name, signature.flatten_inputs(trace.module_name, call.inputs, call.kwargs),
+          [np.asarray(v) for v in structure.flatten(call.outputs, drop_none=True)])
+
+
+def _started(searching: _Search, failure: failures.Failure, loaded: ReplayInput, trace: Trace,
+             iree_input: str, trusted: Sequence[op_level.Side], directory: str,
+             cache: Optional[CompileCache], policy: tolerances.TolerancePolicy,
+             limits: timeouts.Timeouts) -> Optional[Tuple[str, str]]:
+  """The earlier calls of a stateful trace replaced by the state they leave: (the module with
+  its globals started there, where that state came from) when its last call alone fails the
+  same way; None when not (or no trusted backend agrees with the reference on them)."""
+  work_dir = os.path.join(directory, ".candidates")
+  try:
+    runner = op_level.Runner(work_dir, cache, limits, searching.deadline)
+    earlier = [_flat_call(loaded, trace, i) for i in range(len(trace.calls) - 1)]
+    start = state.starting_state(iree_input, earlier, trusted, runner, policy)
+  finally:
+    safe_files.remove_tree(work_dir)
+  searching.tried += runner.tried
+  if start.values is None:
+    return None
+  candidate = state.initialized(iree_input, start.values)
+  if not searching.holds(failure, _with_calls(trace, [len(trace.calls) - 1]), candidate):
+    return None
+  last = len(trace.calls) - 2
+  calls = "call 0" if last == 0 else f"calls 0-{last}"
+  return candidate, f"what {start.trusted} holds after {calls}"
+
+
 def _op_level(loaded: ReplayInput, trace: Trace, iree_input: str, failure: failures.Failure,
-              side: op_level.Side, directory: str, cache: Optional[CompileCache],
+              side: op_level.Side, trusted: Sequence[op_level.Side], origin: str,
+              directory: str, cache: Optional[CompileCache],
               policy: tolerances.TolerancePolicy, limits: timeouts.Timeouts,
-              extra_flags: compile_flags.Entries,
               deadline: float) -> Optional[op_level.OpReduction]:
   """The op level of the one call left (None when the failure is of another kind); its
   candidates' files go to a scratch dir inside `directory`, removed after."""
@@ -323,17 +380,15 @@ def _op_level(loaded: ReplayInput, trace: Trace, iree_input: str, failure: failu
     if failure.status is verdicts.Status.COMPILE_ERROR:  # compiled only: state is no matter.
       return op_level.reduce_compile_error(iree_input, signature.name, failure, side,
                                            work_dir, cache, limits, deadline)
-    if len(trace.calls) != 1 or repro.has_state(iree_input):
-      return op_level.OpReduction("not at the op level: the calls left keep state between "
-                                  "them (a stateful trace is not reduced below its calls yet)")
-    trusted = []
-    for name in engine.TRUSTED_ORDER[side.spec.name]:
-      spec = backends.lookup(name)
-      if drivers.driver_available(spec.driver)[0]:
-        trusted.append(op_level.Side(spec, name, spec.compiler_flags + compile_flags.for_backend(
-            extra_flags, (name,) + spec.aliases)))
-    arguments = signature.flatten_inputs(trace.module_name, call.inputs, call.kwargs)
-    expected = [np.asarray(v) for v in structure.flatten(call.outputs, drop_none=True)]
+    if len(trace.calls) != 1:
+      return op_level.OpReduction("not at the op level: the failure needs the earlier calls "
+                                  "(their last call alone, its globals started from the state "
+                                  "they leave, does not fail the same way)")
+    _, arguments, expected = _flat_call(loaded, trace, 0)
+    if repro.has_state(iree_input):
+      return state.reduce_mismatch(iree_input, signature.name, failure, side, trusted,
+                                   arguments, expected, origin, work_dir, cache, policy,
+                                   limits, deadline)
     return op_level.reduce_mismatch(iree_input, signature.name, failure, side, trusted,
                                     arguments, expected, work_dir, cache, policy, limits,
                                     deadline)
@@ -421,14 +476,20 @@ def _op_report(result: Optional[op_level.OpReduction]) -> List[str]:
     return []
   if not result.program:
     return ["## The op level", "", result.note[0].upper() + result.note[1:] + ".", ""]
+  whole = result.trusted == op_level.REFERENCE
   text = ["## The op level", "",
-          f"`{result.function}` cut to its fewest StableHLO ops that fail the same way: "
-          f"{result.ops_before} -> {result.ops} top-level ops ({result.tried} candidates"
-          f"{'; the time budget ended the search' if result.timed_out else ''})"
-          + (f"; its inputs and the expected outputs are what {result.trusted} computes for "
-             "them (input_N.npy, expected_N.npy)." if result.trusted else "."), "",
-          "```sh", shlex.join([sys.executable, result.script]), "```", "",
-          "Compiled with:", "", "```sh", result.command, "```", ""]
+          (f"`{result.function}` as it is ({result.ops} top-level ops), one call: its inputs "
+           "are the call's, the expected outputs the reference's (input_N.npy, "
+           "expected_N.npy)." if whole else
+           f"`{result.function}` cut to its fewest StableHLO ops that fail the same way: "
+           f"{result.ops_before} -> {result.ops} top-level ops ({result.tried} candidates"
+           f"{'; the time budget ended the search' if result.timed_out else ''})"
+           + (f"; its inputs and the expected outputs are what {result.trusted} computes for "
+              "them (input_N.npy, expected_N.npy)." if result.trusted else ".")), "",
+          "```sh", shlex.join([sys.executable, result.script]), "```", ""]
+  if result.state:
+    text += ["A stateful call, " + result.state + ".", ""]
+  text += ["Compiled with:", "", "```sh", result.command, "```", ""]
   if result.error:
     text += ["Fails with:", "", "```", phases.first_error_line(result.error, diagnostics=True)
              or result.error.splitlines()[0], "```", ""]

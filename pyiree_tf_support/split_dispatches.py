@@ -13,8 +13,10 @@ iree-run-module reads) and the outputs the expected-from backend computed (`expe
 IREE's tools alone (absolute paths, each backend's flags; pytest and numpy, no TensorFlow, no
 model) and compares under the dtype's tolerance. Why: a model's divergence is then one failing
 (dispatch, backend) item, and a dispatch suite is a regression test of the compiler that needs
-nothing of the model. A dispatch with dynamic shapes, a workload or an in-place result is not
-cut out (`manifest.json` says why, as the localizer's dispatch repro does).
+nothing of the model. Dynamic shapes, workloads and results written in place are cut out as the
+localizer's dispatch repro cuts them (`localizing/dispatch_repro.py`, the traced outputs' shapes
+given for the results' dims); a dispatch whose workload is computed from values at run time is
+not (`manifest.json` says why).
 Exit status: 0 written, 2 bad input or a formation or run that failed (one line on stderr).
 """
 
@@ -119,7 +121,8 @@ def split(path: str, targets: Sequence[str], expected_from: str = "iree_llvmcpu"
     if outputs is None or any(events.is_digest(a) for a in event.arrays + outputs.arrays):
       skipped.append(dict(where, reason="its tensors were not all traced as arrays"))
       continue
-    text, reason, count = dispatch_repro.cut(formed.flow_path, event.key)
+    text, reason, count = dispatch_repro.cut(formed.flow_path, event.key,
+                                             [np.shape(a) for a in outputs.arrays])
     if text is None or count != len(outputs.arrays):
       skipped.append(dict(where, reason=reason or "its traced outputs are not its results"))
       continue

@@ -3,14 +3,15 @@
 A test class decorated with `@compile_module(MyModule)` and derived from `TracedModuleTestCase`
 compiles MyModule once for the reference and every target backend (`class_setup`); each test calls
 `self.compare_backends(trace_function)`, which runs the trace on every backend and compares.
+
+The module is a thin 2020-compatible adapter: setUpClass opens a `harness.session.ModuleSession`,
+`compare_backends` compares through it and fails on its `ComparedTrace`. What is not adapter is in
+harness/ (`later_modules`, `session_examples`, `session_requests`, `generated_tests`); this module
+reads the flags and keeps no state of its own (`tests/architecture/thin_adapter_test.py`).
 """
 
-import atexit
-import contextlib
-import dataclasses
 import sys
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
-import unittest
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from absl import logging
 from absl.testing import absltest
@@ -21,7 +22,9 @@ verbosity.import_tensorflow()  # before TensorFlow's logging is fixed: see verbo
 import tensorflow as tf
 
 from pyiree_tf_support import cli_flags
-from pyiree_tf_support import tf_utils
+
+# tf_utils: 2020's module imported it too (`tf_test_utils.tf_utils` reads it).
+from pyiree_tf_support import tf_utils as tf_utils
 from pyiree_tf_support.comparing.traces import ModuleCall
 
 # NUMPY_LINEWIDTH: a 2020 name of this module besides __all__'s.
@@ -30,11 +33,13 @@ from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.comparing.traces import TracedModule
 from pyiree_tf_support.core import progress as progress_lib
 from pyiree_tf_support.core import quick_exit
-from pyiree_tf_support.core import signatures
 from pyiree_tf_support.examples import strategies as examples_strategies
 from pyiree_tf_support.harness import class_setup
 from pyiree_tf_support.harness import generated_tests
+from pyiree_tf_support.harness import later_modules
 from pyiree_tf_support.harness import session as session_lib
+from pyiree_tf_support.harness import session_examples
+from pyiree_tf_support.harness import session_requests
 
 # IREE's later (2020-11) generated-test API:
 from pyiree_tf_support.harness.generated_tests import TestModule
@@ -42,6 +47,7 @@ from pyiree_tf_support.harness.generated_tests import tf_function_unit_test
 from pyiree_tf_support.harness.generated_tests import unit_test_specs_from_args
 from pyiree_tf_support.harness.generated_tests import unit_test_specs_from_signatures
 from pyiree_tf_support.harness.generated_tests import UnitTestSpec
+from pyiree_tf_support.harness.later_modules import Modules
 from pyiree_tf_support.importing import importer
 from pyiree_tf_support.reporting import expected_failures
 from pyiree_tf_support.tf_utils import BackendInfo
@@ -57,6 +63,7 @@ __all__ = ["FLAGS", "ModuleCall", "Modules", "Trace", "TracedModule",
 DEFAULT_INPUT_GENERATOR = generated_tests.default_input_generator
 
 FLAGS = cli_flags.FLAGS
+later_modules.settings_from(cli_flags.run_settings)  # a Modules record used outside a class.
 
 
 def _run_tests_then_exit(run_tests: Callable[..., None]) -> Callable[..., None]:
@@ -82,12 +89,16 @@ def get_target_backends() -> List[BackendInfo]:
   return list(class_setup.plan_backends(cli_flags.run_settings()).targets)
 
 
-def compile_module(module_class, exported_names: Sequence[str] = ()) -> Callable[[type], type]:
-  """Class decorator: the TracedModuleTestCase compiles `module_class` (a class or factory)."""
+def _check_module_class(caller: str, module_class) -> None:
   if module_class is None or not callable(module_class):
-    raise TypeError(f"compile_module({module_class!r}): the module class is "
+    raise TypeError(f"{caller}({module_class!r}): the module class is "
                     f"{'None' if module_class is None else 'not callable'}; pass a tf.Module "
                     "subclass or a function returning a tf.Module.")
+
+
+def compile_module(module_class, exported_names: Sequence[str] = ()) -> Callable[[type], type]:
+  """Class decorator: the TracedModuleTestCase compiles `module_class` (a class or factory)."""
+  _check_module_class("compile_module", module_class)
   names = importer.normalize_exported_names(exported_names)
 
   def decorator(cls):
@@ -98,65 +109,6 @@ def compile_module(module_class, exported_names: Sequence[str] = ()) -> Callable
   return decorator
 
 
-# Set-ups of module classes by (module class, exported names): those of running test classes
-# (setUpClass registers, tearDownClass removes) and those compile_tf_module made outside one.
-_CLASS_SETUPS: Dict[Tuple[Any, Tuple[str, ...]], class_setup.ClassSetup] = {}
-_STANDALONE_SETUPS: Dict[Tuple[Any, Tuple[str, ...]], class_setup.ClassSetup] = {}
-_probing = False  # setUpClass is building a test to find the module it compiles.
-
-
-class _ModulesRequested(Exception):
-  """Raised by compile_tf_module while setUpClass probes a test: which module it compiles."""
-
-  def __init__(self, key: Tuple[Any, Tuple[str, ...]]):
-    super().__init__(key)
-    self.key = key
-
-
-def _close_standalone_setups() -> None:
-  for setup in _STANDALONE_SETUPS.values():
-    for module in [setup.reference] + [t.module for t in setup.targets if t.module is not None]:
-      module.close()
-  _STANDALONE_SETUPS.clear()
-
-
-atexit.register(_close_standalone_setups)
-
-
-@dataclasses.dataclass(frozen=True)
-class Modules:
-  """IREE's later modules record (`compile_tf_module`): `ref_module`, `tar_modules` (the targets
-  that compiled here) and `artifacts_dir`. It is a handle: the module is compiled by the test
-  class that uses it (once per process), or on first use outside one."""
-  module_class: Any
-  exported_names: Tuple[str, ...] = ()
-
-  def _setup(self) -> class_setup.ClassSetup:
-    key = (self.module_class, self.exported_names)
-    setup = _CLASS_SETUPS.get(key) or _STANDALONE_SETUPS.get(key)
-    if setup is None:
-      cli_flags.ensure_parsed()
-      setup = class_setup.set_up_class(self.module_class, self.exported_names,
-                                      cli_flags.run_settings())
-      _STANDALONE_SETUPS[key] = setup
-    return setup
-
-  @property
-  def ref_module(self) -> tf_utils.CompiledModule:
-    return self._setup().reference
-
-  @property
-  def tar_modules(self) -> List[tf_utils.CompiledModule]:
-    return [t.module for t in self._setup().targets if t.module is not None]
-
-  @property
-  def artifacts_dir(self) -> str:
-    return self._setup().artifacts_dir
-
-  def __iter__(self):  # `ref, tars, artifacts_dir = modules`, as the later namedtuple allowed.
-    return iter((self.ref_module, self.tar_modules, self.artifacts_dir))
-
-
 def compile_tf_module(module_class, exported_names: Sequence[str] = ()) -> Modules:
   """IREE's later API: the modules record of `module_class` for the reference and targets.
 
@@ -164,20 +116,10 @@ def compile_tf_module(module_class, exported_names: Sequence[str] = ()) -> Modul
   instead of decorating the class with `compile_module(M)`; either way M is imported and
   compiled once per process for the class, and `compare_backends(trace, self._modules)` runs.
   """
-  if module_class is None or not callable(module_class):
-    raise TypeError(f"compile_tf_module({module_class!r}): the module class is "
-                    f"{'None' if module_class is None else 'not callable'}; pass a tf.Module "
-                    "subclass or a function returning a tf.Module.")
+  _check_module_class("compile_tf_module", module_class)
   key = (module_class, importer.normalize_exported_names(exported_names))
-  if _probing:
-    raise _ModulesRequested(key)
+  later_modules.request(key)  # a class being probed learns its module here.
   return Modules(*key)
-
-
-def _built(module_class):
-  """An instance of the module class, built after seeding as every construction is."""
-  tf_utils.set_random_seed()
-  return module_class()
 
 
 def session_options() -> session_lib.SessionOptions:
@@ -188,24 +130,6 @@ def session_options() -> session_lib.SessionOptions:
       localize_arguments=cli_flags.localize_arguments(),
       log_all_traces=bool(cli_flags.value("log_all_traces")),
       summarize=bool(cli_flags.value("summarize")), verbose=cli_flags.verbose())
-
-
-# What the pytest plugin asks of a class's session while it runs the class's setUpClass.
-_SESSION_REQUESTS: Dict[type, Dict[str, Any]] = {}
-
-
-@contextlib.contextmanager
-def session_request(case_class: type, only_targets: Optional[Tuple[str, ...]] = None,
-                    progress: Optional[progress_lib.Progress] = None,
-                    per_backend: bool = False) -> Iterator[None]:
-  """Within it, `case_class.setUpClass()` (the class's own, whatever it overrides) opens its
-  session with these options (`TracedModuleTestCase.open_session`): the pytest plugin's way."""
-  _SESSION_REQUESTS[case_class] = dict(only_targets=only_targets, progress=progress,
-                                       per_backend=per_backend)
-  try:
-    yield
-  finally:
-    _SESSION_REQUESTS.pop(case_class, None)
 
 
 class TracedModuleTestCase(tf.test.TestCase):
@@ -225,72 +149,39 @@ class TracedModuleTestCase(tf.test.TestCase):
   test_session = None
 
   @classmethod
-  def _requested_module(cls) -> Optional[Tuple[Any, Tuple[str, ...]]]:
-    """The module a class of the later API compiles: it calls compile_tf_module in `__init__` or
-    `setUp`, so a test of it is built (and set up) until that call says which (nothing runs)."""
-    global _probing
-    _probing = True
-    try:
-      probe = cls("runTest")  # a name unittest accepts without such a method.
-      probe.setUp()
-    except _ModulesRequested as requested:
-      return requested.key
-    finally:
-      _probing = False
-    return None
-
-  @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    cls.open_session(**_SESSION_REQUESTS.get(cls, {}))
+    request = session_requests.of(cls)  # the pytest plugin's, if it runs the class.
+    cls.open_session(request.only_targets, request.progress, request.per_backend)
 
   @classmethod
   def open_session(cls, only_targets: Optional[Tuple[str, ...]] = None,
                    progress: Optional[progress_lib.Progress] = None,
                    per_backend: bool = False) -> session_lib.ModuleSession:
-    """Sets the class's module up and opens its session `module_session` (what setUpClass does, with
-    what `session_request` asked for): only `only_targets` are set up, long steps report to
-    `progress`, and with `per_backend` nothing fails here: one pytest item per backend judges
-    the session's `compared` traces."""
+    """Sets the class's module up and opens its session `module_session` (what setUpClass does,
+    with what `harness.session_requests` asked for): only `only_targets` are set up, long steps
+    report to `progress`, and with `per_backend` nothing fails here: one pytest item per backend
+    judges the session's `compared` traces."""
     cli_flags.ensure_parsed()
-    if cls._module_class is None:
-      requested = cls._requested_module()
-      if requested is None:
-        raise AttributeError(
-            f"{cls.__name__} has no module to compile: decorate it with "
-            "@tf_test_utils.compile_module(YourModule), or set self._modules = "
-            "tf_test_utils.compile_tf_module(YourModule) in its __init__ or setUp.")
-      cls._module_class, cls._exported_names = requested
+    if cls._module_class is None:  # a class of the later API: its tests name the module.
+      cls._module_class, cls._exported_names = later_modules.requested_module(cls)
     verbosity.apply(cli_flags.verbose())
     cls._settings = cli_flags.run_settings()
     session = session_lib.ModuleSession.open(
         cls._module_class, cls._exported_names, cls._settings, session_options(),
         test_file=cls._test_file(), class_name=cls.__name__, only_targets=only_targets,
         progress=progress, per_backend=per_backend)
-    setup = session.setup
     cls.module_session = session
-    _CLASS_SETUPS[(cls._module_class, cls._exported_names)] = setup
-    cls._setup = setup
+    cls._setup = setup = session.setup
+    later_modules.class_opened((cls._module_class, cls._exported_names), setup)
     cls._module_name = setup.module_name
     cls._artifacts_dir = setup.artifacts_dir
-    if not setup.targets:
-      raise RuntimeError("No target backends to compare with the reference: --target_backends is "
-                         "empty. Name at least one backend, or omit the flag for every backend "
-                         "this machine can run.")
-    for skipped in setup.skipped():
-      logging.warning("Skipping backend '%s': %s", skipped.info.name, skipped.detail)
-    if setup.skipped_note():
-      if cli_flags.value("require_backends"):
-        raise RuntimeError(f"--require_backends: {setup.skipped_note().split('. Pass')[0]}.")
-      logging.warning("%s", setup.skipped_note())
-    if setup.targets and len(setup.skipped()) == len(setup.targets):
-      raise unittest.SkipTest("No target backend can run here: " + "; ".join(
-          f"{s.info.name}: {s.detail}" for s in setup.targets))
+    session.check_targets(require_backends=bool(cli_flags.value("require_backends")))
     return session
 
   def setUp(self):
     super().setUp()
-    if _probing:  # setUpClass is finding the module a later-API class compiles.
+    if later_modules.probing():  # setUpClass is finding the module a later-API class compiles.
       return
     # Fresh state for every test, without recompiling or restarting worker processes.
     self._run = self._session().start(self._testMethodName, self.id())
@@ -302,8 +193,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     session = cls.module_session
     judged = session.class_verdicts() if session is not None else []
     if session is not None:  # a finished class's worker processes must not outlive it.
-      if _CLASS_SETUPS.get((cls._module_class, cls._exported_names)) is session.setup:
-        del _CLASS_SETUPS[(cls._module_class, cls._exported_names)]
+      later_modules.class_closed((cls._module_class, cls._exported_names), session.setup)
       session.close()
     super().tearDownClass()
     logged, errors = expected_failures.class_lines(cls.__name__, judged)
@@ -322,22 +212,7 @@ class TracedModuleTestCase(tf.test.TestCase):
     """IREE's later API: a test method `test_<name>` per tf_function_unit_test of
     `module_class` (a TestModule), calling it once with its spec's inputs and tolerances. The
     method and its trace carry the spec as `unit_test_spec`."""
-    for name, spec in generated_tests.unit_tests_of(_built(module_class)).items():
-      method_name = f"test_{name}"
-      if method_name in vars(cls):
-        raise ValueError(f"{cls.__name__}.generate_unit_tests: {method_name} exists already "
-                         f"(two tf_function_unit_tests named '{name}'?).")
-
-      def trace(module, name=name, spec=spec):
-        getattr(module, name)(*spec.generate_args(), **spec.tolerances())
-
-      def unit_test(self, trace=trace):
-        self.compare_backends(trace)
-
-      trace.__name__ = name
-      unit_test.__name__ = method_name
-      trace.unit_test_spec = unit_test.unit_test_spec = spec
-      setattr(cls, method_name, unit_test)
+    generated_tests.add_unit_tests(cls, module_class)
 
   def compare_backends(self, trace_function: Callable[[TracedModule], None],
                        modules: Optional[Modules] = None) -> None:
@@ -353,25 +228,18 @@ class TracedModuleTestCase(tf.test.TestCase):
           f"compare_backends: the modules record is of {modules.module_class!r} but "
           f"{type(self).__name__} compiles {self._module_class!r}; pass self._modules.")
     try:
-      compared = self._compare(trace_function)
-      session = self._session()
-      if session.settings.examples:  # --examples: every method the trace called, once a class.
-        for method in dict.fromkeys(compared.called):
-          if method not in session.methods_with_examples:
-            session.methods_with_examples.add(method)
-            try:
-              self._check_examples(method, session.settings.examples, None)
-            except examples_strategies.UnsupportedInputError as e:  # e.g. a string input.
-              logging.warning("No examples of %s.%s(): %s", self._module_name, method, e)
+      compared = self._run.compare(trace_function)
+      if compared.failed and not self._session().per_backend:
+        self.fail(compared.message)  # the report is shown once: as the failure message.
+      # --examples: every method the trace called, once a class.
+      for method in session_examples.methods_due(self._session(), compared):
+        try:
+          self._check_examples(method, self._session().settings.examples, None)
+        except examples_strategies.UnsupportedInputError as e:  # e.g. a string input.
+          logging.warning("No examples of %s.%s(): %s", self._module_name, method, e)
     except KeyboardInterrupt:
       self._run.record_interrupted("during compare_backends or its examples")
       raise
-
-  def _compare(self, trace_function) -> session_lib.ComparedTrace:
-    compared = self._run.compare(trace_function)
-    if compared.failed and not self._session().per_backend:
-      self.fail(compared.message)  # the report is shown once: as the failure message.
-    return compared
 
   def _session(self) -> session_lib.ModuleSession:
     if self.module_session is None:
@@ -400,30 +268,9 @@ class TracedModuleTestCase(tf.test.TestCase):
 
   def _check_examples(self, method: str, examples: int,
                       input_signature: Optional[Sequence[Any]]) -> None:
-    result = self._run.check_examples(method, examples,
-                                      self._example_signature(method, input_signature))
-    compared = result.compared
-    if compared is not None and compared.failed and not self._session().per_backend:
-      self.fail(compared.message)
-    if result.problem and result.fatal:
-      self.fail(result.problem)
+    signature = session_examples.example_signature(self._run, method, input_signature)
+    result = session_examples.check_examples(self._run, method, examples, signature)
+    if result.failure:
+      self.fail(result.failure)
     if result.problem:
       logging.warning("%s", result.problem)
-
-  def _example_signature(self, method: str,
-                         input_signature: Optional[Sequence[Any]]) -> signatures.FunctionSignature:
-    known = self._ref_module.signatures
-    if method not in known:
-      raise ValueError(f"check_examples('{method}'): module '{self._module_name}' exports no "
-                       f"such function; it exports: {', '.join(known) or 'none'}.")
-    signature = known[method]
-    if input_signature is None:
-      return signature
-    specs = tf.nest.flatten(list(input_signature))
-    if len(specs) != len(signature.inputs) or not all(
-        isinstance(s, tf.TensorSpec) for s in specs):
-      raise ValueError(
-          f"check_examples('{method}'): input_signature must be {len(signature.inputs)} "
-          f"tf.TensorSpec(s) nested as the arguments of {method}{signature.python_signature()}, "
-          f"got {input_signature!r}.")
-    return dataclasses.replace(signature, inputs=importer.input_specs(specs))

@@ -50,7 +50,7 @@ while a file that passes every trace on it is an XPASS error (remove it from
 the failing list). So a suite of known failures is green exactly when every
 listed failure still happens. `expected_failure_phases = {backend: {src:
 phase}}` (phase one of `FAILURE_PHASES`: "import", "compile", "runtime",
-"mismatch") makes that `--xfail_backends=<backend>:<phase>` for the files it
+"mismatch", "reference_error") makes that `--xfail_backends=<backend>:<phase>` for the files it
 names: the test then also fails when the file's earliest failure on the backend
 is in another phase (e.g. a compiler change turned a compile error into a
 mismatch), saying which. A key may also name one class or one test method of a
@@ -103,7 +103,7 @@ _SUITE_KWARGS = [
 ]
 
 # Where a known failure happens first, in pipeline order (pyiree_tf_support/core/phases.py).
-FAILURE_PHASES = ["import", "compile", "runtime", "mismatch"]
+FAILURE_PHASES = ["import", "compile", "runtime", "mismatch", "reference_error"]
 
 # A tag no test carries: filters an otherwise-empty test_suite down to nothing.
 _EMPTY_SUITE_TAG = "iree-e2e-empty-test-suite"

@@ -22,7 +22,8 @@ Args:
   python_version: passed to every py_test.
   expect_failure: if True, the tests pass while the backend fails (`--xfail_backends`).
   expected_failure_phases: {backend: phase}: with expect_failure, the phase each backend fails
-    in ("import", "compile", "runtime" or "mismatch"; `--xfail_backends=<backend>:<phase>`).
+    in ("import", "compile", "runtime", "mismatch" or "reference_error";
+    `--xfail_backends=<backend>:<phase>`).
   **kwargs: passed on to every py_test (`timeout`, `data`, `args`, `env`, ...).
 """
 

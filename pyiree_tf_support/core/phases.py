@@ -3,8 +3,10 @@
 A target backend fails in exactly one earliest phase: the import (SavedModel -> MLIR failed or left
 TensorFlow ops unconverted), the compile (iree-compile failed on the module or on the called
 method), the runtime (the target raised while running a call) or the comparison (it ran and its
-results differ from the reference). Expected failures name the phase so that a compiler change
-moving a failure from one phase to another is noticed, as an unexpected pass is.
+results differ from the reference), where a float mismatch within the reference's own error
+against float64 is a phase of its own (`reference_error`). Expected failures name the phase so
+that a compiler change moving a failure from one phase to another is noticed, as an unexpected
+pass is.
 """
 
 import enum
@@ -18,6 +20,10 @@ class Phase(enum.Enum):
   COMPILE = "compile"
   RUNTIME = "runtime"
   MISMATCH = "mismatch"
+  # A float mismatch where the backend is within K x TensorFlow's own error against float64
+  # (comparing/reference_error): TensorFlow is the inaccurate side, not a miscompile. Last:
+  # it is the least of a failure.
+  REFERENCE_ERROR = "reference_error"
 
   @property
   def rank(self) -> int:

@@ -1,10 +1,11 @@
 """Internal. The fuzzer's parts (`python -m pyiree_tf_support.fuzz`, docs/fuzzing.md): `ops`
-(the op table: dtype, shape and domain rules), `programs` (seeded chains of ops, their inputs
-with special values, the test file in the corpus' format that holds them), `judging` (the
+(the op table: dtype, rank, size-0, shape and domain rules), `programs` (seeded chains of ops,
+each module's from (seed, index) alone, their inputs with special values, the test file in the
+corpus' format that holds them, `--shapes` and `--dynamic_sizes` parsing), `judging` (the
 written float policy: when a difference is float32 precision or a flushed subnormal),
 `signatures` (what makes two hits one finding, by localized dispatch where there is one),
 `findings` (a campaign's state and table, and the merge of shards) and `shards` (`--jobs`
-worker processes, `--shard` and `--shapes` parsing).
+worker processes, each resuming the state saved before it starts, and `--shard` parsing).
 
 Import rule: no TensorFlow at import; programs are TensorFlow source text, which `judging` runs
 (a float64 twin) and the command compares.

@@ -58,6 +58,26 @@ class Campaign:
   generation: Dict[str, Any] = dataclasses.field(default_factory=dict)  # shapes, specials...
   aliases: Dict[str, str] = dataclasses.field(default_factory=dict)  # ops signature -> row's
   merged_from: Tuple[str, ...] = ()
+  # The counts at the start of the module under way (`counts`), {} between modules: saved when
+  # it is interrupted, so that `--resume` runs that module again from them and no hit of it is
+  # counted twice (the findings it confirmed stay).
+  unfinished: Dict[str, Any] = dataclasses.field(default_factory=dict)
+
+  def counts(self) -> Dict[str, Any]:
+    """The hit counts as they are now (the campaign's and each finding's)."""
+    return {"hits": self.hits, "precision": self.precision,
+            "finding_hits": {name: f.hits for name, f in self.findings.items()}}
+
+  def restart_unfinished(self) -> None:
+    """Puts the counts back to the start of the module an interrupt left unfinished: a finding
+    that module first found has 0 hits until it is hit again."""
+    if not self.unfinished:
+      return
+    self.hits, self.precision = self.unfinished["hits"], self.unfinished["precision"]
+    before = self.unfinished["finding_hits"]
+    for name, finding in self.findings.items():
+      self.findings[name] = dataclasses.replace(finding, hits=before.get(name, 0))
+    self.unfinished = {}
 
   def shard_of(self) -> Tuple[int, int]:
     if not self.shard:
@@ -76,7 +96,7 @@ class Campaign:
             "hits": self.hits, "precision": self.precision,
             "seconds": round(self.seconds, 1), "shard": self.shard,
             "generation": self.generation, "aliases": self.aliases,
-            "merged_from": list(self.merged_from),
+            "merged_from": list(self.merged_from), "unfinished": self.unfinished,
             "findings": [dataclasses.asdict(f) for f in self.findings.values()]}
 
   @classmethod
@@ -94,7 +114,8 @@ class Campaign:
                    data["modules"], data["functions"], data["hits"], data["precision"],
                    data["seconds"], shard=data.get("shard", ""),
                    generation=data.get("generation", {}), aliases=data.get("aliases", {}),
-                   merged_from=tuple(data.get("merged_from", ())))
+                   merged_from=tuple(data.get("merged_from", ())),
+                   unfinished=data.get("unfinished", {}))
     for entry in data["findings"]:
       for name in ("ops", "agrees", "variants"):
         entry[name] = tuple(entry.get(name, ()))

@@ -8,10 +8,13 @@ Comparison (`comparing.comparison`, per call at the fuzzer's rtol/atol) already 
   no reciprocal, atan2 or copysign);
 - near zero: a difference within atol (1e-4) is none, so a subnormal result, kept or flushed,
   is no difference by itself.
-On top of that, a mismatch is set aside (counted, not reported) when it is float32 precision,
-judged at the element where the backend differs most from TensorFlow:
+On top of that, a mismatch is set aside (counted, not reported) when the session typed it
+WITHIN REFERENCE ERROR (the call evaluated in float64 on the oracle outside IREE, the backend
+within K x TensorFlow's own error at every mismatching element: comparing/reference_error,
+the one place K is written), or when it is float32 precision, judged at the element where the
+backend differs most from TensorFlow:
 1. float64 judge: the same function computed by TensorFlow in float64 (float32 and float16
-   both widened); a backend at most twice as far from it as TensorFlow's own result is not
+   both widened); a backend at most K (twice) as far from it as TensorFlow's own result is not
    wrong (an ulp of `exp` amplified by a `sin` of a large argument, a `floor` at a product's
    rounding, a sum in another order: TF does not fix the order of its reductions). Twice, as
    PyTorch's accuracy minifier judges against float64 by default. Subnormal inputs are normal
@@ -37,6 +40,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
+from pyiree_tf_support.comparing import reference_error
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.fuzzing import programs
 from pyiree_tf_support.reporting.verdicts import Outcome
@@ -96,6 +100,8 @@ def precision_artefact(program: programs.Program, calls: Sequence[Tuple[np.ndarr
                        outcome: Outcome, work: str, rtol: float, atol: float) -> Optional[str]:
   """Why a mismatch is float32 precision or a flushed subnormal under the policy above, not a
   bug (None: it may be one)."""
+  if outcome.status is Status.WITHIN_REFERENCE_ERROR:
+    return outcome.detail.splitlines()[0]
   if outcome.status is not Status.MISMATCH:
     return None
   call = outcome.call_index or 0
@@ -116,7 +122,7 @@ def precision_artefact(program: programs.Program, calls: Sequence[Tuple[np.ndarr
       return None
     if math.isfinite(exact) and abs(exact) <= FLOAT32_MAX:
       backend_error, tensorflow_error = abs(got - exact), abs(expected - exact)
-      if backend_error <= 2.0 * tensorflow_error:
+      if backend_error <= reference_error.K * tensorflow_error:
         return (f"at {list(index)} the backend is {backend_error:.3g} from float64, "
                 f"TensorFlow {tensorflow_error:.3g}")
       try:
@@ -124,7 +130,7 @@ def precision_artefact(program: programs.Program, calls: Sequence[Tuple[np.ndarr
                         - exact) for seed in (1, 2))
       except Exception:
         return None
-      if backend_error <= 2.0 * moved:
+      if backend_error <= reference_error.K * moved:
         return (f"at {list(index)} the backend is {backend_error:.3g} from float64, and a "
                 f"float32 rounding of the inputs moves it {moved:.3g}")
     if _has_subnormals(calls):

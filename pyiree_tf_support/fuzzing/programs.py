@@ -4,9 +4,10 @@ and the readable source of a module holding them.
 A program is a chain of steps over one value `v`, starting from the float32 input `x`, each step
 one op of the table applied to `v` (and, for a binary op, the function's input of `v`'s dtype),
 optionally ended by a reduction. A function takes only the inputs its steps use, all of one
-shape `[rows, cols]` (`rows` a `None` dim of the signature when the program is dynamic, drawn
-per call then); a stateful program adds its value's clipped sum to a variable (`assign`, or
-inside a `tf.cond`: `cond`) and returns the variable, and is called several times in its trace.
+shape of rank 0 to 4 (its first dim a `None` dim of the signature when the program is dynamic,
+its size drawn per call from the campaign's sizes, 0 too); a stateful program adds its value's
+clipped sum to a variable (`assign`, or inside a `tf.cond`: `cond`) and returns the variable,
+and is called several times in its trace.
 
 Why a chain: removing any step leaves a program whose ops still type-check in most cases (a step
 whose dtype no longer fits is skipped when the source is written; every op keeps the shape), so
@@ -19,12 +20,13 @@ elements are the examples engine's special values (NaN, +-Inf, -0.0, subnormals,
 
 import dataclasses
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from pyiree_tf_support.examples import strategies
 from pyiree_tf_support.fuzzing import ops as ops_lib
+from pyiree_tf_support.fuzzing.findings import FuzzError
 from pyiree_tf_support.fuzzing.ops import BOOL
 from pyiree_tf_support.fuzzing.ops import F16
 from pyiree_tf_support.fuzzing.ops import F32
@@ -34,11 +36,16 @@ from pyiree_tf_support.fuzzing.ops import OPS
 
 SHAPE = (3, 4)
 STATES = ("", "assign", "cond")
-DYNAMIC_ROWS = (1, 2, 3, 5)  # a `None` dim's sizes (0 is not drawn yet)
+DYNAMIC_ROWS = (1, 2, 3, 5)  # a `None` dim's sizes in a campaign that names none
+DYNAMIC_SIZES = (0, 1, 2, 3, 5)  # --dynamic_sizes' default: a size-0 call too
+# --shapes' default: rank 2 as before, then ranks 0, 1, 3 and 4 and a static size-0 dim.
+DEFAULT_SHAPES = "3x4,3x5,2x3,?x4,scalar,5,?x3,2x3x2,?x2x3,2x2x3x2,0x3"
 CALLS_OF_STATEFUL = 3
 F16_TOLERANCE = 1e-2  # ~10 ulps of float16, for a program with a float16 step
+BF16_TOLERANCE = 5e-2  # ~6 ulps of bfloat16 (8 bits of mantissa), for a bfloat16 step
 _INPUT_DTYPE = {"x": F32, "y": F32, "n": I32, "b": BOOL, "w_u8": ops_lib.U8,
                 "w_u32": ops_lib.U32, "w_i8": ops_lib.I8, "w_i16": ops_lib.I16, "w_f16": F16}
+_SHAPE = re.compile(r"^(\d+|\?)(x\d+){0,3}$")
 _NAME = re.compile(r"\b(" + "|".join(ops_lib.INPUT_NAMES) + r")\b")
 
 
@@ -67,7 +74,7 @@ class Program:
   `dynamic`: rows is a `None` dim; `state`: "" (none), "assign" or "cond" (see the module)."""
   name: str
   steps: Tuple[str, ...]
-  shape: Tuple[int, int] = SHAPE
+  shape: Tuple[int, ...] = SHAPE
   dynamic: bool = False
   state: str = ""
 
@@ -98,6 +105,8 @@ class Program:
       text = op.template.format(v="v", w=ops_lib.OTHER_INPUT[dtype], n="n")
       lines.append(f"    v = {text}  # {op.name}")
       dtype = op.gives
+    if dtype in ops_lib.RETURNED_AS:
+      lines.append(f"    v = {ops_lib.RETURNED_AS[dtype]}  # {dtype} stays inside")
     if self.state:
       lines.append("    s = tf.reduce_sum(tf.clip_by_value(tf.cast(v, tf.float32), -1e15, "
                    "1e15))  # the state's update")
@@ -121,19 +130,25 @@ class Program:
     return CALLS_OF_STATEFUL if self.state else 1
 
   def tolerances(self, rtol: float, atol: float) -> Tuple[float, float]:
-    """The call's (rtol, atol): float16 steps round at float16's precision."""
-    if any(F16 in (op.takes, op.gives) for op in self.typed_steps()):
+    """The call's (rtol, atol): float16 and bfloat16 steps round at their precision."""
+    dtypes = {d for op in self.typed_steps() for d in (op.takes, op.gives)}
+    if ops_lib.BF16 in dtypes:
+      return max(rtol, BF16_TOLERANCE), max(atol, BF16_TOLERANCE)
+    if F16 in dtypes:
       return max(rtol, F16_TOLERANCE), max(atol, F16_TOLERANCE)
     return rtol, atol
 
 
 def generate(rng: np.random.Generator, name: str, allowed: Sequence[str],
-             max_steps: int = 6, shape: Tuple[int, int] = SHAPE, dynamic: bool = False,
-             state: str = "") -> Program:
-  """A program of 1..max_steps ops of `allowed`, each fitting the dtype the chain has then."""
+             max_steps: int = 6, shape: Tuple[int, ...] = SHAPE, dynamic: bool = False,
+             state: str = "", empty: bool = False) -> Program:
+  """A program of 1..max_steps ops of `allowed`, each fitting the dtype the chain has then and
+  the shape's rank (`empty`: a dim may be 0, so no `sized` op)."""
   dtype, steps = F32, []
+  empty = empty or 0 in shape
   for _ in range(int(rng.integers(1, max_steps + 1))):
-    fitting = [n for n in allowed if OPS[n].takes == dtype and not (dynamic and OPS[n].static)]
+    fitting = [n for n in allowed if OPS[n].takes == dtype and not (dynamic and OPS[n].static)
+               and len(shape) in OPS[n].ranks and not (empty and OPS[n].sized)]
     if not fitting:
       break
     op = OPS[fitting[int(rng.integers(len(fitting)))]]
@@ -141,7 +156,61 @@ def generate(rng: np.random.Generator, name: str, allowed: Sequence[str],
     dtype = op.gives
     if op.reduction:
       break
-  return Program(name, tuple(steps), (shape[0], shape[1]), dynamic, state)
+  return Program(name, tuple(steps), tuple(shape), dynamic, state)
+
+
+def parse_shapes(spec: str) -> List[Tuple[Tuple[int, ...], bool]]:
+  """--shapes: (dims, dynamic) per comma-separated item: `scalar` (rank 0) or up to 4 sizes
+  joined by `x` (`?` first: a None dim, its size drawn per call; 3 stands for it in `dims`);
+  FuzzError naming a bad one."""
+  shapes = []
+  for item in (spec or "").split(","):
+    item = item.strip()
+    if item == "scalar":
+      shapes.append(((), False))
+      continue
+    sizes = item.split("x")
+    if not _SHAPE.match(item) or any(s == "1" for s in sizes):
+      raise FuzzError(f"--shapes names {item or 'nothing'}, which is not scalar or 1 to 4 sizes "
+                      "joined by x, each 0 or at least 2 (the first may be ?, a None dim), "
+                      "e.g. 3x4,?x4,0x3,5,2x3x2,scalar.")
+    dynamic = sizes[0] == "?"
+    shapes.append((tuple(3 if s == "?" else int(s) for s in sizes), dynamic))
+  return shapes
+
+
+def parse_sizes(spec: Sequence[str]) -> Tuple[int, ...]:
+  """--dynamic_sizes: the sizes a None dim is drawn from (each >= 0); FuzzError otherwise."""
+  if not spec or not all(s.strip().isdigit() for s in spec):
+    raise FuzzError(f"--dynamic_sizes={','.join(spec)} is not a list of sizes >= 0, "
+                    "e.g. 0,1,2,3,5.")
+  return tuple(int(s) for s in spec)
+
+
+def module_functions(seed: int, index: int, allowed: Sequence[str], generation: Dict[str, Any],
+                     per_module: int = 8
+                     ) -> Tuple[List[Program], List[List[Tuple[np.ndarray, ...]]]]:
+  """Module `index`'s functions of a campaign with `seed` and `generation` settings (a
+  campaign's state: shapes, state, special values, functions per module, which overrides
+  `per_module`), and each function's calls' inputs. A function of (seed, index) and the
+  settings alone: a resumed or sharded campaign generates module `index` as one uninterrupted
+  process would."""
+  rng = np.random.default_rng([seed, index])
+  features = np.random.default_rng([seed, index, 1])  # shapes and state, apart.
+  shapes = parse_shapes(generation.get("shapes", "3x4"))
+  states = generation.get("states", STATES[1:])
+  sizes = tuple(generation.get("dynamic_sizes", DYNAMIC_ROWS))
+  functions = []
+  for i in range(int(generation.get("functions_per_module", per_module))):
+    shape, dynamic = shapes[int(features.integers(len(shapes)))]
+    state = ""
+    if features.random() < generation.get("stateful", 0.0):
+      state = states[int(features.integers(len(states)))]
+    functions.append(generate(rng, f"f{i}", allowed, shape=shape, dynamic=dynamic, state=state,
+                              empty=dynamic and 0 in sizes))
+  special = generation.get("special_values", 0.0)
+  arrays = [[inputs(rng, p, special, sizes) for _ in range(p.calls())] for p in functions]
+  return functions, arrays
 
 
 def _with_specials(rng: np.random.Generator, array: np.ndarray, special: float) -> np.ndarray:
@@ -154,15 +223,15 @@ def _with_specials(rng: np.random.Generator, array: np.ndarray, special: float) 
 
 
 def inputs(rng: np.random.Generator, program: Optional[Program] = None,
-           special: float = 0.0) -> Tuple[np.ndarray, ...]:
+           special: float = 0.0, sizes: Sequence[int] = DYNAMIC_ROWS
+           ) -> Tuple[np.ndarray, ...]:
   """The inputs of one call of `program` (default: of a static 3x4 program taking x, y, n, b),
   in its `input_names` order: floats in [-4, 4] with two decimals, int32 in [-5, 5], bools, the
   narrow ints in [-5, 5] or [0, 10], and `special` of the elements special values."""
   program = program or Program("f", ())
-  rows, cols = program.shape
+  shape = tuple(program.shape)
   if program.dynamic:
-    rows = DYNAMIC_ROWS[int(rng.integers(len(DYNAMIC_ROWS)))]
-  shape = (rows, cols)
+    shape = (int(sizes[int(rng.integers(len(sizes)))]),) + shape[1:]
 
   def floats():
     return np.round(rng.uniform(-4.0, 4.0, shape), 2).astype(np.float32)
@@ -187,7 +256,9 @@ def inputs_for(candidate: Program, original: Program,
 
 
 def _signature(program: Program, float_dtype: str) -> str:
-  dims = [None if program.dynamic else program.shape[0], program.shape[1]]
+  dims: List[Optional[int]] = list(program.shape)
+  if program.dynamic:
+    dims[0] = None
   specs = [f"tf.TensorSpec({dims}, tf.{_INPUT_DTYPE[n]})" for n in program.input_names()]
   return ",\n      ".join(specs)
 
@@ -203,8 +274,10 @@ def function_source(program: Program, float_dtype: str = F32) -> str:
 def _floats_as(text: str, float_dtype: str) -> str:
   if float_dtype == F32:
     return text
-  return text.replace("tf.float32", f"tf.{float_dtype}").replace("tf.float16",
-                                                                 f"tf.{float_dtype}")
+  text = text.replace("tf.complex64", "tf.complex128")  # complex of float64 parts
+  for narrower in ("tf.float32", "tf.float16", "tf.bfloat16"):
+    text = text.replace(narrower, f"tf.{float_dtype}")
+  return text
 
 
 def class_source(class_name: str, programs: Sequence[Program], float_dtype: str = F32) -> str:

@@ -18,27 +18,11 @@ import sys
 import time
 from typing import List, Optional, Sequence, Tuple
 
-from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.fuzzing import findings
 from pyiree_tf_support.fuzzing.findings import FuzzError
 
 POLL_SECONDS = 5.0
-_SHAPE = re.compile(r"^(\d+|\?)x(\d+)$")
 _OWN_FLAGS = ("out", "jobs", "shard", "resume", "max_modules")
-
-
-def parse_shapes(spec: str) -> List[Tuple[Tuple[int, int], bool]]:
-  """--shapes: ((rows, cols), dynamic) per comma-separated ROWSxCOLS (`?` rows: a None dim);
-  FuzzError naming a bad one."""
-  shapes = []
-  for item in (spec or "").split(","):
-    match = _SHAPE.match(item.strip())
-    if not match or match.group(2) in ("0", "1") or match.group(1) in ("0", "1"):
-      raise FuzzError(f"--shapes names {item.strip() or 'nothing'}, which is not ROWSxCOLS with "
-                      "sizes of at least 2 (rows may be ?, a None dim), e.g. 3x4,?x4.")
-    dynamic = match.group(1) == "?"
-    shapes.append(((3 if dynamic else int(match.group(1)), int(match.group(2))), dynamic))
-  return shapes
 
 
 def parse_shard(spec: str) -> Tuple[int, int]:
@@ -72,42 +56,53 @@ def _share(max_modules: Optional[int], index: int, jobs: int) -> Optional[int]:
   return max(0, (max_modules - index + jobs - 1) // jobs)
 
 
-def run_jobs(directory: str, jobs: int, max_modules: Optional[int], resume: bool,
+def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int], resume: bool,
              argv: Sequence[str]) -> int:
-  """Runs `jobs` shard workers into DIR/jobs/I and merges them into `directory`; the exit
-  status of the campaign (130 when interrupted, 2 when a worker refused its input)."""
+  """Runs `jobs` shard workers of `campaign` (new, or DIR's state on `resume`) into DIR/jobs/I
+  and merges them into DIR; the exit status of the campaign (130 when interrupted, 2 when a
+  worker refused its input).
+
+  The campaign's state (DIR's, and each shard's that has none yet) is saved before any worker
+  starts, and every worker resumes its shard's: a Ctrl-C at any moment leaves a campaign that
+  `--resume` goes on with, from its own seed and settings whatever the resuming command line
+  says (a worker stopped before it saved would otherwise start afresh from that line's flags)."""
+  directory = campaign.directory
   dirs = findings.shard_dirs(directory, jobs)
-  if not resume and findings.existing(directory):
-    raise FuzzError(f"{directory} holds a campaign already: add --resume to go on with it, "
-                    "or name another --out.")
-  if resume:
-    merged = findings.Campaign.load(directory)
-    if len(merged.merged_from) != jobs:
-      raise FuzzError(f"--resume: {directory} ran with --jobs={len(merged.merged_from)}; "
-                      "resume it with the same --jobs.")
-  workers = []
+  if resume and len(campaign.merged_from) != jobs:
+    raise FuzzError(f"--resume: {directory} ran with --jobs={len(campaign.merged_from)}; "
+                    "resume it with the same --jobs.")
+  campaign.merged_from = tuple(os.path.abspath(d) for d in dirs)
+  if not resume:
+    campaign.save()
   for index, shard_dir in enumerate(dirs):
-    share = _share(max_modules, index, jobs)
-    if share == 0:
-      continue
-    command = [sys.executable, "-m", "pyiree_tf_support.fuzz", *_forwarded(argv),
-               f"--out={shard_dir}", f"--shard={index}/{jobs}"]
-    command += [f"--max_modules={share}"] if share else []
-    command += ["--resume"] if resume and findings.existing(shard_dir) else []
-    safe_files.make_dirs(os.path.dirname(shard_dir))
-    # A file, not a pipe: a worker's progress lines would fill a pipe nobody reads mid-run.
-    with open(f"{shard_dir}.log", "w") as log:
-      workers.append((subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log),
-                      shard_dir))
+    if not findings.existing(shard_dir):
+      findings.Campaign(shard_dir, campaign.seed, campaign.ops, campaign.targets,
+                        shard=f"{index}/{jobs}", generation=campaign.generation).save()
+  workers = []
   interrupted = False
   try:
+    for index, shard_dir in enumerate(dirs):
+      share = _share(max_modules, index, jobs)
+      if share == 0:
+        continue
+      command = [sys.executable, "-m", "pyiree_tf_support.fuzz", *_forwarded(argv),
+                 f"--out={shard_dir}", "--resume"]
+      command += [f"--max_modules={share}"] if share else []
+      # A file, not a pipe: a worker's progress lines would fill a pipe nobody reads mid-run.
+      with open(f"{shard_dir}.log", "a") as log:
+        workers.append((subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log),
+                        shard_dir))
     while any(w.poll() is None for w, _ in workers):
       time.sleep(POLL_SECONDS)
       _merge_progress(directory, dirs)
   except KeyboardInterrupt:
     interrupted = True
-  for worker, _ in workers:  # waits for each (it saves on SIGINT too).
-    worker.wait()
+  for worker, _ in workers:  # waits for each (it saves on SIGINT too), a second Ctrl-C too.
+    while worker.poll() is None:
+      try:
+        worker.wait()
+      except KeyboardInterrupt:
+        interrupted = True
   for worker, shard_dir in workers:
     with open(f"{shard_dir}.log") as log:
       error = log.read()

@@ -3,10 +3,15 @@
 phase + backend + the failure's key (`reducing.failures`: the kinds of difference of a mismatch,
 or the normalised first error line and failing pass), and
 - for a compile error, nothing more (the pass and the error name the bug);
+- for a runtime error, nothing more either, with the generated function's name taken out of
+  the error (`call 0 (f2) ... call to 'f2' failed`): the runtime's message is the error's kind
+  (measured: Vulkan's "dispatch binding N resolved to an empty buffer range" on a size-0 input
+  reduced to `tanh` in one function and `abs` in another, one bug that keying by ops made two
+  rows);
 - for a mismatch the localizer pinned to one dispatch, that dispatch's op kinds and dtypes
   (`dispatch_kinds`): two chains whose wrong values come from the same kind of dispatch on the
   same dtypes (`cast_f32_to_i32` alone, or behind an `add`) are one bug;
-- otherwise (a runtime error, a mismatch not localized to a dispatch) the reduced chain's ops.
+- otherwise (a mismatch not localized to a dispatch) the reduced chain's ops.
 """
 
 import hashlib
@@ -21,6 +26,7 @@ _DISPATCH = re.compile(r"^.*?_dispatch_\d+_?")
 _SHAPE = re.compile(r"^(\d+|D|\?)(x(\d+|D|\?))*$")
 _NAMED = re.compile(r"'([\w.]+)'")  # the op a compile error names, e.g. 'arith.fptoui'
 _DTYPES = re.compile(r"^((i|ui|si|f|bf|c)\d+x?)+$")
+_FUNCTION = re.compile(r"\bf\d+\b")  # a generated function's name: f0, f1, ...
 
 
 def dispatch_kinds(key: str) -> str:
@@ -40,9 +46,13 @@ def signature(status: Status, key: str, backend: str, ops: Sequence[str],
               dispatch: Optional[str] = None) -> str:
   """The signature of a reduced hit of `status` with the failure's `key` (`reducing.failures`)
   on `backend` (`dispatch`: its localized dispatch's kinds, if any)."""
+  if status is Status.RUNTIME_ERROR:
+    key = _FUNCTION.sub("f", key)
   parts = [backend, status.name, key]
   shown = list(ops)
-  if dispatch and status is Status.MISMATCH:
+  if status is Status.RUNTIME_ERROR:  # the runtime's message names it: no ops in it.
+    shown = []
+  elif dispatch and status is Status.MISMATCH:
     parts.append("dispatch:" + dispatch)
     shown = [dispatch]
   elif status is Status.COMPILE_ERROR:  # the pass and the error name it: no ops in it.

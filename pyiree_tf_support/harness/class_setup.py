@@ -16,6 +16,7 @@ from absl import logging
 
 from pyiree_tf_support import tf_utils
 from pyiree_tf_support.compiling import iree_compile
+from pyiree_tf_support.compiling.method_compiles import MethodCompiles
 from pyiree_tf_support.compiling.vmfb_cache import CompileCache
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
@@ -53,6 +54,13 @@ class BackendSetup:
   detail: str = ""
   error: Optional[BaseException] = dataclasses.field(default=None, compare=False)  # its traceback.
 
+  @property
+  def method_compiles(self) -> Optional[MethodCompiles]:
+    """Which methods compiled alone after the whole module did not: the module's record, or,
+    when no method compiled (no module), its error's (None: no fallback ran)."""
+    return (getattr(self.module, "method_compiles", None)
+            or getattr(self.error, "method_compiles", None))
+
 
 @dataclasses.dataclass(frozen=True)
 class ClassSetup:
@@ -74,7 +82,7 @@ class ClassSetup:
 
   def method_compiles_note(self) -> str:
     """Per target whose whole module did not compile: which methods compile alone ("" if none)."""
-    records = (getattr(s.module, "method_compiles", None) for s in self.targets)
+    records = (s.method_compiles for s in self.targets)
     return "\n".join(record.describe() for record in records if record is not None)
 
   def skipped_note(self) -> str:

@@ -3,8 +3,9 @@ built as cartesian products, `tf_function_unit_test` marking a tf.function as a 
 `TestModule` finding those on a module.
 
 A marked function carries its `UnitTestSpec`: the signature its inputs are drawn from, the
-generator (or fixed arguments) and the tolerances. `TracedModuleTestCase.generate_unit_tests`
-turns each into a test method; an input engine can read the same spec to draw other inputs.
+generator (or fixed arguments) and the tolerances. `add_unit_tests` (the later API's
+`TracedModuleTestCase.generate_unit_tests`) turns each into a test method; an input engine
+can read the same spec to draw other inputs.
 """
 
 import copy
@@ -221,6 +222,30 @@ def tf_function_unit_test(input_generator: Optional[tf_utils.InputGenerator] = N
     return compiled
 
   return decorate
+
+
+def add_unit_tests(case_class: type, module_class: type) -> None:
+  """A test method `test_<name>` on `case_class` per tf_function_unit_test of `module_class` (a
+  TestModule, built after seeding as every construction is), calling `compare_backends` once
+  with its spec's inputs and tolerances. The method and its trace carry the spec as
+  `unit_test_spec`."""
+  tf_utils.set_random_seed()
+  for name, spec in unit_tests_of(module_class()).items():
+    method_name = f"test_{name}"
+    if method_name in vars(case_class):
+      raise ValueError(f"{case_class.__name__}.generate_unit_tests: {method_name} exists already "
+                       f"(two tf_function_unit_tests named '{name}'?).")
+
+    def trace(module, name=name, spec=spec):
+      getattr(module, name)(*spec.generate_args(), **spec.tolerances())
+
+    def unit_test(self, trace=trace):
+      self.compare_backends(trace)
+
+    trace.__name__ = name
+    unit_test.__name__ = method_name
+    trace.unit_test_spec = unit_test.unit_test_spec = spec
+    setattr(case_class, method_name, unit_test)
 
 
 def unit_tests_of(instance: tf.Module) -> Dict[str, UnitTestSpec]:

@@ -3,12 +3,13 @@
 `ModuleSession.open(module_class, settings, options)` sets the module up (`class_setup`: import
 once, compile for every target) and owns what a run of its traces accumulates: the outcome log
 (every test's raw outcomes, from which a class's expected failures are judged), the trace names
-claimed, report.json's entries, the determinism check, localization and examples. `start(test_name)`
-gives a test its fresh modules (`TestRun`); `TestRun.compare(trace_function)` runs the trace on the
-reference and every target, saves, compares and records it, and returns a frozen `ComparedTrace`:
-the outcomes, the message and whether it failed. Nothing here fails a test or reads a flag: the 2020
-`TracedModuleTestCase` (tf_test_utils) is an adapter that opens a session in setUpClass and fails on
-a failed `ComparedTrace`; the pytest plugin judges each backend's outcomes itself; a fuzzer or
+claimed, report.json's entries, the determinism check and localization (examples of a method:
+`session_examples`). `start(test_name)` gives a test its fresh modules (`TestRun`);
+`TestRun.compare(trace_function)` runs the trace on the reference and every target, saves,
+compares and records it, and returns a frozen `ComparedTrace`: the outcomes, the message and
+whether it failed. Nothing here fails a test on its outcomes or reads a flag: the 2020
+`TracedModuleTestCase` (tf_test_utils) is an adapter that opens a session in setUpClass and fails
+on a failed `ComparedTrace`; the pytest plugin judges each backend's outcomes itself; a fuzzer or
 reducer calls the session directly. What the flags decide comes in as `RunSettings` and
 `SessionOptions`, built by the public modules (`tf_test_utils.session_options`).
 """
@@ -17,9 +18,9 @@ import dataclasses
 import os
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+import unittest
 
 from absl import logging
-import numpy as np
 
 from pyiree_tf_support import tf_utils
 from pyiree_tf_support.comparing import tolerances
@@ -33,10 +34,7 @@ from pyiree_tf_support.core import bazel_paths
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import progress as progress_lib
 from pyiree_tf_support.core import safe_files
-from pyiree_tf_support.core import signatures
 from pyiree_tf_support.core.run_settings import RunSettings
-from pyiree_tf_support.examples import engine as examples_engine
-from pyiree_tf_support.examples import summary as examples_summary
 from pyiree_tf_support.harness import class_setup
 from pyiree_tf_support.reporting import determinism
 from pyiree_tf_support.reporting import report_files
@@ -85,28 +83,6 @@ def first_different_call(ref_trace: Trace, trace: Trace) -> int:
               min(len(ref_trace.calls), len(trace.calls)))
 
 
-class ExampleTrace:
-  """The trace function of one drawn example: a call of `method` with `inputs` (flattened)."""
-
-  def __init__(self, name: str, method: str, signature: signatures.FunctionSignature,
-               inputs: Sequence[Any]):
-    self.__name__ = name
-    self._method = method
-    self._args = signature.pack_inputs(list(inputs))
-
-  def __call__(self, module) -> None:
-    getattr(module, self._method)(*self._args)
-
-
-@dataclasses.dataclass(frozen=True)
-class ExamplesResult:
-  """What `TestRun.check_examples` found: the compared trace of the chosen input (None when
-  nothing was compared), and the message of a failure that is no backend's outcome."""
-  compared: Optional[ComparedTrace]
-  problem: Optional[str] = None  # compared nothing, or a backend that is not deterministic.
-  fatal: bool = True  # whether `problem` fails the test (else it is only worth a warning).
-
-
 class ModuleSession:
   """A module set up for the reference and every target, and the records of its traces."""
 
@@ -126,7 +102,7 @@ class ModuleSession:
     # Every test that ran, with its raw outcomes: the unit of an expected failure may be a test
     # method (expected_failures).
     self.outcome_log: Dict[str, List[Outcome]] = {}
-    self.own_faults = 0  # tests that met a faults.OwnFault: no XPASS is drawn then.
+    self.own_faults: Set[str] = set()  # tests that met a faults.OwnFault: then no XPASS.
     self.compared: List[ComparedTrace] = []
     self.trace_names = class_setup.TraceNames()
     self.methods_with_examples: Set[str] = set()  # --examples checks each method once.
@@ -157,6 +133,25 @@ class ModuleSession:
     """A test's run: the reference and targets reset to their initial state (no recompiling).
     `test_id`: report.json's key of the test (default `<class name>.<test name>`)."""
     return TestRun(self, test_name, test_id or f"{self.class_name}.{test_name}")
+
+  def check_targets(self, require_backends: bool = False) -> None:
+    """What a class with this session cannot run: no target at all (RuntimeError), skipped
+    targets with `require_backends` (RuntimeError) or all of them (unittest.SkipTest); a
+    skipped target alone is a warning."""
+    setup = self.setup
+    if not setup.targets:
+      raise RuntimeError("No target backends to compare with the reference: --target_backends is "
+                         "empty. Name at least one backend, or omit the flag for every backend "
+                         "this machine can run.")
+    for skipped in setup.skipped():
+      logging.warning("Skipping backend '%s': %s", skipped.info.name, skipped.detail)
+    if setup.skipped_note():
+      if require_backends:
+        raise RuntimeError(f"--require_backends: {setup.skipped_note().split('. Pass')[0]}.")
+      logging.warning("%s", setup.skipped_note())
+    if len(setup.skipped()) == len(setup.targets):
+      raise unittest.SkipTest("No target backend can run here: " + "; ".join(
+          f"{s.info.name}: {s.detail}" for s in setup.targets))
 
   def class_verdicts(self) -> List[Any]:
     """The class's verdicts on its listed backends (XPASS, a wrong phase), from every test's
@@ -266,8 +261,12 @@ class TestRun:
     try:
       return self._compare(trace_function, summary)
     except faults.OwnFault:
-      self.session.own_faults += 1
+      self.met_own_fault()
       raise
+
+  def met_own_fault(self) -> None:
+    """The test met an own fault (`faults`): the class draws no XPASS from its outcomes."""
+    self.session.own_faults.add(self.name)
 
   def _compare(self, trace_function: Callable[[Any], None], summary: str) -> ComparedTrace:
     session, options = self.session, self.session.options
@@ -296,6 +295,7 @@ class TestRun:
       seconds.append(time.monotonic() - started)
     outcomes = [outcome for outcome, _ in results]
     self._check_deterministic(ref_trace, trace_function, trace_name, outcomes)
+    outcomes, float64 = self._judged_by_float64(ref_trace, trace_name, outcomes)
     localized = self._localize_mismatches(ref_trace, outcomes)
     outcomes = _with_lines(outcomes, {
         i: "localized: " + found.get("message", found["summary"])
@@ -332,10 +332,12 @@ class TestRun:
     recorded = full + examples + (notes if session.take_notes() else "")
     records = [self._backend_record(setup, module, outcome, raw, trace_name, repros)
                for (setup, module), outcome, (raw, repros) in zip(targets, shown, results)]
-    for record, module in zip(records, self.targets):
-      method_compiles = getattr(module, "method_compiles", None)
+    for record, setup in zip(records, session.setup.targets):
+      method_compiles = setup.method_compiles
       if method_compiles is not None:
         record["method_compiles"] = method_compiles.to_json()
+    for index, judgement in float64.items():
+      records[index]["float64"] = judgement
     for index, localization in localized.items():
       records[index]["localization"] = localization
     for index, reduction in reduced.items():
@@ -362,8 +364,7 @@ class TestRun:
     blocks = [("imports", setup.method_imports_note(), "the whole module did not import")]
     blocks += [(f"compiles:{s.info.name}", compiles.describe(),
                 f"{s.info.name}: the whole module did not compile")
-               for s in setup.targets
-               if (compiles := getattr(s.module, "method_compiles", None)) is not None]
+               for s in setup.targets if (compiles := s.method_compiles) is not None]
     lines = []
     for block, text, what in blocks:
       if not text:
@@ -383,8 +384,15 @@ class TestRun:
     in the first failing test's message, a later one naming where it is. Records and pytest's
     items keep it whole."""
     shown = []
-    for outcome, module in zip(outcomes, self.targets):
-      if in_file and module is None and outcome.status is Status.COMPILE_ERROR:
+    for outcome, setup, module in zip(outcomes, self.session.setup.targets, self.targets):
+      record = setup.method_compiles
+      method = outcome.call_method
+      if (record is not None and outcome.status is Status.COMPILE_ERROR and method
+          and record.failure_of(method) is not None):  # its own method's cause, listed once.
+        text = record.call_reference(method) if in_file else record.call_note(method)
+        index = outcome.detail.split(" ", 2)[1]  # "call <index> (<method>): ..."
+        outcome = dataclasses.replace(outcome, detail=f"call {index} ({method}): {text}")
+      elif in_file and module is None and outcome.status is Status.COMPILE_ERROR:
         first = self.session.compile_error_recorded.setdefault(outcome.backend, self.test_id)
         if first != self.test_id:
           outcome = dataclasses.replace(
@@ -396,13 +404,6 @@ class TestRun:
           outcome = dataclasses.replace(
               outcome, detail=f"the module did not compile for {outcome.backend}: its error is "
               f"in {_where_shown(first)}")
-      record = getattr(module, "method_compiles", None)
-      method = outcome.call_method
-      if (record is not None and module is not None and outcome.status is Status.COMPILE_ERROR
-          and method and module.method_compile_error(method)):
-        text = record.call_reference(method) if in_file else record.call_note(method)
-        index = outcome.detail.split(" ", 2)[1]  # "call <index> (<method>): ..."
-        outcome = dataclasses.replace(outcome, detail=f"call {index} ({method}): {text}")
       shown.append(outcome)
     return shown
 
@@ -482,8 +483,9 @@ class TestRun:
     options = self.session.options
     repros: Optional[repro.CallRepros] = None
     if module is None:
-      return Outcome(setup.info.name, setup.status, self._own_import_error(setup, ref_trace)
-                     or setup.detail), repros
+      return (self._own_compile_error(setup, ref_trace)
+              or Outcome(setup.info.name, setup.status,
+                         self._own_import_error(setup, ref_trace) or setup.detail)), repros
     if reset_error is not None:
       return Outcome(setup.info.name, Status.RUNTIME_ERROR,
                      f"resetting the module before the test raised {reset_error}"), repros
@@ -539,6 +541,51 @@ class TestRun:
                  for index, call in enumerate(ref_trace.calls)
                  if record.failure_of(call.method)), None)
 
+  def _own_compile_error(self, setup: class_setup.BackendSetup,
+                         ref_trace: Trace) -> Optional[Outcome]:
+    """When no method compiled but each was compiled alone: the first call of one that failed,
+    with that method's own first cause (None otherwise). The whole module's error is the first
+    method's: every test showed it, whatever method it called."""
+    record = setup.method_compiles
+    if setup.status is not Status.COMPILE_ERROR or record is None:
+      return None
+    return next((Outcome(setup.info.name, setup.status,
+                         f"call {index} ({call.method}): {record.call_error(call.method)}",
+                         call_method=call.method)
+                 for index, call in enumerate(ref_trace.calls)
+                 if record.failure_of(call.method)), None)
+
+  def _judged_by_float64(self, ref_trace: Trace, trace_name: str,
+                         outcomes: Sequence[Outcome]
+                         ) -> Tuple[List[Outcome], Dict[int, Dict[str, Any]]]:
+    """Each IREE target's float mismatch judged by the reference's own error: its failing call
+    evaluated in float64 on the oracle (localizing/reference_f64), both sides' errors a line
+    of the failing call's text, and WITHIN REFERENCE ERROR when the backend is within K x
+    TensorFlow's own error (comparing/reference_error); and report.json's `float64` entry of
+    each judged one, by the outcome's index."""
+    targets = _iree_targets(outcomes, lambda o: (o.status is Status.MISMATCH
+                                                 and o.call_index is not None
+                                                 and o.trace_path is not None))
+    if not targets:
+      return list(outcomes), {}
+    from pyiree_tf_support.localizing import reference_f64
+    session, judged, entries = self.session, {}, {}
+    for index, spec in targets:
+      outcome = outcomes[index]
+      found, why = reference_f64.judge_trace(
+          self._loadable_path(ref_trace), (outcome.trace_path or "")[:-len(".txt")],
+          outcome.call_index or 0, (outcome.backend, spec.name) + spec.aliases,
+          session.options.tolerance_policy,
+          os.path.join(session.artifacts_dir, "float64", f"{trace_name}__{spec.name}"))
+      if found is not None or why:
+        entries[index] = found.to_json() if found else {"within": False, "not_judged": why}
+      if found is not None and found.within:
+        judged[index] = verdicts.within_reference_error(outcome, found.describe())
+      elif found is not None or why:
+        judged[index] = verdicts.with_call_note(outcome, "float64: " + (
+            found.describe() if found else f"not judged: {why}"))
+    return [judged.get(i, o) for i, o in enumerate(outcomes)], entries
+
   def _localize_mismatches(self, ref_trace: Trace,
                            outcomes: Sequence[Outcome]) -> Dict[int, Dict[str, Any]]:
     """--localize_mismatches: each mismatching IREE target's first diverging dispatch (its
@@ -590,75 +637,10 @@ class TestRun:
     if difference:
       raise faults.NondeterministicTraceError(determinism.message(ref_trace, difference))
 
-  # --- Examples ---------------------------------------------------------------------------------
-
   def reinitialize(self) -> None:
-    """The reference and every target that could be reset back to their initial state."""
+    """The reference and every target that could be reset back to their initial state (an
+    example's input compared as a trace of a stateful module starts from it)."""
     self.reference.reinitialize()
     for index, module in enumerate(self.targets):
       if module is not None and index not in self.reset_errors:
         module.reinitialize()
-
-  def check_examples(self, method: str, examples: int,
-                     signature: signatures.FunctionSignature) -> ExamplesResult:
-    """Checks `method` on `examples` inputs hypothesis draws from `signature` on the reference
-    and every target, shrinks the first failure, then compares the shrunk input (or, when
-    nothing fails, the first compared one) as a trace (docs/examples.md)."""
-    try:
-      return self._check_examples(method, examples, signature)
-    except faults.OwnFault:
-      self.session.own_faults += 1
-      raise
-
-  def _check_examples(self, method: str, examples: int,
-                      signature: signatures.FunctionSignature) -> ExamplesResult:
-    session = self.session
-    name = session.trace_names.claim(f"{method}.examples", self.name)
-    directory = artifacts.examples_dir(session.artifacts_dir, name)
-    storage = os.path.join(directory, "hypothesis")
-    with faults.writing(directory):
-      # hypothesis writes its caches there with plain opens: a directory made afresh holds no
-      # link an earlier hand-over planted.
-      safe_files.remove_tree(storage)
-      safe_files.make_dirs(storage)
-    state = self.reference.holds_variables()
-    targets = tuple(
-        examples_engine.ExampleTarget(s.info.name, m)
-        for index, (s, m) in enumerate(zip(session.setup.targets, self.targets))
-        if m is not None and index not in self.reset_errors
-        and not (m.method_import_error(method) or m.method_compile_error(method)))
-    modules = examples_engine.ExampleModules(self.reference, targets,
-                                             stateful=state is None or state)
-    settings = examples_engine.ExampleSettings(
-        examples, session.settings.examples_seed, session.settings.examples_seconds,
-        storage, session.options.tolerance_policy)
-    result = examples_engine.run_examples(modules, method, signature, settings)
-    where = f"{session.module_name}.{method}()"
-    summary = examples_summary.format_summary(
-        result, where, f"--examples={examples} --examples_seed={result.seed}")
-    safe_files.write_text(os.path.join(directory, "summary.txt"), summary + "\n")
-    if result.failure:  # the shrunk input is saved as a trace below.
-      first = {f"input_{i}": a for i, a in enumerate(result.failure.first_inputs)}
-      safe_files.write_with(os.path.join(directory, "first_failing_inputs.npz"),
-                           lambda f: np.savez(f, allow_pickle=False, **first))
-    if result.failure:  # shown under pytest too, whose backend items judge the trace below.
-      logging.warning("%s", summary)
-    else:
-      logging.info("%s", summary if session.options.verbose else summary.splitlines()[0])
-    chosen = result.failure.shrunk_inputs if result.failure else result.first_accepted
-    if chosen is None or (targets and not result.compared):
-      return ExamplesResult(None, f"Examples of {where} compared nothing: the reference "
-                            "rejected every input or the time box ended before the first.\n"
-                            f"{summary}")
-    trace = ExampleTrace(f"{method}.shrunk" if result.failure else f"{method}.example",
-                         method, signature, chosen)
-    if modules.stateful:
-      self.reinitialize()
-    compared = self._compare(trace, summary)
-    failing = result.failure.kind.backend if result.failure else None
-    again = [o for o in compared.outcomes if o.backend == failing]
-    if again and not again[0].status.failed:  # raw outcomes: a listed backend's too.
-      return ExamplesResult(
-          compared, f"{summary}\nThe shrunk input passed on {again[0].backend} when compared "
-          "as a trace: the backend is not deterministic.", fatal=not session.per_backend)
-    return ExamplesResult(compared)

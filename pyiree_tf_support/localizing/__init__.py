@@ -7,7 +7,8 @@ memory-mapped and measured a chunk at a time), `engine` (the steps and verdicts)
 and `in_child` (--localize_mismatches: the command run in a child process);
 the oracle outside IREE: `oracle_module` (iree_input.mlir rewritten for the StableHLO reference
 interpreter), `oracle_run` (its child process), `oracle_sites` (each traced tensor's StableHLO
-value) and `oracle` (running it, judging against it).
+value), `oracle` (running it, judging against it) and `reference_f64` (a failing call in
+float64 on it, judged by the reference's own error).
 
 Import rule: never TensorFlow; devices only in `traced_run`'s child process, the interpreter
 only in `oracle_run`'s.

@@ -18,6 +18,7 @@ Every backend runs in a child process that never imports TensorFlow (traced_run)
 """
 
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -30,7 +31,9 @@ import numpy as np
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import compiler
+from pyiree_tf_support.compiling import iree_compile
 from pyiree_tf_support.compiling import mlir_functions
+from pyiree_tf_support.compiling import tested_compiles
 from pyiree_tf_support.compiling.vmfb_cache import CompileCache
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
@@ -79,6 +82,8 @@ class Run:
   outputs: Tuple[Tuple[np.ndarray, ...], ...]
   error: Optional[str]
   stopped: Optional[str] = None
+  # The globals after each call ({symbol: value}), when the run was asked to read them back.
+  state: Tuple[Dict[str, np.ndarray], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,16 +127,17 @@ def flat_calls(reference: Trace, signatures: Dict[str, FunctionSignature],
 
 def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
               inputs: Dict[str, np.ndarray], limits: timeouts.Timeouts,
-              judged_against: Optional[dict] = None) -> Run:
+              judged_against: Optional[dict] = None, state: bool = False) -> Run:
   """Replays `calls` on `vmfb_path` in a fresh TF-free child process (see traced_run);
   `judged_against`: the trusted run's dir, tolerances and backend names, to stop the run once
-  the divergence is found."""
+  the divergence is found; `state`: read the globals back after each call."""
   safe_files.make_dirs(run_dir)
   safe_files.write_with(os.path.join(run_dir, traced_run.INPUTS),
                         lambda f: np.savez(f, allow_pickle=False, **inputs))
   tensors.release_pages(*inputs.values())  # the reference's, mapped: np.savez read them whole.
   safe_files.write_text(os.path.join(run_dir, traced_run.REQUEST), json.dumps(
-      {"vmfb": vmfb_path, "driver": driver, "calls": calls, **(judged_against or {})}))
+      {"vmfb": vmfb_path, "driver": driver, "calls": calls, "state": state,
+       **(judged_against or {})}))
   size = os.path.getsize(vmfb_path)
   load, call = limits.load.seconds(size), limits.call.seconds(size)
   limit = None if load is None or call is None else load + call * max(1, len(calls))
@@ -154,7 +160,7 @@ def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
     raise LocalizeError(own)
   raw, outputs, error, stopped = traced_run.load_result(run_dir)
   return Run(tuple(events.number_events(raw)), tuple(tuple(o) for o in outputs), error,
-             stopped)
+             stopped, tuple(traced_run.load_state(run_dir)) if state else ())
 
 
 def _reference_outputs(reference: Trace, index: int) -> List[np.ndarray]:
@@ -185,6 +191,39 @@ def _untraced_vmfb(loaded: ReplayInput, spec: backends.BackendSpec,
   except compiler.CompileError as e:
     raise LocalizeError(f"{spec.name} does not compile the module, so it has no mismatch to "
                         f"localize: {e.reason}") from None
+
+
+def _start_formation(source_path: str, work_dir: str, suspect_spec: backends.BackendSpec,
+                     suspect_flags: Sequence[str], trusted_name: str,
+                     extra_flags: compile_flags.Entries, limits: timeouts.Timeouts) -> None:
+  """The first trusted backend's formation, started while the module as tested runs (it is
+  what `_against_trusted` forms first, when its driver is there)."""
+  trusted_spec = backends.lookup(trusted_name)
+  if not drivers.driver_available(trusted_spec.driver)[0]:
+    return
+  side_dir = os.path.join(work_dir, trusted_spec.name)
+  safe_files.make_dirs(side_dir)
+  formation.start_early(source_path, side_dir, suspect_spec, suspect_flags, trusted_spec,
+                        _flags(trusted_spec, extra_flags), limits.compile)
+
+
+def _tested_vmfb(loaded: ReplayInput, spec: backends.BackendSpec, flags: Sequence[str],
+                 cache: Optional[CompileCache]) -> Optional[bytes]:
+  """The test's compile of the whole module for `spec` with `flags`, from the compile cache
+  (filed under the saved iree_input.mlir's digest: tested_compiles), or None."""
+  if cache is None:
+    return None
+  saved = hashlib.sha256(loaded.saved_iree_input).hexdigest()
+  return tested_compiles.find(cache, saved, spec.compiler_targets, tuple(dict.fromkeys(flags)))
+
+
+def _compile_as_tested(source_path: str, spec: backends.BackendSpec, flags: Sequence[str],
+                       vmfb_path: str, limits: timeouts.Timeouts) -> None:
+  try:
+    formation.compile_as_tested(source_path, spec, flags, vmfb_path, limits.compile)
+  except formation.FormationError as e:
+    raise LocalizeError(f"{spec.name} does not compile the module, so it has no mismatch to "
+                        f"localize: {e}") from None
 
 
 def default_work_dir(trace_dir: str, suspect: str) -> str:
@@ -220,7 +259,13 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   with safe_files.locked(lock):
     safe_files.remove_tree(work_dir)
     safe_files.make_dirs(work_dir)
-    return _localize(loaded, suspect, trusted, call, work_dir=work_dir, **options)
+    # A formation started early and never taken is waited for (its compiles killed when the
+    # localization fails), so nothing writes into the work dir once the lock is released.
+    with iree_compile.interruptible(formation.settle_early):
+      try:
+        return _localize(loaded, suspect, trusted, call, work_dir=work_dir, **options)
+      finally:
+        formation.settle_early()
 
 
 def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
@@ -280,14 +325,33 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
     reduced = loaded.iree_input  # one copy, not two, of what may be a model's 200 MB of text.
   last = len(reference.calls) if call is None else call + 1
   untraced_path = os.path.join(work_dir, "suspect_untraced.vmfb")
-  source = reduced
+  source_path = os.path.join(work_dir, "iree_input.mlir")
+  source, written = reduced, None
   for attempt in (reduced, loaded.iree_input):
-    # Nothing was made private: the module as tested, maybe compiled by the test already.
-    reuse = (cache if (attempt == loaded.iree_input or reduced == loaded.iree_input)
-             and len(attempt) <= CACHE_INPUT_LIMIT
-             else None)
-    safe_files.write_bytes(untraced_path, _untraced_vmfb(loaded, suspect_spec, suspect_flags,
-                                                        limits, attempt, reuse))
+    if len(attempt) > formation.SHARED_FRONTEND_ABOVE:
+      safe_files.write_text(source_path, attempt)
+      written = attempt
+      # The whole module: the test's own compile, when the cache holds it; else compiled with
+      # its frontend kept for `form`.
+      tested = (_tested_vmfb(loaded, suspect_spec, suspect_flags, cache)
+                if attempt is loaded.iree_input else None)
+      if tested is not None:
+        safe_files.write_bytes(untraced_path, tested)
+      else:
+        _compile_as_tested(source_path, suspect_spec, suspect_flags, untraced_path, limits)
+    else:
+      # Nothing was made private: the module as tested, maybe compiled by the test already.
+      reuse = (cache if (attempt == loaded.iree_input or reduced == loaded.iree_input)
+               and len(attempt) <= CACHE_INPUT_LIMIT
+               else None)
+      safe_files.write_bytes(untraced_path, _untraced_vmfb(loaded, suspect_spec, suspect_flags,
+                                                          limits, attempt, reuse))
+    if attempt is reduced is loaded.iree_input and not by_oracle:  # the only attempt:
+      if written is not attempt:  # the formation's source is final, so it starts now.
+        safe_files.write_text(source_path, attempt)
+        written = attempt
+      _start_formation(source_path, work_dir, suspect_spec, suspect_flags, candidates[0],
+                       extra_flags, limits)
     untraced = run_child(untraced_path, suspect_spec.driver,
                          os.path.join(work_dir, "untraced"), all_calls[:last],
                          _inputs_below(all_inputs, last), limits)
@@ -296,8 +360,8 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
       break
     if attempt == loaded.iree_input:
       break  # right either way: the reduced module is as good and cheaper to trace.
-  source_path = os.path.join(work_dir, "iree_input.mlir")
-  safe_files.write_text(source_path, source)
+  if written is not source:  # rewritten, the shared frontend (of another text) goes stale.
+    safe_files.write_text(source_path, source)
   wrong = first_wrong_call(untraced, reference, names, policy)
   if call is None:
     call = wrong if wrong is not None else (
@@ -520,8 +584,12 @@ def _against_oracle(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
                             limits.compile)
   except formation.NoDispatch as e:
     _, sources = oracle_sites.sites(flow_bytecode)
-    outside = oracle.results_outside(untraced.outputs, result, sources, functions, policy,
-                                     names, 0.0, off.error)
+    # The module as tested again, its globals read back after each call (nothing is traced).
+    held = run_child(os.path.join(base["work_dir"], "suspect_untraced.vmfb"),
+                     suspect_spec.driver, os.path.join(side_dir, "state_run"), calls, inputs,
+                     limits, state=True).state
+    outside = oracle.outside(untraced.outputs, held, result, sources, functions, policy,
+                             names, 0.0, off.error)
     if outside is None:
       return Localization(Kind.NONE, detail=f"{e}; every call's results agree with the "
                           "oracle's", **common)
@@ -532,7 +600,7 @@ def _against_oracle(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
     raise LocalizeError(str(e)) from None
   suspect_run = run_child(formed.suspect.vmfb_path, formed.suspect.driver,
                           os.path.join(side_dir, "suspect_run"), calls, inputs, limits,
-                          {"max_total_bytes": tensor_budget})
+                          {"max_total_bytes": tensor_budget}, state=True)
   if suspect_run.error and not suspect_run.events:
     raise LocalizeError(f"the traced {suspect_spec.name} module failed: {suspect_run.error}")
   sites, sources = oracle_sites.sites(flow_bytecode)
@@ -547,11 +615,22 @@ def _against_oracle(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
         "with a trace at every dispatch: tracing changes scheduling, buffer offsets and "
         "aliasing, which hid the bug"), **common)
   detail = finding.detail
+  worst = max((row.output_error for row in finding.rows
+               if row.output_error == row.output_error), default=0.0)
+  if finding.kind in (Kind.DISPATCH, Kind.OUTSIDE) and finding.culprit is not None:
+    # A state gone wrong at an earlier call is the earlier divergence.
+    before = finding.culprit.call
+    earlier = oracle.outside(suspect_run.outputs, suspect_run.state, result, sources,
+                             functions, policy, names, max(
+                                 (row.output_error for row in finding.rows
+                                  if row.call < before and row.output_error == row.output_error),
+                                 default=0.0), off.error, before=before)
+    if earlier is not None:
+      return _as_tested(Localization(Kind.OUTSIDE, detail=earlier, **common), suspect_run,
+                        untraced, wrong, policy, names)
   if finding.kind in (Kind.NONE, Kind.DRIFT):
-    worst = max((row.output_error for row in finding.rows
-                 if row.output_error == row.output_error), default=0.0)
-    outside = oracle.results_outside(suspect_run.outputs, result, sources, functions, policy,
-                                     names, worst, off.error)
+    outside = oracle.outside(suspect_run.outputs, suspect_run.state, result, sources,
+                             functions, policy, names, worst, off.error)
     if outside is not None:
       return _as_tested(Localization(Kind.OUTSIDE, detail=outside, **common), suspect_run,
                         untraced, wrong, policy, names)

@@ -8,17 +8,25 @@ each executable's source dumped. Trace ops inside loops and branches need the re
 tracing (`-tensors` visits top-level dispatches only); when the flow IR has more dispatches than
 traced boundaries the formation is redone with it, and when that cannot be (data-tiled
 encodings) the module is not traceable. No device is touched here.
+
+A big module (over SHARED_FRONTEND_ABOVE characters of text) is compiled up to dispatch creation
+once (`compile_as_tested`): the module as tested is compiled from there, and so is the traced
+formation (the trace ops are inserted after dispatch creation), so the input is parsed and
+optimized once instead of twice (a ResNet50's 188 MB of text).
 """
 
 import concurrent.futures
 import dataclasses
+import json
 import os
 import re
-from typing import Optional, Sequence, Tuple, TYPE_CHECKING
+import threading
+from typing import Dict, Optional, Sequence, Tuple, TYPE_CHECKING
 
 from iree.compiler.tools import binaries as iree_binaries
 
 from pyiree_tf_support.compiling import iree_compile
+from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import timeouts
@@ -49,6 +57,13 @@ DEVICE_PROBE = """func.func @probe(%a: tensor<4xf32>) -> tensor<4xf32> {
   return %0 : tensor<4xf32>
 }
 """
+# Up to this phase the module's compile for its backend and its traced formation run the same
+# passes with the same flags (the trace ops come after it); each compiles on from its output.
+FRONTEND_PHASE = "dispatch-creation"
+# Text of more characters than this (a big module, saved as bytecode) shares its frontend:
+# below it a further iree-compile start (0.3-0.5 s) costs more than parsing the input again.
+SHARED_FRONTEND_ABOVE = artifacts.BYTECODE_ABOVE
+FRONTEND_FILE = "frontend.mlirbc"
 _DISPATCH_OP = re.compile(r"\bflow\.dispatch @")
 _TRACE_OP = re.compile(r"\bflow\.tensor\.trace \"")
 
@@ -157,12 +172,54 @@ def count_traces(flow: str) -> Tuple[int, int]:
   return len(_DISPATCH_OP.findall(flow)), len(_TRACE_OP.findall(flow))
 
 
+def _frontend_record(source_path: str, spec: backends.BackendSpec,
+                     flags: Sequence[str]) -> dict:
+  """What the shared frontend was compiled from and with: a rewritten source (another size,
+  time or inode) or other flags make it stale."""
+  status = os.stat(source_path)
+  return {"source": [status.st_size, status.st_mtime_ns, status.st_ino],
+          "targets": list(spec.compiler_targets), "flags": list(flags)}
+
+
+def compile_as_tested(source_path: str, spec: backends.BackendSpec, flags: Sequence[str],
+                      vmfb_path: str, limit: timeouts.Limit = timeouts.DEFAULT.compile) -> None:
+  """Compiles the module in `source_path` for `spec` as a test does, into `vmfb_path`, in two
+  steps: up to FRONTEND_PHASE into FRONTEND_FILE beside it (kept for `form`), then on from
+  there. The vmfb is byte-identical to a one-step compile of the file (checked on llvm-cpu);
+  FormationError says why not."""
+  seconds = limit.seconds(os.path.getsize(source_path))
+  shared = os.path.join(os.path.dirname(source_path), FRONTEND_FILE)
+  safe_files.remove_tree(shared + ".json")
+  _compile([source_path, f"--iree-input-type={INPUT_TYPE}", BYTECODE, *_targets(spec), *flags,
+            f"--compile-to={FRONTEND_PHASE}", "-o", shared],
+           f"compiling the module for {spec.name} up to {FRONTEND_PHASE}", seconds)
+  _compile([shared, f"--compile-from={FRONTEND_PHASE}", f"--iree-input-type={INPUT_TYPE}",
+            *_targets(spec), *flags, "-o", vmfb_path],
+           f"compiling the module for {spec.name} from {FRONTEND_PHASE}", seconds)
+  safe_files.write_text(shared + ".json", json.dumps(_frontend_record(source_path, spec, flags)))
+
+
+def shared_frontend(source_path: str, spec: backends.BackendSpec,
+                    flags: Sequence[str]) -> Optional[str]:
+  """The frontend `compile_as_tested` left for this very source, backend and flags, or None."""
+  shared = os.path.join(os.path.dirname(source_path), FRONTEND_FILE)
+  try:
+    with open(shared + ".json") as f:
+      record = json.load(f)
+  except (OSError, ValueError):
+    return None
+  return shared if record == _frontend_record(source_path, spec, flags) else None
+
+
 def form_flow(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
               suspect_flags: Sequence[str], seconds: Optional[float]) -> Tuple[str, str, int]:
   """The suspect's flow IR with a trace at every dispatch boundary in `work_dir`: (its
-  readable text's path, the trace flag used, the dispatch count); NotTraceable says why not."""
+  readable text's path, the trace flag used, the dispatch count); NotTraceable says why not.
+  From the shared frontend when `compile_as_tested` left one for this source and flags."""
   flow_path = os.path.join(work_dir, "flow.mlirbc")
-  common = [iree_input_path, f"--iree-input-type={INPUT_TYPE}", BYTECODE]
+  shared = shared_frontend(iree_input_path, suspect, suspect_flags)
+  common = ([shared, f"--compile-from={FRONTEND_PHASE}"] if shared else [iree_input_path]) + [
+      f"--iree-input-type={INPUT_TYPE}", BYTECODE]
   trace_flag = TRACE_ALL_TOP_LEVEL
   _compile(common + list(_targets(suspect)) + list(suspect_flags)
            + [trace_flag, "--compile-to=flow", "-o", flow_path],
@@ -201,13 +258,56 @@ def compile_side(role: str, spec: backends.BackendSpec, flags: Sequence[str], fl
   return Side(spec.name, spec.driver, vmfb_path, sources, (compiler_tool(), *args))
 
 
+# Formations started ahead of their `form` call (`start_early`), by their arguments.
+_early: Dict[tuple, "concurrent.futures.Future[Formation]"] = {}
+_early_lock = threading.Lock()
+
+
+def _early_key(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
+               suspect_flags: Sequence[str], trusted: Optional[backends.BackendSpec],
+               trusted_flags: Sequence[str]) -> tuple:
+  return (os.path.abspath(iree_input_path), os.path.abspath(work_dir), suspect.name,
+          tuple(suspect_flags), trusted.name if trusted else None, tuple(trusted_flags))
+
+
+def start_early(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
+                suspect_flags: Sequence[str], trusted: backends.BackendSpec,
+                trusted_flags: Sequence[str],
+                limit: timeouts.Limit = timeouts.DEFAULT.compile) -> None:
+  """Starts `form` with these arguments on a thread of its own; the `form` call with the same
+  arguments then takes its result (or its exception). Why: the formation does not depend on
+  the run of the module as tested, which can take seconds on a big model (a child process
+  loading 94 MB of vmfb), so the two overlap. `settle_early` waits for one never taken."""
+  key = _early_key(iree_input_path, work_dir, suspect, suspect_flags, trusted, trusted_flags)
+  pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+  future = pool.submit(form, iree_input_path, work_dir, suspect, suspect_flags, trusted,
+                       trusted_flags, limit)
+  pool.shutdown(wait=False)
+  with _early_lock:
+    _early[key] = future
+
+
+def settle_early() -> None:
+  """Waits for the formations started early and never taken, and forgets them (their files
+  stay in their work dir, as a finished `form`'s do)."""
+  with _early_lock:
+    futures = list(_early.values())
+    _early.clear()
+  concurrent.futures.wait(futures)
+
+
 def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
          suspect_flags: Sequence[str], trusted: Optional[backends.BackendSpec],
          trusted_flags: Sequence[str],
          limit: timeouts.Limit = timeouts.DEFAULT.compile) -> Formation:
   """Forms the dispatches with the suspect's flags and compiles both traced modules into
   `work_dir` (only the suspect's when `trusted` is None: the oracle is no IREE backend);
-  NotTraceable or FormationError say why not."""
+  NotTraceable or FormationError say why not. Started early (`start_early`), its result."""
+  with _early_lock:
+    future = _early.pop(_early_key(iree_input_path, work_dir, suspect, suspect_flags, trusted,
+                                   trusted_flags), None)
+  if future is not None:
+    return future.result()
   seconds = limit.seconds(os.path.getsize(iree_input_path))
   readable_path, trace_flag, dispatches = form_flow(iree_input_path, work_dir, suspect,
                                                     suspect_flags, seconds)

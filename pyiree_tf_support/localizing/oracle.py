@@ -275,10 +275,12 @@ def results_outside(suspect_outputs: Sequence[Sequence[np.ndarray]], result: Ora
                     sources: Dict[str, Tuple[oracle_sites.Source, ...]],
                     functions: Sequence[str], policy: tolerances.TolerancePolicy,
                     names: Sequence[str], worst_output: float,
-                    floor: float = 1.0) -> Optional[str]:
-  """Why a call's results differ from the oracle's though no traced dispatch output did (what
-  the result comes from: a global load, a copy), or None."""
+                    floor: float = 1.0, only: Optional[int] = None) -> Optional[str]:
+  """Why a call's results (`only`: call `only`'s) differ from the oracle's though no traced
+  dispatch output did (what the result comes from: a global load, a copy), or None."""
   for index, (outputs, call) in enumerate(zip(suspect_outputs, result.calls)):
+    if only is not None and index != only:
+      continue
     for position, (got, expected) in enumerate(zip(outputs, call.results)):
       error = events.tensor_error(np.asarray(got), expected, policy, names)
       if error.error > max(1.0, floor) and error.error > events.AMPLIFICATION * worst_output:
@@ -288,4 +290,61 @@ def results_outside(suspect_outputs: Sequence[Sequence[np.ndarray]], result: Ora
         return (f"call {index}'s result {position} differs from the oracle's "
                 f"({error.describe()}) though no traced dispatch output did (worst "
                 f"{worst_output:.3g}x tolerance): it is {where}, outside any dispatch")
+  return None
+
+
+def _stored_where(result: OracleRun, function: str, name: str) -> str:
+  """Where `function` stores the global `name` (iree_input.mlir locations), said."""
+  found = [oracle_module.line_column(where) for where in
+           result.module.stores.get(function, {}).get(name, ())]
+  places = [f"iree_input.mlir:{line}:{column}" for line, column in filter(None, found)]
+  if not places:
+    return f"{function} does not store it: it changed without a store"
+  return f"stored at {', '.join(places)} ({function})"
+
+
+def state_outside(suspect_states: Sequence[Dict[str, np.ndarray]], result: OracleRun,
+                  functions: Sequence[str], policy: tolerances.TolerancePolicy,
+                  names: Sequence[str], worst_output: float, floor: float,
+                  call: int) -> Optional[str]:
+  """Why call `call`'s state (the globals the suspect holds after it, read back through its
+  `global$<name>$get` exports) differs from the oracle's though no traced dispatch output did
+  (the global and where the call stores it), or None. A global the suspect exports no getter
+  for (an immutable one, made private at import) is not compared."""
+  if call >= len(suspect_states) or call >= len(result.calls):
+    return None
+  held = suspect_states[call]
+  for position, wanted in enumerate(result.module.globals):
+    if wanted.name not in held or position >= len(result.calls[call].state):
+      continue
+    error = events.tensor_error(np.asarray(held[wanted.name]),
+                                result.calls[call].state[position], policy, names)
+    if error.error > max(1.0, floor) and error.error > events.AMPLIFICATION * worst_output:
+      return (f"call {call}'s state differs from the oracle's: @{wanted.name} "
+              f"({error.describe()}) though no traced dispatch output did (worst "
+              f"{worst_output:.3g}x tolerance): "
+              f"{_stored_where(result, functions[call], wanted.name)}, outside any dispatch")
+  return None
+
+
+def outside(suspect_outputs: Sequence[Sequence[np.ndarray]],
+            suspect_states: Sequence[Dict[str, np.ndarray]], result: OracleRun,
+            sources: Dict[str, Tuple[oracle_sites.Source, ...]], functions: Sequence[str],
+            policy: tolerances.TolerancePolicy, names: Sequence[str], worst_output: float,
+            floor: float = 1.0, before: Optional[int] = None) -> Optional[str]:
+  """The first call, in order, whose results (results_outside) or, after them, whose state
+  (state_outside) differ from the oracle's though no traced dispatch output did, or None.
+  `before`: only calls before it, and only their state (a dispatch of that call is to blame:
+  a state that went wrong earlier is the earlier divergence)."""
+  last = len(result.calls) if before is None else min(before, len(result.calls))
+  for index in range(last):
+    if before is None:
+      found = results_outside(suspect_outputs, result, sources, functions, policy, names,
+                              worst_output, floor, index)
+      if found is not None:
+        return found
+    found = state_outside(suspect_states, result, functions, policy, names, worst_output,
+                          floor, index)
+    if found is not None:
+      return found
   return None

@@ -47,12 +47,14 @@ class Global:
 class OracleModule:
   """What oracle_run evaluates: one module text per exported function (its `@main` takes the
   function's arguments then the globals, returns its results then the globals), the initial
-  values' module, the globals in order, and each probe's type."""
+  values' module, the globals in order, each probe's type, and where each function stores
+  each global (iree_input.mlir locations, in program order: what a diverging state names)."""
   functions: Dict[str, str]
   results: Dict[str, int]  # each function's own result count (the globals come after them).
   initial: Optional[str]
   globals: Tuple[Global, ...]
   probes: Dict[str, str]
+  stores: Dict[str, Dict[str, Tuple[str, ...]]] = dataclasses.field(default_factory=dict)
 
 
 def probe_id(location: str, result: int) -> Optional[str]:
@@ -101,6 +103,7 @@ class _Rewriter:
     self.globals = [g.name for g in globals_]
     self.callees_with_state = set(callees_with_state)
     self.probes = probes
+    self.stores: Dict[str, List[str]] = {}  # each global's stores' locations
 
   def probe(self, value, name: Optional[str], anchor, after: bool = True) -> None:
     """A probe named `name` of `value` right after `anchor` (or before it)."""
@@ -137,6 +140,7 @@ class _Rewriter:
         continue
       if name == "ml_program.global_store":
         current[_symbol(op, "global")] = op.operands[0]
+        self.stores.setdefault(_symbol(op, "global"), []).append(str(op.location))
         op.erase()
         continue
       if name.startswith("ml_program."):
@@ -269,6 +273,7 @@ def rewrite(text: str) -> OracleModule:
   functions: Dict[str, str] = {}
   results: Dict[str, int] = {}
   probes: Dict[str, str] = {}
+  stores: Dict[str, Dict[str, Tuple[str, ...]]] = {}
   with ir.Context() as context, ir.Location.unknown():
     context.allow_unregistered_dialects = True
     module = ir.Module.parse(text)
@@ -287,7 +292,8 @@ def rewrite(text: str) -> OracleModule:
     if others:
       raise OracleUnsupported(f"{others[0].name} at module level")
     for name in exported:
-      results[name] = _one_function(ir, text, name, globals_, with_state, probes, functions)
+      results[name] = _one_function(ir, text, name, globals_, with_state, probes, functions,
+                                    stores)
   initial = None
   if globals_:
     types = ", ".join(g.type for g in globals_)
@@ -295,12 +301,12 @@ def rewrite(text: str) -> OracleModule:
                      for i, value in enumerate(initial_values))
     names = ", ".join(f"%g{i}" for i in range(len(globals_)))
     initial = (f"func.func @main() -> ({types}) {{\n{body}\n    return {names} : {types}\n}}\n")
-  return OracleModule(functions, results, initial, globals_, probes)
+  return OracleModule(functions, results, initial, globals_, probes, stores)
 
 
 def _one_function(ir, text: str, name: str, globals_: Sequence[Global],
                   with_state: Sequence[str], probes: Dict[str, str],
-                  out: Dict[str, str]) -> int:
+                  out: Dict[str, str], stores: Dict[str, Dict[str, Tuple[str, ...]]]) -> int:
   """Rewrites a fresh parse of `text` keeping `name` (as @main) and the private functions."""
   module = ir.Module.parse(text)
   keep = None
@@ -322,7 +328,9 @@ def _one_function(ir, text: str, name: str, globals_: Sequence[Global],
   function_type = ir.FunctionType(ir.TypeAttr(keep.attributes["function_type"]).value)
   state_types = [ir.Type.parse(g.type) for g in globals_]
   current = {g.name: entry.add_argument(t, keep.location) for g, t in zip(globals_, state_types)}
-  _Rewriter(ir, globals_, with_state, probes).block(entry, current, probing=True)
+  rewriter = _Rewriter(ir, globals_, with_state, probes)
+  rewriter.block(entry, current, probing=True)
+  stores[name] = {g: tuple(where) for g, where in rewriter.stores.items()}
   keep.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
       list(function_type.inputs) + state_types, list(function_type.results) + state_types))
   keep.attributes["sym_name"] = ir.StringAttr.get("main")

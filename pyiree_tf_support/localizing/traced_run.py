@@ -7,7 +7,11 @@ and the count of flat inputs, read from request.npz as c<call>_<input>); the chi
 in a fresh context whose HAL module has a debug sink (never without one: the default sink prints
 every traced tensor to stderr), makes the calls, and writes result.json: each trace event's
 call, label and tensors, and each call's flat results. A call that raises ends the run with the
-error recorded.
+error recorded. With `"state": true` the module's globals are read back after each call through
+its `global$<name>$get` exports (every tf.Variable has one) and saved as `state` (the oracle
+compares them: localizing/oracle.py); reading them makes a call of its own per global, so only
+runs judged against the oracle ask for it. A getter that raises leaves its global unread (listed
+in `state_unread`, not compared): the call's own results stand.
 
 Memory stays bounded whatever the model: each tensor goes to its own .npy file under tensors/
 as it is traced (nothing accumulates in memory), and is read back memory-mapped. A tensor over
@@ -130,6 +134,17 @@ def load_result(run_dir: str) -> Tuple[List[Tuple[int, str, List[np.ndarray]]],
            for t in event["tensors"]]) for event in document["events"]]
   outputs = [[_load(run_dir, name) for name in names] for names in document["outputs"]]
   return raw, outputs, document["error"], document.get("stopped")
+
+
+GETTER_PREFIX, GETTER_SUFFIX = "global$", "$get"
+
+
+def load_state(run_dir: str) -> List[Dict[str, np.ndarray]]:
+  """A finished run's globals after each call ({global symbol: value}; [] unless asked)."""
+  with open(os.path.join(run_dir, RESULT)) as f:
+    document = json.load(f)
+  return [{name: _load(run_dir, file) for name, file in call}
+          for call in document.get("state", ())]
 
 
 class _Recorder:
@@ -257,6 +272,24 @@ def _save_results(run_dir: str, call: int, result: Any, device: Any, driver: str
   return names
 
 
+def _save_state(run_dir: str, call: int, functions: Any, getters: List[str], device: Any,
+                driver: str, unread: List[str]) -> List[Tuple[str, str]]:
+  """Saves each global's value after call `call` (s<call>_<position>), read through its
+  exported getter: [(global, saved name)]. A getter that raises is noted in `unread` and its
+  global not compared; the call stands."""
+  from pyiree_tf_support.runtime import readback
+  saved: List[Tuple[str, str]] = []
+  for position, getter in enumerate(getters):
+    try:
+      value = readback.results_to_numpy(functions[getter](), device, driver)[0]
+    except Exception as e:  # a global not read back is not compared; the call stands.
+      unread.append(f"call {call} {getter}: {type(e).__name__}: {e}")
+      continue
+    saved.append((getter[len(GETTER_PREFIX):-len(GETTER_SUFFIX)], f"s{call}_{position}"))
+    _save(run_dir, saved[-1][1], value)
+  return saved
+
+
 def peak_rss() -> Optional[int]:
   """This process's peak resident set size in bytes (VmHWM), recorded in result.json: what a
   run costs is read from it (docs/localizing.md, Cost; tests/localizing/
@@ -297,6 +330,8 @@ def run(run_dir: str) -> Dict[str, Any]:
                        int(request.get("max_total_bytes", MAX_TOTAL_BYTES)), trusted, judge,
                        bool(request.get("stop_at_divergence")))
   outputs: List[List[str]] = []
+  state: List[List[Tuple[str, str]]] = []
+  unread: List[str] = []  # getters that raised (their global is then not compared)
   error = None
   # Each input is read when its call comes and handed to the device before the call: the
   # host copy goes then (an input of every call held at once, plus each one's device copy,
@@ -312,6 +347,8 @@ def run(run_dir: str) -> Dict[str, Any]:
         vm_module = ireert.VmModule.copy_buffer(config.vm_instance, f.read())
       context = ireert.SystemContext(vm_modules=[vm_module], config=config)
       functions = context.modules[vm_module.name]
+      getters = sorted(name for name in vm_module.function_names
+                       if name.startswith(GETTER_PREFIX) and name.endswith(GETTER_SUFFIX))
       for index, call in enumerate(request["calls"]):
         recorder.call = index
         args = [_argument(npz, f"c{index}_{i}", device) for i in range(call["inputs"])]
@@ -319,13 +356,17 @@ def run(run_dir: str) -> Dict[str, Any]:
         del args
         outputs.append(_save_results(run_dir, index, result, device, request["driver"]))
         del result
+        if request.get("state"):
+          state.append(_save_state(run_dir, index, functions, getters, device,
+                                   request["driver"], unread))
     except _Unreadable:  # ours: the request's inputs, not the backend.
       raise
     except Exception as e:  # the backend's failure: reported.
       if recorder.stopped is None and recorder.fault is None:  # else: our own abort, from
         error = f"call {recorder.call}: {type(e).__name__}: {e}"  # the sink (divergence...).
-  document = {"events": recorder.events, "outputs": outputs, "error": error,
-              "stopped": recorder.stopped, "fault": recorder.fault, "peak_rss": peak_rss()}
+  document = {"events": recorder.events, "outputs": outputs, "state": state,
+              "state_unread": unread, "error": error, "stopped": recorder.stopped,
+              "fault": recorder.fault, "peak_rss": peak_rss()}
   safe_files.write_text(os.path.join(run_dir, RESULT), json.dumps(document))
   return document
 

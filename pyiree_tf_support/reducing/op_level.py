@@ -48,6 +48,7 @@ from pyiree_tf_support.reporting import repro
 from pyiree_tf_support.reporting import verdicts
 
 SCRIPT_NAME = "reduced.py"
+REFERENCE = "the reference"  # `trusted` of a program judged against the reference's outputs
 PROGRAM_NAME = "reduced.mlir"
 
 
@@ -82,6 +83,7 @@ class OpReduction:
   timed_out: bool = False
   script: str = ""
   command: str = ""  # the iree-compile command line of the reduced program
+  state: str = ""  # for a stateful call: how its state was made part of the program
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,9 +96,11 @@ class _State:
   sizes: Tuple[Tuple[int, int], ...] = ()
   # (old static shape, new shape, where the new one starts in the old) or ().
   reshape: Union[Tuple[()], Tuple[ops.Shape, ops.Shape, ops.Shape]] = ()
+  # Input values replaced: (input position, flat element index or -1 for all, the value).
+  values: Tuple[Tuple[int, int, object], ...] = ()
 
 
-class _Runner:
+class Runner:
   """Compiles candidates (compile cache) and runs them with iree-run-module in a child."""
 
   def __init__(self, work_dir: str, cache: Optional[CompileCache], limits: timeouts.Timeouts,
@@ -147,6 +151,24 @@ class _Runner:
     return [np.load(path, allow_pickle=False) for path in outputs], ""
 
 
+_ELEMENTS = 16  # the elements of one input tried one by one (the rest only as a whole)
+
+
+def _ladder(dtype: np.dtype) -> List[float]:
+  """Simple values in the order a reader finds them simplest: 0, 1, -1, 2, -2, halves."""
+  if dtype.kind == "b":
+    return [False, True]
+  if dtype.kind == "u":
+    return [0, 1, 2, 3, 4]
+  if dtype.kind == "i":
+    return [0, 1, -1, 2, -2, 3, -3, 4, -4]
+  return [0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 1.5, -1.5, 3.0, -3.0, 2.5, -2.5, 4.0, -4.0]
+
+
+def _rank(value: float, ladder: Sequence[float]) -> int:
+  return ladder.index(value) if value in ladder else len(ladder)
+
+
 def _tensor_results(function: ops.Function) -> Tuple[ops.Ref, ...]:
   return tuple(r for index in range(len(function.ops)) for r in function.results_of(index)
                if ops.is_value(function.type_of(r)))
@@ -162,7 +184,7 @@ class _Mismatch:
 
   def __init__(self, text: str, function: ops.Function, failure: failures.Failure,
                suspect: Side, trusted: Side, values: Dict[ops.Ref, np.ndarray],
-               runner: _Runner, policy: tolerances.TolerancePolicy):
+               runner: Runner, policy: tolerances.TolerancePolicy):
     self.text, self.function, self.failure = text, function, failure
     self.suspect, self.trusted, self.values, self.runner = suspect, trusted, values, runner
     self.policy = policy
@@ -177,6 +199,13 @@ class _Mismatch:
       old, new, start = state.reshape
       window = tuple(slice(s, s + n) for s, n in zip(start, new))
       arrays = [a[window] if a.shape == old else a for a in arrays]
+    for position, element, value in state.values:
+      changed = np.array(arrays[position], copy=True)
+      if element < 0:
+        changed[...] = value
+      else:
+        changed.reshape(-1)[element] = value
+      arrays[position] = changed
     return arrays
 
   @staticmethod
@@ -209,8 +238,8 @@ class _Mismatch:
                                  len(state.outputs))
     if got is None:
       return None
-    if state.splats or state.sizes or state.reshape:  # values changed: the trusted backend
-      # says what is right.
+    if state.splats or state.sizes or state.reshape or state.values:  # values changed: the
+      # trusted backend says what is right.
       try:
         expected, error = self.runner.run(self.runner.compile(text, self.trusted), self.trusted,
                                           self.function.name, inputs, len(state.outputs))
@@ -283,7 +312,42 @@ class _Mismatch:
       candidate = dataclasses.replace(state, splats=state.splats + ((index, first),))
       if self.outcome(candidate) is not None:
         state = candidate
-    return self._shrink(state)
+    return self._simpler_values(self._shrink(state))
+
+  def _simpler_values(self, state: _State) -> _State:
+    """Each input's values made simpler while the failure holds, as the examples engine's
+    shrinking does: the whole input one value of `_LADDER` (fewer distinct values), else each
+    of its first `_ELEMENTS` elements the first of the ladder, or the value truncated, that
+    still fails. Deterministic; each candidate's expected outputs are the trusted backend's."""
+    found = self.outcome(state)
+    if found is None:
+      return state
+    for position, array in enumerate(found[0]):
+      if array.dtype.kind not in "biuf" or array.size == 0:
+        continue
+      ladder = _ladder(array.dtype)
+      whole = [v for v in ladder[:4] if not np.all(array == v)]
+      for value in whole:
+        candidate = dataclasses.replace(state, values=state.values + ((position, -1, value),))
+        if self.outcome(candidate) is not None:
+          state = candidate
+          break
+      else:
+        for element in range(min(array.size, _ELEMENTS)):
+          current = array.reshape(-1)[element].item()
+          simpler = [v for v in ladder if abs(v) < abs(current)]
+          if array.dtype.kind == "f" and np.isfinite(current) and \
+              float(np.trunc(current)) != current:
+            simpler.append(float(np.trunc(current)))
+          for value in sorted(set(simpler), key=lambda v: (_rank(v, ladder), v)):
+            candidate = dataclasses.replace(
+                state, values=state.values + ((position, element, value),))
+            if self.outcome(candidate) is not None:
+              state = candidate
+              break
+          if self.runner.past_deadline():
+            return state
+    return state
 
   def _shrink(self, state: _State) -> _State:
     refs = ops.inputs_of(self.function, state.kept, state.outputs)
@@ -341,7 +405,7 @@ class _Mismatch:
 
 
 def _probe(text: str, function: ops.Function, trusted: Side, arguments: Sequence[np.ndarray],
-           reference: Sequence[np.ndarray], runner: _Runner,
+           reference: Sequence[np.ndarray], runner: Runner,
            policy: tolerances.TolerancePolicy) -> Tuple[Optional[Dict[ops.Ref, np.ndarray]], str]:
   """Every op's result as `trusted` computes it from the call's inputs, or (None, why not)."""
   outputs = tuple(dict.fromkeys(_tensor_results(function) + function.returns))
@@ -361,7 +425,8 @@ def _probe(text: str, function: ops.Function, trusted: Side, arguments: Sequence
   values.update({("arg", i): np.asarray(a) for i, a in enumerate(arguments)})
   names = (trusted.name, trusted.spec.name) + trusted.spec.aliases
   wrong = comparison.compare(tuple(np.asarray(r) for r in reference),
-                             tuple(values[r] for r in function.returns), "outputs",
+                             tuple(values[r] for r in function.returns[:len(reference)]),
+                             "outputs",
                              lambda dtype: policy.for_dtype(dtype, names))
   if wrong:
     return None, (f"{trusted.spec.name} is wrong too ("
@@ -375,13 +440,15 @@ def reduce_mismatch(text: str, function_name: str, failure: failures.Failure, su
                     cache: Optional[CompileCache], policy: tolerances.TolerancePolicy,
                     limits: timeouts.Timeouts, deadline: float) -> OpReduction:
   """The op level of a mismatch of `function_name` called with `arguments` (flat), whose
-  reference outputs are `reference` (flat); `trusted`: the backends to take values from, in
-  order (the first whose results agree with the reference is used)."""
+  reference outputs are `reference` (flat: the first results; a threaded stateful function
+  returns its globals after them, judged against the trusted values only); `trusted`: the
+  backends to take values from, in order (the first whose results agree with the reference
+  is used)."""
   try:
     function = ops.parse(text, function_name)
   except ops.OpsError as e:
     return OpReduction(f"not at the op level: {e}")
-  runner = _Runner(work_dir, cache, limits, deadline)
+  runner = Runner(work_dir, cache, limits, deadline)
   reasons = []
   for side in trusted:
     values, reason = _probe(text, function, side, arguments, reference, runner, policy)
@@ -413,6 +480,40 @@ def reduce_mismatch(text: str, function_name: str, failure: failures.Failure, su
                      len(function.ops), tried=runner.tried, timed_out=runner.timed_out)
 
 
+def as_called(text: str, function_name: str, failure: failures.Failure, suspect: Side,
+              arguments: Sequence[np.ndarray], reference: Sequence[np.ndarray], work_dir: str,
+              cache: Optional[CompileCache], policy: tolerances.TolerancePolicy,
+              limits: timeouts.Timeouts, deadline: float, note: str) -> OpReduction:
+  """The program as it is (`text`, one call of `function_name` fed `arguments`), judged on the
+  suspect against the reference's outputs: the standalone form of a failure no smaller program
+  shows (one that needs its globals). `note`: why the ops were not cut, for the report."""
+  runner = Runner(work_dir, cache, limits, deadline)
+  ops_count = len(ops.parse(text, function_name).ops)
+  runner.tried += 1
+  try:
+    vmfb = runner.compile(text, suspect)
+  except compiler.CompileError as e:
+    return OpReduction(f"not at the op level: {note}; the program does not compile alone "
+                       f"({e.reason})", ops_count, ops_count, tried=runner.tried)
+  got, error = runner.run(vmfb, suspect, function_name, arguments, len(reference))
+  if got is None:
+    return OpReduction(f"not at the op level: {note}; {error}", ops_count, ops_count,
+                       tried=runner.tried)
+  names = (suspect.name, suspect.spec.name) + suspect.spec.aliases
+  found = comparison.compare(tuple(np.asarray(r) for r in reference), tuple(got), "outputs",
+                             lambda dtype: policy.for_dtype(dtype, names))
+  outcome = verdicts.Outcome(
+      failure.backend, verdicts.Status.MISMATCH if found else verdicts.Status.PASS,
+      call_method=failure.method, mismatches=tuple(found))
+  if not failures.same_failure(failure, outcome):
+    return OpReduction(f"not at the op level: {note}; run alone with iree-run-module it does "
+                       "not fail the same way", ops_count, ops_count, tried=runner.tried)
+  return OpReduction("", ops_count, ops_count, text, function_name, REFERENCE,
+                     tuple(np.asarray(a) for a in arguments),
+                     tuple(np.asarray(r) for r in reference), tuple(got), tried=runner.tried,
+                     difference=comparison.describe_all(found), state=note)
+
+
 def reduce_compile_error(text: str, function_name: str, failure: failures.Failure,
                          suspect: Side, work_dir: str, cache: Optional[CompileCache],
                          limits: timeouts.Timeouts, deadline: float) -> OpReduction:
@@ -421,7 +522,7 @@ def reduce_compile_error(text: str, function_name: str, failure: failures.Failur
     function = ops.parse(text, function_name)
   except ops.OpsError as e:
     return OpReduction(f"not at the op level: {e}")
-  runner = _Runner(work_dir, cache, limits, deadline)
+  runner = Runner(work_dir, cache, limits, deadline)
   known: Dict[Tuple[int, ...], Optional[Tuple[str, str]]] = {}
 
   def fails(kept: Sequence[int]) -> Optional[Tuple[str, str]]:

@@ -75,22 +75,24 @@ class Function:
     return tuple(r for index in kept for r in self.results_of(index) if r not in used)
 
 
-def _ir():
+def bindings():
+  """IREE's MLIR Python bindings (`iree.compiler.ir`), imported when first needed."""
   from iree.compiler import ir
   return ir
 
 
-def _walk(operation, found: List) -> List:
+def walk(operation, found: List) -> List:
+  """`found` extended by every operation nested in `operation`'s regions, in text order."""
   for region in operation.regions:
     for block in region.blocks:
       for op in block.operations:
         found.append(op.operation)
-        _walk(op.operation, found)
+        walk(op.operation, found)
   return found
 
 
 def _find(module, name: str):
-  ir = _ir()
+  ir = bindings()
   for op in module.body.operations:
     if op.operation.name == "func.func" and \
         ir.StringAttr(op.operation.attributes["sym_name"]).value == name:
@@ -148,14 +150,14 @@ def _refs(function_op) -> Tuple[Any, Dict[object, Ref]]:
 
 def _uses(operation, refs: Mapping[object, Ref]) -> Tuple[Ref, ...]:
   found = [refs[v] for v in operation.operands if v in refs]
-  for nested in _walk(operation, []):
+  for nested in walk(operation, []):
     found += [refs[v] for v in nested.operands if v in refs]
   return tuple(dict.fromkeys(found))
 
 
 def parse(text: str, name: str) -> Function:
   """The function `name` of the module `text`, as ops (OpsError when it is not one block)."""
-  ir = _ir()
+  ir = bindings()
   with ir.Context():
     module = ir.Module.parse(text)
     block, refs = _refs(_find(module, name))
@@ -195,7 +197,7 @@ def _splat_attribute(ir, result_type: str, value):
 def _symbols(ir, operation) -> List[str]:
   """The symbols an op and the ops inside it refer to (a global it loads, a callee)."""
   found = []
-  for op in [operation] + _walk(operation, []):
+  for op in [operation] + walk(operation, []):
     for key in op.attributes:
       attribute = op.attributes[key] if isinstance(key, str) else key.attr
       if isinstance(attribute, ir.FlatSymbolRefAttr):
@@ -269,7 +271,7 @@ def build(text: str, function: Function, kept: Sequence[int], outputs: Sequence[
   of the given scalar. `reshape` (old shape, new shape): every value of the old shape takes
   the new one, the ops made anew (only ops without regions). The function keeps its name;
   every other op of the module stays."""
-  ir = _ir()
+  ir = bindings()
   kept = sorted(set(kept))
   inputs = inputs_of(function, kept, outputs)
   for ref in inputs:
@@ -302,7 +304,7 @@ def build(text: str, function: Function, kept: Sequence[int], outputs: Sequence[
                              (splats or {}).get(index))
         else:
           clone = operations[index].clone()
-        for nested in [clone] + _walk(clone, []):
+        for nested in [clone] + walk(clone, []):
           for position, value in enumerate(list(nested.operands)):
             if value in mapping:
               nested.operands[position] = mapping[value]

@@ -1,6 +1,8 @@
 """Per-backend outcomes of one compared trace, and the one report format built from them.
 
-PASS, MISMATCH, IMPORT ERROR, COMPILE ERROR, RUNTIME ERROR and SKIPPED describe what happened; each
+PASS, MISMATCH, WITHIN REFERENCE ERROR (a float mismatch where the backend is within K x
+TensorFlow's own error against float64: comparing/reference_error), IMPORT ERROR, COMPILE ERROR,
+RUNTIME ERROR and SKIPPED describe what happened; each
 failure has its phase (`phases.Phase`) and a one-line first error. A failure of a backend listed as
 expected to fail is shown as XFAIL; how a listed backend is held to its list over a whole class
 (XPASS, wrong phase) is `expected_failures`'.
@@ -21,6 +23,7 @@ from pyiree_tf_support.reporting import hints
 class Status(enum.Enum):
   PASS = "PASS"
   MISMATCH = "MISMATCH"
+  WITHIN_REFERENCE_ERROR = "WITHIN REFERENCE ERROR"
   IMPORT_ERROR = "IMPORT ERROR"
   COMPILE_ERROR = "COMPILE ERROR"
   RUNTIME_ERROR = "RUNTIME ERROR"
@@ -42,6 +45,7 @@ _PHASE_OF = {
     Status.COMPILE_ERROR: phases.Phase.COMPILE,
     Status.RUNTIME_ERROR: phases.Phase.RUNTIME,
     Status.MISMATCH: phases.Phase.MISMATCH,
+    Status.WITHIN_REFERENCE_ERROR: phases.Phase.REFERENCE_ERROR,
 }
 
 
@@ -118,6 +122,26 @@ def evaluate(ref_trace: traces.Trace, tar_trace: traces.Trace, error: Optional[s
                  details)
 
 
+def within_reference_error(outcome: Outcome, judgement: str) -> Outcome:
+  """A MISMATCH typed as within the reference's own error (`judgement`: both sides' errors
+  against float64, comparing/reference_error's CallJudgement.describe()), said first."""
+  return dataclasses.replace(outcome, status=Status.WITHIN_REFERENCE_ERROR,
+                             detail=f"{judgement}\n{outcome.detail}")
+
+
+def with_call_note(outcome: Outcome, note: str) -> Outcome:
+  """`outcome` with `note` (e.g. a float mismatch's errors against float64) as the last line of
+  its first failing call's text, where the call's differences are."""
+  if not outcome.call_details:
+    return dataclasses.replace(outcome, detail=f"{outcome.detail}\n{note}")
+  first = f"{outcome.call_details[0]}\n  {note}"
+  whole = "\n".join(outcome.call_details)
+  head = outcome.detail[:len(outcome.detail) - len(whole)] if outcome.detail.endswith(whole) \
+      else ""
+  details = (first,) + tuple(outcome.call_details[1:])
+  return dataclasses.replace(outcome, detail=head + "\n".join(details), call_details=details)
+
+
 def _indent(text: str, prefix: str = "  ") -> str:
   return "\n".join(prefix + line for line in text.splitlines())
 
@@ -181,7 +205,8 @@ def format_outcome(outcome: Outcome, full_report: Optional[str] = None) -> str:
   detail = outcome.detail if full_report is None else brief_detail(outcome, full_report)
   if detail:
     line += "\n" + _indent(_with_hint(detail, outcome.first_error, outcome.hint))
-  if outcome.trace_path and outcome.status in (Status.MISMATCH, Status.RUNTIME_ERROR, Status.XFAIL):
+  if outcome.trace_path and outcome.status in (Status.MISMATCH, Status.WITHIN_REFERENCE_ERROR,
+                                               Status.RUNTIME_ERROR, Status.XFAIL):
     line += "\n" + _indent(f"trace: {bazel_paths.display_path(outcome.trace_path)}")
   if outcome.repro_command:
     line += "\n" + _indent(outcome.repro_command)

@@ -6,9 +6,10 @@ build_tools/ find the repository from this package's location, `source_tree`):
   with `--update_lists`, the FAILING lists of e2e/, e2e/keras/ and e2e/generated/ rewritten from
   a real run (`update_lists`: the command, `list_updates`: its rules); with a BUILD_DIR, the 2020
   table; with `--section=e2e/generated` or `--section=e2e/keras/applications`, the page's
-  section of that suite, a row per test class or model file (`suite_sections`); the tables and their numbered notes are written by
-  `noted_tables`. Its Bazel commands run in a `bazel_session`: its own output base (or
-  --output_base), and the server it started shut down when it ends.
+  section of that suite, a row per test class or model file (`suite_sections`); the tables and
+  their numbered notes are written by `noted_tables`. Its Bazel commands run in a
+  `bazel_session`: its own output base (or --output_base), and the server it started shut down
+  when it ends.
 - `check_suite_verdicts`: whether a `pytest e2e/` JUnit XML (and a Bazel run) reached the
   verdicts the FAILING lists expect.
 - `make_repros`: e2e/repros/, a standalone reproduction of every listed IREE failure, from a

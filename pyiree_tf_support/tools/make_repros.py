@@ -4,9 +4,10 @@
     .venv/bin/python -m pyiree_tf_support.tools.make_repros --artifacts_dir=/tmp/art  # writes
     .venv/bin/python -m pyiree_tf_support.tools.make_repros --check  # runs every repro
 
-For each (backend, file) of the `FAILING` lists of e2e/BUILD.bazel and e2e/keras/BUILD.bazel it
-finds the file's module in the artifacts (report.json), and writes what reproduces the failure
-with IREE's tools alone, by phase:
+For each (backend, entry) of the `FAILING` lists of e2e/BUILD.bazel and e2e/keras/BUILD.bazel (an
+entry: a file, or one class or test method of it, `file_test.py::Class::test_method`) it finds a
+failing test the entry covers in the artifacts (report.json), and writes what reproduces the
+failure with IREE's tools alone, by phase:
   import    repro.py: TensorFlow only, the module source inlined, convert_saved_model +
             run_pass_pipeline, printing the error or the TF ops left unconverted;
   compile   iree_input.mlir + repro.sh running iree-compile with the flags the library passes;
@@ -14,11 +15,12 @@ with IREE's tools alone, by phase:
   mismatch  compiling and running iree-run-module --expected_output; a module keeping state gets a
             driver.mlir calling the earlier calls first, across the module boundary.
 An import failure is written once, to import/<file stem>/, for every backend listing it (the import
-happens before any backend); the others to <backend>/<file stem>/; each backend's README.txt names
-its failures and their directories (`repro_layout`). Each repro is run once and its first error
-line recorded (expected.txt, README.txt). Directories of failures no longer listed are removed;
-e2e/repros/findings/ (hand-reduced cases) is kept. The file texts are in repro_templates, the
-values and the driver module in repro_values.
+happens before any backend); the others to <backend>/<file stem>/ (a method's entry to
+<backend>/<file stem>.<Class>.<test_method>/: a repro per listed method); each backend's
+README.txt names its failures and their directories (`repro_layout`). Each repro is run once and
+its first error line recorded (expected.txt, README.txt). Directories of failures no longer
+listed are removed; e2e/repros/findings/ (hand-reduced cases) is kept. The file texts are in
+repro_templates, the values and the driver module in repro_values.
 """
 
 import argparse
@@ -76,8 +78,18 @@ def module_classes(source: str) -> List[str]:
   return names
 
 
+def in_scope(entry: Listed, test_id: str) -> bool:
+  """Whether the test `test_id` (`__main__.Class.test_x`, or pytest's `...::Class::test_x`) is
+  one the entry lists: any test of its file, or of its class, or its one test method."""
+  parts = test_id.replace("::", ".").split(".")
+  if entry.method is not None:
+    return parts[-2:] == [entry.test_class, entry.method]
+  return entry.test_class is None or entry.test_class in parts[:-1]
+
+
 def find_failure(entry: Listed, artifacts_dirs: Sequence[str]) -> Found:
-  """The first failing test of `entry`'s file on its backend in the artifacts (ValueError: none)."""
+  """The first failing test of `entry` (its file, class or test method) on its backend in the
+  artifacts (ValueError: none)."""
   stem = entry.file[:-len(".py")]
   classes = module_classes(entry.source)
   for artifacts_dir in artifacts_dirs:
@@ -87,7 +99,7 @@ def find_failure(entry: Listed, artifacts_dirs: Sequence[str]) -> Found:
         continue
       with open(report_path) as f:
         tests = json.load(f).get("tests", {})
-      for test_id in sorted(tests):
+      for test_id in sorted(t for t in tests if in_scope(entry, t)):
         for trace in tests[test_id]["traces"]:
           for record in trace["backends"]:
             file = tests[test_id].get("file")
@@ -96,7 +108,7 @@ def find_failure(entry: Listed, artifacts_dirs: Sequence[str]) -> Found:
             phase = record.get("phase")
             if record["backend"] == entry.backend and mine and phase:
               return Found(os.path.dirname(report_path), test_id, trace, record, phase)
-  raise ValueError(f"{entry.suite}/{entry.file} on {entry.backend}: no failing test of modules "
+  raise ValueError(f"{entry.suite}/{entry.key} on {entry.backend}: no failing test of modules "
                    f"{', '.join(classes) or '(none found)'} in {', '.join(artifacts_dirs)}; run "
                    "the file with --artifacts_dir first.")
 
@@ -119,7 +131,7 @@ def _write(path: str, text: str, executable: bool = False) -> None:
 
 
 def _title(entry: Listed, phase: str) -> str:
-  return f"{entry.suite}/{entry.file} on {entry.backend}: {phase} failure"
+  return f"{entry.suite}/{entry.key} on {entry.backend}: {phase} failure"
 
 
 def write_import(entry: Listed, found: Found, out: str) -> None:
@@ -245,11 +257,11 @@ def make_repro(entries: Sequence[Listed], artifacts_dirs: Sequence[str]) -> str:
   passes)."""
   entry, found = _find_any(entries, artifacts_dirs)
   if entry.phase and entry.phase != found.phase:
-    raise ValueError(f"{entry.file} on {entry.backend} is listed as a {entry.phase} failure but "
+    raise ValueError(f"{entry.key} on {entry.backend} is listed as a {entry.phase} failure but "
                      f"failed in the {found.phase} phase in the run; update the list first.")
   phase = entry.phase or found.phase
   if phase not in _WRITERS:
-    raise ValueError(f"{entry.file} on {entry.backend}: unknown phase {phase!r}; one of {PHASES}")
+    raise ValueError(f"{entry.key} on {entry.backend}: unknown phase {phase!r}; one of {PHASES}")
   out = entry.repro_dir
   shutil.rmtree(out, ignore_errors=True)
   os.makedirs(out)
@@ -257,12 +269,12 @@ def make_repro(entries: Sequence[Listed], artifacts_dirs: Sequence[str]) -> str:
   status, line, output = run_repro(out)
   if status != 1 or line is None:
     shutil.rmtree(out)
-    raise ValueError(f"{entry.file} on {entry.backend}: the {phase} repro did not fail "
+    raise ValueError(f"{entry.key} on {entry.backend}: the {phase} repro did not fail "
                      f"(exit {status}):\n{output[-2000:]}")
   if phase == "compile" and _diagnostic_core(line) != _diagnostic_core(
       found.record.get("first_error") or ""):
     shutil.rmtree(out)
-    raise ValueError(f"{entry.file} on {entry.backend}: the compile repro fails with {line!r} but "
+    raise ValueError(f"{entry.key} on {entry.backend}: the compile repro fails with {line!r} but "
                      f"the run failed with {found.record.get('first_error')!r}; a repro must "
                      "reproduce the failure the run saw.")
   _write(os.path.join(out, EXPECTED_NAME), line + "\n")
@@ -273,7 +285,7 @@ def make_repro(entries: Sequence[Listed], artifacts_dirs: Sequence[str]) -> str:
     what = f"Call {index} ({method}) of trace '{found.trace['trace']}'"
   _write(os.path.join(out, "README.txt"), repro_templates.README.format(
       what=what, where="before any backend" if phase == "import" else f"on {entry.backend}",
-      phase=phase, source=f"{entry.suite}/{entry.file}", test=found.test_id, how=_HOW[phase],
+      phase=phase, source=f"{entry.suite}/{entry.key}", test=found.test_id, how=_HOW[phase],
       python=", and a Python with TensorFlow from $PYTHON" if phase == "import" else "",
       first_error=line, reasons=_reasons(entries, phase)))
   return line
@@ -291,7 +303,7 @@ def _reasons(entries: Sequence[Listed], phase: str) -> str:
 
 
 def _selected(only: Sequence[str], relative_dir: str, entries: Sequence[Listed]) -> bool:
-  return not only or any(o in [relative_dir] + [f"{e.backend}/{e.file}" for e in entries]
+  return not only or any(o in [relative_dir] + [f"{e.backend}/{e.key}" for e in entries]
                          for o in only)
 
 

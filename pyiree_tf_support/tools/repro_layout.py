@@ -3,9 +3,12 @@ backend's directory finds them.
 
 An import failure happens before any backend, so its repro is stored once per test file, in
 `import/<file stem>/`, for every backend listing it; a failure in a later phase is the backend's:
-`<backend>/<file stem>/`. Each backend's directory has a README.txt naming every failure listed for
-it and where its repro is (an import one: `../import/<file stem>/`). `findings/` holds hand-reduced
-cases and is never touched.
+`<backend>/<file stem>/`. An entry listing one class or test method of a file
+(`file_test.py::Class::test_method`) has a repro of its own, in `<file stem>.Class.test_method/`:
+a file whose methods fail for different reasons, or only some of them, is listed per method and
+each failure is reproduced. Each backend's directory has a README.txt naming every failure listed
+for it and where its repro is (an import one: `../import/<file stem>/`). `findings/` holds
+hand-reduced cases and is never touched.
 """
 
 import dataclasses
@@ -36,11 +39,18 @@ class Listed:
   file: str
   phase: Optional[str]  # None for an untyped entry: its repro is the backend's
   reason: str
+  test_class: Optional[str] = None  # set when the entry lists one class of the file,
+  method: Optional[str] = None  # and one test method of that class.
+
+  @property
+  def key(self) -> str:
+    """The FAILING key: `file_test.py`, `file_test.py::Class` or `...::Class::test_method`."""
+    return "::".join(p for p in (self.file, self.test_class, self.method) if p)
 
   @property
   def relative_dir(self) -> str:
-    """Its repro's directory under e2e/repros/."""
-    stem = self.file[:-len(".py")]
+    """Its repro's directory under e2e/repros/ (`<stem>[.Class[.test_method]]`)."""
+    stem = ".".join(p for p in (self.file[:-len(".py")], self.test_class, self.method) if p)
     return os.path.join(IMPORT if self.phase == IMPORT else self.backend, stem)
 
   @property
@@ -60,13 +70,14 @@ def listed_failures(root: str = ROOT) -> List[Listed]:
     lists = expected_failures.failing_by_backend(os.path.join(root, suite, "BUILD.bazel"))
     for backend, files in sorted(lists.items()):
       for name, value in sorted(files.items()):
-        listed.append(Listed(suite, backend, name, value.phase and value.phase.value,
-                             value.reason))
+        file, *test = name.split("::")  # validated as a scope when the lists were read.
+        listed.append(Listed(suite, backend, file, value.phase and value.phase.value,
+                             value.reason, *test))
   for entries in by_repro_dir(listed).values():
-    other = next((e for e in entries if (e.suite, e.file) != (entries[0].suite, entries[0].file)),
+    other = next((e for e in entries if (e.suite, e.key) != (entries[0].suite, entries[0].key)),
                  None)
     if other is not None:
-      raise ValueError(f"{entries[0].suite}/{entries[0].file} and {other.suite}/{other.file} "
+      raise ValueError(f"{entries[0].suite}/{entries[0].key} and {other.suite}/{other.key} "
                        f"both need e2e/repros/{other.relative_dir}; rename one of them.")
   return listed
 
@@ -109,12 +120,13 @@ def backend_index(backend: str, entries: Sequence[Listed]) -> str:
   """The README.txt of `backend`'s directory: each failure listed for it and its repro's place."""
   lines = [f"Standalone reproductions of the failures listed for {backend} (FAILING in "
            f"{' and '.join(os.path.join(s, 'BUILD.bazel') for s in SUITES)}), one per line: "
-           "the test file (phase): its directory. An import failure happens before any backend: "
+           "the test file, or the class or test method of it listed (phase): its directory. "
+           "An import failure happens before any backend: "
            f"its repro is stored once, in ../{IMPORT}/, for every backend listing it."]
-  for e in sorted(entries, key=lambda e: (e.suite, e.file)):
+  for e in sorted(entries, key=lambda e: (e.suite, e.key)):
     if e.backend == backend:
       place = os.path.relpath(os.path.join(os.sep, e.relative_dir), os.path.join(os.sep, backend))
-      lines.append(f"{e.suite}/{e.file} ({e.phase or 'untyped'}): {place}/")
+      lines.append(f"{e.suite}/{e.key} ({e.phase or 'untyped'}): {place}/")
   return "\n".join(lines + [GENERATED]) + "\n"
 
 

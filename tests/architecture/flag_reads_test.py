@@ -10,8 +10,10 @@ import unittest
 from tests.support.repo import ROOT
 
 PACKAGE = os.path.join(ROOT, "pyiree_tf_support")
+# Every folder: the fuzzer's and the reducer's parts too (their commands, fuzz and reduce, read
+# the flags and pass them down as the other public modules do).
 BELOW = ("core", "comparing", "compiling", "runtime", "importing", "reporting", "examples",
-         "localizing", "harness")
+         "localizing", "harness", "fuzzing", "reducing")
 # harness/main_files runs a later-API file's `main` under pytest: it has cli_flags parse that
 # file's own flags first, and reads none of the library's.
 ALLOWED = {("harness/main_files.py", "parse_deferred")}
@@ -31,6 +33,11 @@ def flag_reads(path: str):
 
 
 class FlagReadsTest(unittest.TestCase):
+
+  def test_every_folder_of_the_package_is_checked(self):
+    folders = {e for e in os.listdir(PACKAGE) if os.path.isfile(os.path.join(PACKAGE, e,
+                                                                              "__init__.py"))}
+    self.assertEqual(folders - set(BELOW), {"tools"})  # the maintainers' commands: the top.
 
   def test_no_module_below_the_public_api_reads_a_flag(self):
     found = []

@@ -93,7 +93,8 @@ class PhaseTest(parameterized.TestCase):
   def test_phases_are_ordered_as_the_pipeline_runs(self):
     self.assertEqual(sorted([Phase.MISMATCH, Phase.IMPORT, Phase.RUNTIME, Phase.COMPILE]),
                      [Phase.IMPORT, Phase.COMPILE, Phase.RUNTIME, Phase.MISMATCH])
-    self.assertEqual(phases.NAMES, ("import", "compile", "runtime", "mismatch"))
+    self.assertEqual(phases.NAMES,
+                     ("import", "compile", "runtime", "mismatch", "reference_error"))
 
   @parameterized.named_parameters(
       ("none", [], None),
@@ -106,7 +107,7 @@ class PhaseTest(parameterized.TestCase):
   def test_an_unknown_phase_is_one_line_naming_the_valid_ones(self):
     with self.assertRaisesWithLiteralMatch(
         ValueError, "FAILING[x]: unknown phase 'link'; valid phases are import, compile, runtime, "
-        "mismatch"):
+        "mismatch, reference_error"):
       phases.parse("link", "FAILING[x]")
 
   @parameterized.named_parameters(
@@ -176,7 +177,7 @@ class XfailFlagTest(parameterized.TestCase):
   @parameterized.named_parameters(
       ("unknown_phase", "iree_vmla:linking",
        "--xfail_backends entry 'iree_vmla:linking': unknown phase 'linking'; valid phases are "
-       "import, compile, runtime, mismatch"),
+       "import, compile, runtime, mismatch, reference_error"),
       ("empty_phase", "iree_vmla:", "unknown phase ''; valid phases are import"),
       ("unknown_backend", "iree_bogus:compile",
        "Unknown backend 'iree_bogus'; valid backends are: tf"),

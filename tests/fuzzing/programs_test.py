@@ -1,8 +1,10 @@
 """The fuzzer's generated programs without TensorFlow: special values in the inputs and in the
-written source, the op table's dtype and shape rules, signatures by localized dispatch, and
-shard bookkeeping."""
+written source, the op table's dtype, rank, size-0 and shape rules, signatures by localized
+dispatch and by a runtime error's message, shard bookkeeping and an interrupted module's
+counts."""
 
 import ast
+import dataclasses
 import os
 import tempfile
 
@@ -76,7 +78,8 @@ class OpTableTest(absltest.TestCase):
     for family in ("matmul", "einsum", "conv2d", "avg_pool", "max_pool", "reshape",
                    "transpose", "slice_pad", "strided_slice", "gather", "concat", "cond",
                    "while_loop", "cast_f32_to_u8", "cast_f32_to_u32", "cast_f32_to_i8",
-                   "cast_f32_to_i16", "cast_f32_to_f16", "cast_f32_to_f64"):
+                   "cast_f32_to_i16", "cast_f32_to_f16", "cast_f32_to_f64", "cast_f32_to_bf16",
+                   "cast_f32_to_c64", "cast_c64_to_c128", "scatter_update", "scatter_add"):
       self.assertIn(family, names)
 
   def test_every_generated_chain_fits_the_dtypes_and_its_source_parses(self):
@@ -106,6 +109,73 @@ class OpTableTest(absltest.TestCase):
     self.assertEqual(program.calls(), 3)
     dynamic = programs.Program("f", ("add",), (3, 4), dynamic=True)
     self.assertIn("tf.TensorSpec([None, 4], tf.float32)", programs.function_source(dynamic))
+
+
+class BreadthRulesTest(absltest.TestCase):
+  """Ranks 0-4, size-0 dims, bfloat16, complex and the scatters: the rules each is drawn by."""
+
+  def test_shapes_of_every_rank_and_size_0_parse_and_bad_ones_say_what_is_valid(self):
+    self.assertEqual(programs.parse_shapes("scalar,5,?x3,2x3x2,?x2x3,2x2x3x2,0x3"),
+                     [((), False), ((5,), False), ((3, 3), True), ((2, 3, 2), False),
+                      ((3, 2, 3), True), ((2, 2, 3, 2), False), ((0, 3), False)])
+    for bad in ("2x2x2x2x2", "3x?", "3x1", ""):
+      with self.assertRaisesRegex(findings.FuzzError, "is not scalar or 1 to 4 sizes"):
+        programs.parse_shapes(bad)
+    self.assertEqual(programs.parse_sizes(["0", "2"]), (0, 2))
+    with self.assertRaisesRegex(findings.FuzzError, "--dynamic_sizes=-1 is not"):
+      programs.parse_sizes(["-1"])
+
+  def test_every_drawn_op_is_written_for_the_rank_and_sizes_it_gets(self):
+    rng = np.random.default_rng(0)
+    for shape, dynamic in programs.parse_shapes(programs.DEFAULT_SHAPES):
+      for _ in range(60):
+        program = programs.generate(rng, "f", programs.op_names(None), shape=shape,
+                                    dynamic=dynamic, empty=dynamic)
+        for op in program.typed_steps():
+          self.assertIn(len(shape), op.ranks, (shape, program))
+          self.assertFalse(op.sized and (dynamic or 0 in shape), (shape, program))
+        self.assertEqual(programs.function_source(program).count("tf.TensorSpec("
+                                                                 f"{[None] * dynamic}"[:-1]),
+                         len(program.input_names()), program)
+
+  def test_a_none_dim_draws_size_0_calls(self):
+    rng = np.random.default_rng(0)
+    program = programs.Program("f", ("add",), (3, 4), dynamic=True)
+    rows = {programs.inputs(rng, program, 0.0, (0, 2))[0].shape[0] for _ in range(20)}
+    self.assertEqual(rows, {0, 2})
+    self.assertIn("np.zeros([0, 4], np.float32)",
+                  programs.module_source("M", [program], [("f", (np.zeros([0, 4], np.float32),
+                                                                 np.zeros([0, 4], np.float32)))],
+                                         1e-4, 1e-4))
+
+  def test_bfloat16_and_complex_stay_inside_and_widen_in_the_float64_twin(self):
+    complex_chain = programs.Program("f", ("complex_c64", "multiply_c64"))
+    source = programs.function_source(complex_chain)
+    self.assertIn("tf.complex(tf.clip_by_value(tf.where(tf.math.is_nan(v)", source)
+    self.assertIn("v = tf.math.real(v) + tf.math.imag(v)  # complex64 stays inside", source)
+    self.assertEqual(complex_chain.input_names(), ("x", "y"))
+    twin = programs.function_source(programs.Program("f", ("cast_f32_to_bf16",
+                                                           "cast_bf16_to_f32",
+                                                           "cast_f32_to_c64")), "float64")
+    for narrow in ("float32", "bfloat16", "complex64"):
+      self.assertNotIn(f"tf.{narrow}", twin)
+    bf16 = programs.Program("f", ("cast_f32_to_bf16", "add_bf16"))
+    self.assertIn("v = tf.cast(v, tf.float32)  # bfloat16 stays inside",
+                  programs.function_source(bf16))
+    self.assertEqual(bf16.tolerances(1e-4, 1e-4), (programs.BF16_TOLERANCE,) * 2)
+
+  def test_dtypes_a_backend_refuses_wholesale_are_left_out_of_its_table(self):
+    self.assertNotIn("add_bf16", programs.op_names(None, ["iree_vmvx"]))
+    self.assertIn("add_bf16", programs.op_names(None, ["iree_llvmcpu"]))
+    self.assertNotIn("multiply_c128", programs.op_names(None, ["iree_vulkan"]))
+    self.assertNotIn("multiply_c64", programs.op_names(None, ["iree_vmvx"]))
+    self.assertIn("multiply_c128", programs.op_names(None, ["iree_llvmcpu"]))
+
+  def test_scatter_indices_are_in_range_and_updates_unique_by_construction(self):
+    update, add = ops.OPS["scatter_update"], ops.OPS["scatter_add"]
+    self.assertIn("tf.math.floormod(tf.range(tf.shape({v})[0] // 2)", update.template)
+    self.assertIn("tf.math.floormod({n}[:, :1], tf.shape({v})[0])", add.template)
+    self.assertEqual((update.ranks, update.sized, add.ranks, add.sized), ((2,), True, (2,), True))
 
 
 class ReductionInputsTest(absltest.TestCase):
@@ -138,6 +208,18 @@ class SignatureTest(absltest.TestCase):
                         signatures.signature(*failure, "iree_vmvx", ["add", "cast_f32_to_i32"]))
 
 
+  def test_a_runtime_error_s_signature_is_its_message_whatever_the_function_and_ops(self):
+    def key(name):
+      return (f"BackendRuntimeError: call N ({name}) raised BackendRuntimeError: call to "
+              f"'{name}' failed: Vulkan dispatch binding N resolved to an empty buffer range")
+    one = signatures.signature(Status.RUNTIME_ERROR, key("f0"), "iree_vulkan", ["tanh"])
+    two = signatures.signature(Status.RUNTIME_ERROR, key("f2"), "iree_vulkan", ["abs"])
+    self.assertEqual(one, two)
+    other = signatures.signature(Status.RUNTIME_ERROR, key("f0").replace("empty", "full"),
+                                 "iree_vulkan", ["tanh"])
+    self.assertNotEqual(one, other)
+
+
 class ShardsTest(absltest.TestCase):
 
   def test_shards_are_disjoint_and_cover_the_campaign(self):
@@ -151,10 +233,26 @@ class ShardsTest(absltest.TestCase):
 
   def test_bad_shapes_and_shards_say_what_is_valid(self):
     with self.assertRaisesRegex(findings.FuzzError, "--shapes names 3y4"):
-      shards.parse_shapes("3x4,3y4")
+      programs.parse_shapes("3x4,3y4")
     with self.assertRaisesRegex(findings.FuzzError, "--shard=3/3 is not I/N"):
       shards.parse_shard("3/3")
-    self.assertEqual(shards.parse_shapes("?x4"), [((3, 4), True)])
+    self.assertEqual(programs.parse_shapes("?x4"), [((3, 4), True)])
+
+  def test_an_interrupted_module_s_hits_are_counted_once_on_resume(self):
+    directory = os.path.join(tempfile.mkdtemp(), "c")
+    campaign = findings.Campaign(directory, 5, ("add",), ("iree_vmvx",), modules=1, hits=3)
+    old = findings.Finding("old", "MISMATCH", "iree_vmvx", "values", ("add",), 3, 0, 5, "t",
+                           True, ())
+    campaign.findings["old"] = old
+    campaign.unfinished = campaign.counts()  # module 1 starts, then is interrupted:
+    campaign.hits = 5
+    campaign.findings["old"] = dataclasses.replace(old, hits=4)
+    campaign.findings["new"] = dataclasses.replace(old, signature="new", hits=1, first_module=1)
+    campaign.save()
+    again = findings.Campaign.load(directory)
+    again.restart_unfinished()  # what --resume does before running module 1 again
+    self.assertEqual((again.modules, again.hits, again.unfinished), (1, 3, {}))
+    self.assertEqual({n: f.hits for n, f in again.findings.items()}, {"old": 3, "new": 0})
 
   def test_merge_sums_counts_and_deduplicates_by_signature(self):
     root = tempfile.mkdtemp()

@@ -92,14 +92,7 @@ def add_four(module):
     module.add_if_positive(np.int32(n))
 
 
-def _localize(trace_dir: str, backend: str, *extra: str) -> subprocess.CompletedProcess:
-  completed = subprocess.run(
-      [sys.executable, "-m", "pyiree_tf_support.localize", trace_dir,
-       f"--target_backends={backend}", *extra],
-      capture_output=True, text=True, check=False, timeout=900)
-  if completed.returncode != 0:
-    raise AssertionError(f"localize failed ({completed.returncode}): {completed.stderr[-3000:]}")
-  return completed
+_localize = recorded_traces.localize
 
 
 class OracleLocalizeTest(recorded_traces.RecordedTraces, parameterized.TestCase):

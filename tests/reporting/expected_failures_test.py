@@ -19,7 +19,8 @@ from pyiree_tf_support.reporting.verdicts import Status
 from tests.support.repo import ROOT
 
 STATUS_OF = {Phase.IMPORT: Status.IMPORT_ERROR, Phase.COMPILE: Status.COMPILE_ERROR,
-             Phase.RUNTIME: Status.RUNTIME_ERROR, Phase.MISMATCH: Status.MISMATCH}
+             Phase.RUNTIME: Status.RUNTIME_ERROR, Phase.MISMATCH: Status.MISMATCH,
+             Phase.REFERENCE_ERROR: Status.WITHIN_REFERENCE_ERROR}
 B = "iree_vmla"
 
 
@@ -308,7 +309,7 @@ class FailingByBackendTest(parameterized.TestCase):
 
   @parameterized.named_parameters(
       ("unknown_phase", '("linking", "why")', "unknown phase 'linking'; valid phases are "
-       "import, compile, runtime, mismatch"),
+       "import, compile, runtime, mismatch, reference_error"),
       ("three_items", '("compile", "why", "more")', "is ('compile', 'why', 'more'); valid shapes"),
       ("a_list", '["compile", "why"]', "is ['compile', 'why']; valid shapes"),
       ("a_number", "3", "is 3; valid shapes"),

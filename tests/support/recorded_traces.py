@@ -2,12 +2,15 @@
 
 One home for what those tests repeat: a TracedModuleTestCase made for one module and one trace
 function (made in a function, so no test runner collects it), run once with the library's
-flags, leaving the module's artifacts (reference trace, iree_input.mlir) in a directory.
+flags, leaving the module's artifacts (reference trace, iree_input.mlir) in a directory; and
+the localize command run on one of them.
 """
 
 import io
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from typing import Callable, Sequence, Tuple
 import unittest
@@ -38,6 +41,18 @@ def record(artifacts_dir: str, module_class: type, trace_function: Callable,
     result = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0).run(suite)
   return (os.path.join(artifacts_dir, module_class.__name__, "traces",
                        trace_function.__name__ + "__tf_ref"), result)
+
+
+def localize(trace_dir: str, backend: str, *extra: str) -> subprocess.CompletedProcess:
+  """`python -m pyiree_tf_support.localize` on `trace_dir` for `backend` (its verdict on stdout);
+  AssertionError with its stderr's tail unless it exits 0."""
+  completed = subprocess.run(
+      [sys.executable, "-m", "pyiree_tf_support.localize", trace_dir,
+       f"--target_backends={backend}", *extra],
+      capture_output=True, text=True, check=False, timeout=900)
+  if completed.returncode != 0:
+    raise AssertionError(f"localize failed ({completed.returncode}): {completed.stderr[-3000:]}")
+  return completed
 
 
 class RecordedTraces:

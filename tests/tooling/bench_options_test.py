@@ -38,6 +38,7 @@ def test_names_and_old_keys_select_the_same_benchmarks(run_benchmark):
   assert run_benchmark.selected_sections("file,warm,long_trace,resnet50") == {"1", "W", "L", "R"}
   assert run_benchmark.selected_sections("1,W,L,R") == {"1", "W", "L", "R"}
   assert run_benchmark.selected_sections("localize, V") == {"7", "V"}
+  assert run_benchmark.selected_sections("localize_resnet50,7r") == {"7r"}
 
 
 def test_every_benchmark_has_a_name_and_the_default_runs_them_all(run_benchmark):

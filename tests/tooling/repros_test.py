@@ -5,6 +5,7 @@ longer failing, fails here). The repros run IREE's real tools (and TensorFlow fo
 Vulkan ones need a Vulkan device."""
 
 import dataclasses
+import json
 import os
 import subprocess
 import sys
@@ -100,11 +101,26 @@ class ReprosTest(parameterized.TestCase):
         lines = f.read().splitlines()[1:-1]
       mine = [e for e in listed if e.backend == backend]
       self.assertLen(lines, len(mine))
-      for entry, line in zip(sorted(mine, key=lambda e: (e.suite, e.file)), lines):
-        self.assertStartsWith(line, f"{entry.suite}/{entry.file} ({entry.phase}): ")
+      for entry, line in zip(sorted(mine, key=lambda e: (e.suite, e.key)), lines):
+        self.assertStartsWith(line, f"{entry.suite}/{entry.key} ({entry.phase}): ")
         found = os.path.normpath(os.path.join(backend_dir, line.rsplit(": ", 1)[1]))
         self.assertEqual(found, entry.repro_dir)
         self.assertTrue(os.path.isfile(os.path.join(found, "repro.sh")), line)
+
+  def test_a_file_listed_per_method_has_a_repro_per_listed_method(self):
+    # conv_unit_output_test.py: its plain and depthwise methods fail, its controls pass.
+    listed = [e for e in repro_layout.iree_failures() if e.file == "conv_unit_output_test.py"]
+    self.assertNotEmpty(listed)
+    for entry in listed:
+      self.assertIsNotNone(entry.method, f"{entry.backend}: {entry.key} is not per method")
+      with open(os.path.join(entry.repro_dir, "README.txt"), encoding="utf-8") as f:
+        readme = f.read()
+      self.assertIn(f"e2e/{entry.key}, test __main__.{entry.test_class}.{entry.method}.", readme)
+      with open(os.path.join(entry.repro_dir, "iree_input.mlir"), encoding="utf-8") as f:
+        exported = repro_values.function_types(f.read())
+      self.assertEqual(list(exported), [entry.method[len("test_"):]], entry.repro_dir)
+    self.assertEqual(sorted({e.method for e in listed}),
+                     ["test_depthwise_unread_rows", "test_unread_rows"])
 
 
 @NOT_IN_BAZEL
@@ -201,6 +217,49 @@ class CheckReproTest(absltest.TestCase):
         "e2e/a_test.py (import): ../import/a_test/", repro_layout.GENERATED])
     self.assertEqual(repro_layout.backend_index("iree_vmla", listed).splitlines()[1:3], [
         "e2e/a_test.py (import): ../import/a_test/", "e2e/b_test.py (compile): b_test/"])
+
+  def test_an_entry_per_test_method_has_a_repro_dir_of_its_own(self):
+    root = self._lists_root('{"iree_vmla": {"a_test.py::ATest::test_x": ("compile", "x"), '
+                            '"a_test.py::ATest::test_y": ("mismatch", "y"), '
+                            '"b_test.py::BTest": ("compile", "z")}}')
+    listed = repro_layout.iree_failures(root)
+    self.assertEqual([(e.key, e.file, e.test_class, e.method) for e in listed], [
+        ("a_test.py::ATest::test_x", "a_test.py", "ATest", "test_x"),
+        ("a_test.py::ATest::test_y", "a_test.py", "ATest", "test_y"),
+        ("b_test.py::BTest", "b_test.py", "BTest", None)])
+    self.assertEqual([os.path.relpath(d, repro_layout.REPROS_DIR)
+                      for d in repro_layout.by_repro_dir(listed)],
+                     ["iree_vmla/a_test.ATest.test_x", "iree_vmla/a_test.ATest.test_y",
+                      "iree_vmla/b_test.BTest"])
+    self.assertEqual(repro_layout.backend_index("iree_vmla", listed).splitlines()[1:4], [
+        "e2e/a_test.py::ATest::test_x (compile): a_test.ATest.test_x/",
+        "e2e/a_test.py::ATest::test_y (mismatch): a_test.ATest.test_y/",
+        "e2e/b_test.py::BTest (compile): b_test.BTest/"])
+
+  def test_a_method_entry_finds_its_own_test_in_a_run(self):
+    # The artifacts a run of a file with two failing tests leaves (report.json, as written).
+    artifacts = self._tempdir()
+    module_dir = os.path.join(artifacts, "AModule")
+    os.makedirs(module_dir)
+
+    def failing(method):
+      return {"file": "a_test.py", "traces": [{"trace": method, "backends": [
+          {"backend": "iree_vmla", "phase": "compile",
+           "detail": f"call 0 ({method}): method '{method}' did not compile for iree_vmla"}]}]}
+
+    with open(os.path.join(module_dir, "report.json"), "w") as f:
+      json.dump({"tests": {"__main__.ATest.test_x": failing("x"),
+                           "__main__.ATest.test_y": failing("y")}}, f)
+    root = self._lists_root('{"iree_vmla": {"a_test.py::ATest::test_y": ("compile", "y")}}')
+    with open(os.path.join(root, "e2e", "a_test.py"), "w") as f:
+      f.write("@tf_test_utils.compile_module(AModule)\nclass ATest: pass\n")
+    entry = repro_layout.iree_failures(root)[0]
+    found = make_repros.find_failure(
+        dataclasses.replace(entry, suite=os.path.join(root, "e2e")), [artifacts])
+    self.assertEqual(found.test_id, "__main__.ATest.test_y")
+    with self.assertRaisesRegex(ValueError, r"a_test.py::ATest::test_z on iree_vmla: no failing"):
+      make_repros.find_failure(dataclasses.replace(
+          entry, suite=os.path.join(root, "e2e"), method="test_z"), [artifacts])
 
   def test_two_files_of_one_stem_cannot_share_an_import_repro(self):
     root = self._lists_root('{"iree_vmla": {"a_test.py": ("import", "x")}}',

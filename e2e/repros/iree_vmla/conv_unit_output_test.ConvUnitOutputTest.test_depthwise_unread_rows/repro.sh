@@ -1,5 +1,5 @@
 #!/bin/sh
-# e2e/conv_unit_output_test.py on iree_llvmjit: compile failure
+# e2e/conv_unit_output_test.py::ConvUnitOutputTest::test_depthwise_unread_rows on iree_vmla: compile failure
 # Standalone: IREE's (or TensorFlow's) tools only. Tools come from $IREE_TOOLS_DIR, else PATH,
 # else the repository's .venv/bin. Ends with "FIRST_ERROR: <line>" (exit 1) while it fails.
 set -u
@@ -26,7 +26,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 iree_compile=$(tool iree-compile) || exit 2
-"$iree_compile" iree_input.mlir --iree-input-type=stablehlo_xla --iree-hal-target-backends=llvm-cpu --iree-input-demote-f64-to-f32=false --iree-llvmcpu-target-cpu=host -o "$work/module.vmfb" >"$work/log" 2>&1
+"$iree_compile" iree_input.mlir --iree-input-type=stablehlo_xla --iree-hal-target-backends=vmvx --iree-input-demote-f64-to-f32=false -o "$work/module.vmfb" >"$work/log" 2>&1
 status=$?
 cat "$work/log"
 finish "$status" "$work/log"

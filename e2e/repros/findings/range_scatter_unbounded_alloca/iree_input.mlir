@@ -1,0 +1,30 @@
+// A scatter at indices computed from a runtime-length iota (TF's tf.range(n)) through a select
+// whose mask passed an scf.if, as TF's floormod (tf.range(n) % 8) is imported: llvm-cpu fails
+// ("'memref.alloca' op expected no unbounded stack allocations"), vulkan-spirv too ("'memref.alloc'
+// op unexpected allocation without upper bound shapes"); vmvx compiles it. From
+// e2e/range_scatter_test.py's wrapped_range, reduced by hand from its 120 lines.
+func.func @scatter(%n: tensor<1xi64>, %x: tensor<8xf32>) -> tensor<8xf32> {
+  %i = stablehlo.dynamic_iota %n, dim = 0 : (tensor<1xi64>) -> tensor<?xi32>
+  %u = stablehlo.convert %i : (tensor<?xi32>) -> tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d = tensor.dim %i, %c0 : tensor<?xi32>
+  %sh = tensor.from_elements %d : tensor<1xindex>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %z = stablehlo.dynamic_broadcast_in_dim %zero, %sh, dims = [] : (tensor<i32>, tensor<1xindex>) -> tensor<?xi32>
+  %m0 = stablehlo.compare LT, %i, %z : (tensor<?xi32>, tensor<?xi32>) -> tensor<?xi1>
+  %isone = arith.cmpi eq, %d, %c1 : index
+  %m = scf.if %isone -> (tensor<?xi1>) {
+    %b = stablehlo.not %m0 : tensor<?xi1>
+    scf.yield %b : tensor<?xi1>
+  } else {
+    scf.yield %m0 : tensor<?xi1>
+  }
+  %j = stablehlo.select %m, %z, %i : tensor<?xi1>, tensor<?xi32>
+  %e = tensor.expand_shape %j [[0, 1]] output_shape [%d, 1] : tensor<?xi32> into tensor<?x1xi32>
+  %s = "stablehlo.scatter"(%x, %e, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%a: tensor<f32>, %v: tensor<f32>):
+    stablehlo.return %v : tensor<f32>
+  }) : (tensor<8xf32>, tensor<?x1xi32>, tensor<?xf32>) -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}

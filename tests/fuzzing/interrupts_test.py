@@ -1,0 +1,158 @@
+"""Ctrl-C during a `--jobs=2` campaign, as a terminal sends it (SIGINT to the whole process
+group), then `--resume`: everything found so far is kept (DIR/findings.json and findings.md
+written, every finding dir listed whole, none half-written), no process of the campaign is left,
+and the resumed campaign goes on with the seed and generation it started with, each module
+generated as an uninterrupted campaign would have generated it (no seed redrawn, no module
+skipped or generated twice)."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from typing import List
+
+from absl.testing import absltest
+
+from pyiree_tf_support.fuzzing import programs
+from tests.fuzzing.campaigns import findings
+from tests.fuzzing.campaigns import fuzz
+from tests.support import child_processes
+from tests.support.repo import ROOT
+
+OLD_STREAM = ("--special_values=0", "--shapes=3x4", "--stateful=0")
+# vmvx rounds f32 -> i32 (a finding in most modules of seed 3: tests/fuzzing/breadth_test.py).
+CAMPAIGN = ("--target_backends=iree_vmla", "--seed=3", "--jobs=2", "--ops=cast_f32_to_i32,add",
+            "--functions_per_module=3", "--nolocalize_findings", *OLD_STREAM)
+_MODULE_FILE = re.compile(r"^Fuzz3_(\d+)\.py$")
+
+
+def _in_session(session: int) -> List[int]:
+  """Pids of the living processes of `session` (orphans too, which no parent links to)."""
+  found = []
+  for entry in os.listdir("/proc"):
+    if not entry.isdigit():
+      continue
+    try:
+      with open(f"/proc/{entry}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+      continue
+    if fields[0] != "Z" and int(fields[3]) == session:
+      found.append(int(entry))
+  return found
+
+
+def _gone(session: int, timeout: float = 30.0) -> List[int]:
+  """The processes of `session` still there after `timeout` s (none, when all ended)."""
+  deadline = time.monotonic() + timeout
+  while _in_session(session) and time.monotonic() < deadline:
+    time.sleep(0.1)
+  return [(pid, child_processes.cmdline(pid)[:4]) for pid in _in_session(session)]
+
+
+class JobsInterruptTest(absltest.TestCase):
+
+  def start(self, out: str) -> subprocess.Popen:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pyiree_tf_support.fuzz", f"--out={out}", "--max_modules=8",
+         *CAMPAIGN], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group and session, as a terminal gives it,
+        preexec_fn=child_processes.interruptible)  # with SIGINT's default disposition.
+    self.addCleanup(self.kill_left, process)
+    return process
+
+  def kill_left(self, process: subprocess.Popen) -> None:
+    for pid in _in_session(process.pid):
+      os.kill(pid, signal.SIGKILL)
+    process.wait()
+
+  def interrupt(self, process: subprocess.Popen) -> str:
+    """Ctrl-C to the campaign's process group; its output once it ended."""
+    os.killpg(process.pid, signal.SIGINT)
+    output, _ = process.communicate(timeout=300)
+    log = output.decode("utf-8", "replace")[-3000:]
+    self.assertEqual(process.returncode, 130, log)
+    self.assertIn("interrupted", log)
+    self.assertEqual(_gone(process.pid), [], "processes of the campaign left: " + log)
+    return log
+
+  def assert_whole(self, out: str) -> dict:
+    """DIR's merged state, each of its and its shards' finding dirs listed with its test file."""
+    data = findings(out)
+    with open(os.path.join(out, "findings.md")) as f:
+      self.assertIn("# Fuzzing campaign, seed 3", f.read())
+    for directory in [out] + [os.path.join(out, "jobs", i) for i in ("0", "1")]:
+      if not os.path.exists(os.path.join(directory, "findings.json")):
+        continue
+      listed = {f["signature"]: f for f in findings(directory)["findings"]}
+      found = os.path.join(directory, "findings")
+      on_disk = sorted(os.listdir(found)) if os.path.isdir(found) else []
+      self.assertEqual(on_disk, sorted(listed), f"finding dirs of {directory}")
+      for row in listed.values():
+        self.assertTrue(os.path.isfile(row["test_file"]), row)
+    return data
+
+  def assert_resumes(self, out: str, modules_before: int) -> dict:
+    """`--resume` with only what names the campaign: it goes on from DIR's seed and settings."""
+    done = fuzz("--target_backends=iree_vmla", f"--out={out}", "--resume", "--jobs=2",
+                "--max_modules=2", "--nolocalize_findings")
+    self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+    data = self.assert_whole(out)
+    self.assertEqual((data["seed"], data["modules"]), (3, modules_before + 2))
+    self.assertEqual(data["functions"], 3 * data["modules"])
+    expected = set()
+    for index in range(2):
+      shard = findings(os.path.join(out, "jobs", str(index)))
+      expected |= {position * 2 + index for position in range(shard["modules"])}
+    generated = {int(m.group(1)): os.path.join(work, name)
+                 for work in [os.path.join(out, "jobs", i, "work") for i in ("0", "1")]
+                 for name in os.listdir(work) for m in [_MODULE_FILE.match(name)] if m}
+    # Each module done is there once, the one an uninterrupted campaign generates.
+    self.assertEqual(sorted(generated), sorted(expected))
+    for index, path in generated.items():
+      functions, arrays = programs.module_functions(3, index, data["ops"], data["generation"])
+      calls = [(p.name, inputs) for p, call_list in zip(functions, arrays)
+               for inputs in call_list]
+      with open(path) as f:
+        self.assertEqual(f.read(), programs.module_source(f"Fuzz3_{index}", functions, calls,
+                                                          1e-4, 1e-4), path)
+    return data
+
+  def test_ctrl_c_while_a_finding_is_confirmed_keeps_what_was_found(self):
+    out = os.path.join(tempfile.mkdtemp(), "campaign")
+    process = self.start(out)
+    findings_dir = os.path.join(out, "jobs")
+    confirm = child_processes.wait_for(
+        process.pid, lambda pid: any(a.startswith(findings_dir) and a.endswith("_test.py")
+                                     for a in child_processes.cmdline(pid)),
+        timeout=900, done=lambda: process.poll() is not None)
+    self.assertIsNotNone(confirm, "no finding's test file was run")
+    time.sleep(2.0)  # its TensorFlow import under way: a finding dir written, not yet listed.
+    self.interrupt(process)
+    before = self.assert_whole(out)
+    self.assert_resumes(out, before["modules"])
+
+  def test_ctrl_c_before_any_module_keeps_the_campaign_to_resume(self):
+    out = os.path.join(tempfile.mkdtemp(), "early")
+    process = self.start(out)
+    workers = []
+    deadline = time.monotonic() + 120
+    while len(workers) < 2 and time.monotonic() < deadline and process.poll() is None:
+      workers = [pid for pid in child_processes.descendants(process.pid)
+                 if any(a.startswith(f"--out={os.path.join(out, 'jobs')}")
+                        for a in child_processes.cmdline(pid))]
+      time.sleep(0.05)
+    self.assertLen(workers, 2)
+    time.sleep(1.0)  # the workers importing TensorFlow.
+    self.interrupt(process)
+    data = self.assert_whole(out)
+    self.assertEqual((data["modules"], data["findings"]), (0, []))
+    self.assert_resumes(out, 0)
+
+
+if __name__ == "__main__":
+  absltest.main()
