@@ -16,6 +16,7 @@ from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
+from pyiree_tf_support.comparing import mapped_npz
 from pyiree_tf_support.comparing.traces import ModuleCall
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.core import safe_files
@@ -196,26 +197,42 @@ def _shared_arrays(directory: str, document: Dict[str, Any]) -> Optional[Dict[st
                      f"{name!r}.")
   path = os.path.join(os.path.dirname(os.path.abspath(directory)), name, ARRAYS_NAME)
   try:
-    with open(path, "rb") as f:
-      digest = hashlib.file_digest(f, "sha256").hexdigest()
+    npz = mapped_npz.Npz.open(path)
   except FileNotFoundError:
     raise ValueError(f"{directory} shares arrays with {path}, which is missing.") from None
-  if digest != shared.get("arrays_sha256"):
-    raise ValueError(f"{directory} shares arrays with {path}, rewritten since by another run of "
-                     "the trace: run the test again for a consistent pair.")
-  with np.load(path, allow_pickle=False) as npz:
-    return {key: npz[key] for key in npz.files}
+  except mapped_npz.ArchiveError as e:
+    raise ValueError(f"{path} is not a readable .npz archive ({e}).") from None
+  with npz:
+    if npz.sha256() != shared.get("arrays_sha256"):
+      raise ValueError(f"{directory} shares arrays with {path}, rewritten since by another run "
+                       "of the trace: run the test again for a consistent pair.")
+    return _arrays(npz, path)
 
 
-def load_trace(directory: str) -> Trace:
-  """The trace saved by `save_trace` in `directory`."""
+def _arrays(npz: mapped_npz.Npz, path: str) -> Dict[str, np.ndarray]:
+  try:
+    return npz.arrays()
+  except mapped_npz.MemberError as e:
+    raise ValueError(f"{path}: {e}.") from None
+
+
+def load_trace(directory: str, arrays: Optional[Dict[str, np.ndarray]] = None) -> Trace:
+  """The trace saved by `save_trace` in `directory`. Its arrays are read-only, memory-mapped
+  from arrays.npz once its members' headers, sizes and CRCs are checked (`mapped_npz`);
+  `arrays`: those of its arrays.npz, when the caller opened and checked it already."""
   with open(os.path.join(directory, "trace.json")) as f:
     document = json.load(f)
   if document.get("format") != FORMAT_VERSION:
     raise ValueError(f"{directory}/trace.json has format {document.get('format')}, "
                      f"this library reads format {FORMAT_VERSION}.")
-  with np.load(os.path.join(directory, ARRAYS_NAME), allow_pickle=False) as npz:
-    arrays = {key: npz[key] for key in npz.files}
+  if arrays is None:
+    path = os.path.join(directory, ARRAYS_NAME)
+    try:
+      npz = mapped_npz.Npz.open(path)
+    except mapped_npz.ArchiveError as e:
+      raise ValueError(f"{path} is not a readable .npz archive ({e}).") from None
+    with npz:
+      arrays = _arrays(npz, path)
   shared = _shared_arrays(directory, document)
   trace = Trace(module_name=document["module_name"], backend=document["backend"],
                 function_name=document["function_name"],
@@ -223,5 +240,6 @@ def load_trace(directory: str) -> Trace:
   for call in document["calls"]:
     trace.calls.append(ModuleCall(call["method"], _decode(call["inputs"], arrays, shared),
                                   _decode(call["outputs"], arrays, shared), call["rtol"],
-                                  call["atol"], _decode(call["kwargs"], arrays, shared)))
+                                  call["atol"], _decode(call["kwargs"], arrays, shared),
+                                  copy_values=False))  # decoded: the trace's own values.
   return trace

@@ -42,19 +42,24 @@ class ModuleCall:
   user gave a tolerance is kept too (`given_rtol`/`given_atol`, None when not): only then does it
   override the per-dtype table (float16 1e-3, ...); the 1e-6 defaults are what 2020 reported.
   Given the `reference` backend's record of the same call, arrays equal to its bit for bit are
-  shared with it instead of copied (`recorded_values`).
+  shared with it instead of copied (`recorded_values`). `copy_values=False` keeps the values
+  given, which are the record's own already: a loaded trace's arrays, mapped from its file (a
+  copy of each was 2 T of a trace of one input and one output of T bytes).
   """
 
   def __init__(self, method_name: str, inputs: Sequence[Any], outputs: Any,
                rtol: Optional[float] = None, atol: Optional[float] = None,
                kwargs: Optional[Dict[str, Any]] = None,
-               reference: Optional["ModuleCall"] = None):
+               reference: Optional["ModuleCall"] = None, copy_values: bool = True):
     self.method = method_name
-    ref = (reference.inputs, reference.kwargs, reference.result) if reference else (
-        recorded_values.NOTHING,) * 3
-    self.inputs = recorded_values.record(tuple(inputs), ref[0])
-    self.kwargs = recorded_values.record(dict(kwargs or {}), ref[1])
-    self.result = recorded_values.record(outputs, ref[2])
+    if not copy_values:  # the record's own values already (a loaded trace's: read-only, mapped).
+      self.inputs, self.kwargs, self.result = tuple(inputs), dict(kwargs or {}), outputs
+    else:
+      ref = (reference.inputs, reference.kwargs, reference.result) if reference else (
+          recorded_values.NOTHING,) * 3
+      self.inputs = recorded_values.record(tuple(inputs), ref[0])
+      self.kwargs = recorded_values.record(dict(kwargs or {}), ref[1])
+      self.result = recorded_values.record(outputs, ref[2])
     self.outputs = _as_output_tuple(self.result)  # shares the arrays of `result`.
     self.given_rtol = rtol
     self.given_atol = atol

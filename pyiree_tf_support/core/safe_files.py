@@ -264,14 +264,20 @@ def remove_tree(path: str) -> None:
     return
 
 
-def read_bytes(path: str, root: Optional[str] = None) -> bytes:
-  """The regular file `path`, reached from `root` (by default the root holding it) without
-  following a link. FileNotFoundError when missing; ArtifactsDirError naming a link on the way."""
+def open_read(path: str, root: Optional[str] = None) -> BinaryIO:
+  """The regular file `path` open for reading, reached from `root` (by default the root holding
+  it) without following a link: for a reader that streams or maps it rather than hold it whole.
+  FileNotFoundError when missing; ArtifactsDirError naming a link on the way."""
   with _directory(os.path.dirname(path), create=False, replace_links=False,
                   root=root) as directory:
     descriptor = open_file_at(directory, os.path.basename(path), path, os.O_RDONLY,
                             replace_links=False)
-  with os.fdopen(descriptor, "rb") as f:
+  return os.fdopen(descriptor, "rb")
+
+
+def read_bytes(path: str, root: Optional[str] = None) -> bytes:
+  """The regular file `path` (see `open_read`), read whole."""
+  with open_read(path, root) as f:
     return f.read()
 
 

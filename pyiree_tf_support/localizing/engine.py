@@ -46,6 +46,7 @@ from pyiree_tf_support.localizing import events
 from pyiree_tf_support.localizing import formation
 from pyiree_tf_support.localizing import oracle
 from pyiree_tf_support.localizing import oracle_sites
+from pyiree_tf_support.localizing import tensors
 from pyiree_tf_support.localizing import traced_run
 from pyiree_tf_support.reporting import repro as call_repro
 from pyiree_tf_support.reporting.replay_input import ReplayInput
@@ -133,6 +134,7 @@ def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
   safe_files.make_dirs(run_dir)
   safe_files.write_with(os.path.join(run_dir, traced_run.INPUTS),
                         lambda f: np.savez(f, allow_pickle=False, **inputs))
+  tensors.release_pages(*inputs.values())  # the reference's, mapped: np.savez read them whole.
   safe_files.write_text(os.path.join(run_dir, traced_run.REQUEST), json.dumps(
       {"vmfb": vmfb_path, "driver": driver, "calls": calls, "state": state,
        **(judged_against or {})}))

@@ -5,7 +5,9 @@ against its backend compares the backend with itself (a false pass); a trace bes
 iree_input.mlir imported later (an edited module, a run killed half-way) compares two different
 programs (a false mismatch). Both are refused, as is any file that is unreadable, truncated,
 incomplete or of another format version, each with one line naming the file and what is wrong.
-Arrays are read with allow_pickle=False: a saved trace never runs code. Nothing below the module
+Arrays are read with allow_pickle=False: a saved trace never runs code. They are checked a chunk
+at a time and memory-mapped, never read whole (`mapped_npz`): loading a trace costs little more
+than the pages of it that are used. Nothing below the module
 directory is read through a symlink (a bundle's files are its own).
 
 A module directory someone handed you is not trusted to hold only what the import writes: an
@@ -19,15 +21,14 @@ every loaded iree_input.mlir (text, or the text of its bytecode) that holds one.
 import dataclasses
 import functools
 import glob
-import io
 import json
 import os
 import re
 from typing import Any, Callable, Dict, Optional, Tuple
-import zipfile
 
 import numpy as np
 
+from pyiree_tf_support.comparing import mapped_npz
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.core import artifacts
@@ -181,27 +182,36 @@ def _read_document(path: str, module_dir: str) -> Dict[str, Any]:
   return document
 
 
-def _check_arrays(path: str, trace_json: str, recorded_sha256: Optional[str],
-                  module_dir: str) -> None:
-  """Every array in arrays.npz loads without pickle, and the file is the one trace.json names."""
-  data = _read_bytes(path, "the saved trace's arrays", module_dir)
-  unreadable = (zipfile.BadZipFile, EOFError, OSError, ValueError)
+def _open_arrays(path: str, trace_json: str, recorded_sha256: Optional[str],
+                 module_dir: str) -> Dict[str, np.ndarray]:
+  """The arrays of arrays.npz, memory-mapped (`mapped_npz`), once every member is known to load
+  without pickle, with its header, size and CRC right, and the file is the one trace.json
+  names: checked a chunk at a time, never read whole."""
   try:
-    npz = np.load(io.BytesIO(data), allow_pickle=False)
-  except unreadable as e:
-    raise ReplayError(f"{path} is not a readable .npz archive, truncated or corrupt "
-                      f"({type(e).__name__}: {e}).") from None
+    file = safe_files.open_read(path, root=module_dir)
+  except safe_files.ArtifactsDirError as e:  # a link on the way, not a regular file: says which.
+    raise ReplayError(str(e)) from None
+  except OSError as e:
+    raise ReplayError(f"Cannot read the saved trace's arrays {path}: {e.strerror}.") from None
+  try:
+    npz = mapped_npz.Npz(file)
+  except mapped_npz.ArchiveError as e:
+    file.close()
+    raise ReplayError(f"{path} is not a readable .npz archive, truncated or corrupt ({e}).") \
+        from None
   with npz:
-    for key in npz.files:
-      try:
-        npz[key]  # reads and checks the member: its header, size and CRC.
-      except unreadable as e:
-        what = ("an object array, which replay never unpickles" if "pickle" in str(e)
-                else f"unreadable ({type(e).__name__}: {e})")
-        raise ReplayError(f"{path}: array '{key}' is {what}.") from None
-  if trace_io.content_sha256(data) != recorded_sha256:
-    raise ReplayError(f"{path} is not the arrays file {trace_json} was saved with (its sha256 "
-                      "differs): the two were written by different runs; re-run the test.")
+    try:
+      npz.check()
+      if npz.sha256() != recorded_sha256:
+        raise ReplayError(f"{path} is not the arrays file {trace_json} was saved with (its "
+                          "sha256 differs): the two were written by different runs; re-run the "
+                          "test.")
+      return npz.arrays()
+    except mapped_npz.MemberError as e:
+      what = "an object array, which replay never unpickles" if e.object_array else e.reason
+      raise ReplayError(f"{path}: array '{e.key}' is {what}.") from None
+    except OSError as e:
+      raise ReplayError(f"Cannot read the saved trace's arrays {path}: {e.strerror}.") from None
 
 
 def _reference_sibling(trace_dir: str, function_name: str) -> Optional[str]:
@@ -286,8 +296,8 @@ def load(trace_dir: str, to_text: Optional[Callable[[bytes], str]] = None) -> Re
   module_dir = os.path.dirname(os.path.dirname(trace_dir))
   document = _read_document(trace_json, module_dir)
   _check_reference(trace_dir, trace_json, document)
-  _check_arrays(os.path.join(trace_dir, "arrays.npz"), trace_json, document["arrays_sha256"],
-                module_dir)
+  arrays = _open_arrays(os.path.join(trace_dir, trace_io.ARRAYS_NAME), trace_json,
+                        document["arrays_sha256"], module_dir)
   iree_input = _check_iree_input(os.path.join(module_dir, "iree_input.mlir"), trace_json,
                                  document["iree_input_sha256"])
   signatures_path = artifacts.signatures_path(module_dir)
@@ -297,7 +307,7 @@ def load(trace_dir: str, to_text: Optional[Callable[[bytes], str]] = None) -> Re
     raise ReplayError(f"{signatures_path} has no function {', '.join(unknown)} that {trace_json} "
                       f"calls; its functions are: {', '.join(signatures) or 'none'}.")
   try:
-    reference = trace_io.load_trace(trace_dir)
+    reference = trace_io.load_trace(trace_dir, arrays)
   except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
     raise ReplayError(f"{trace_json} does not decode against its arrays.npz "
                       f"({type(e).__name__}: {e}).") from None

@@ -392,6 +392,7 @@ class DamagedBundleTest(parameterized.TestCase):
   @parameterized.named_parameters(
       ("vmfb", "compiled__iree_vmla.vmfb"),
       ("trace", "traces/trace__tf_ref/trace.json"),
+      ("arrays", "traces/trace__tf_ref/arrays.npz"),  # opened once, then checked and mapped.
       ("iree_input", "iree_input.mlir"),
       ("traces_dir", "traces"),
   )

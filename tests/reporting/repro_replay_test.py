@@ -6,16 +6,19 @@ TensorFlow truncates (e2e/BUILD.bazel lists it as integer_test.py's miscompile).
 """
 
 import contextlib
+import hashlib
 import io
 import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 from typing import Callable
 import unittest
+import zipfile
 
 from absl.testing import absltest
 from absl.testing import flagsaver
@@ -194,6 +197,42 @@ def _other_arrays(path: str) -> None:
   _write(path, buffer.getvalue())
 
 
+def _rehash(trace_dir: str) -> None:
+  """trace.json names arrays.npz as it is now: only the archive's own checks can refuse it."""
+  with open(f"{trace_dir}/arrays.npz", "rb") as f:
+    digest = hashlib.sha256(f.read()).hexdigest()
+  _set_json(f"{trace_dir}/trace.json", lambda d: d.update(arrays_sha256=digest))
+
+
+def _flip_a_data_byte(trace_dir: str) -> None:
+  """Flips the last byte of the first member's data: the archive's CRC is what tells."""
+  path = f"{trace_dir}/arrays.npz"
+  with open(path, "rb") as f:
+    data = bytearray(f.read())
+  with zipfile.ZipFile(io.BytesIO(bytes(data))) as archive:
+    info = archive.infolist()[0]
+  names, extra = struct.unpack("<HH", data[info.header_offset + 26:info.header_offset + 30])
+  data[info.header_offset + 30 + names + extra + info.file_size - 1] ^= 1
+  _write(path, bytes(data))
+  _rehash(trace_dir)
+
+
+def _short_member(trace_dir: str) -> None:
+  """Rewrites the first member as a .npy whose header says more data than it holds (what a
+  mapped read would run past into the next member)."""
+  path = f"{trace_dir}/arrays.npz"
+  with zipfile.ZipFile(path) as archive:
+    members = {name: archive.read(name) for name in archive.namelist()}
+  header = io.BytesIO()
+  np.lib.format.write_array_header_1_0(
+      header, {"descr": "<f4", "fortran_order": False, "shape": (1000,)})
+  members[next(iter(members))] = header.getvalue() + bytes(16)
+  with zipfile.ZipFile(path, "w") as archive:
+    for name, member in members.items():
+      archive.writestr(name, member)
+  _rehash(trace_dir)
+
+
 class _Unpickled:
   """Unpickling this object creates the file it names: proof that a pickle was loaded."""
 
@@ -235,6 +274,10 @@ BAD_INPUTS = (
      "arrays.npz is not a readable .npz archive, truncated or corrupt (BadZipFile"),
     ("object_array", lambda t, m, x: _object_array(f"{t}/arrays.npz", x),
      "arrays.npz: array 'a0' is an object array, which replay never unpickles"),
+    ("npz_member_crc", lambda t, m, x: _flip_a_data_byte(t),
+     "arrays.npz: array 's0' is unreadable (BadZipFile: Bad CRC-32 for file 's0.npy')"),
+    ("npz_member_shorter_than_its_header", lambda t, m, x: _short_member(t),
+     "arrays.npz: array 's0' is unreadable ("),
     ("npz_of_another_run", lambda t, m, x: _other_arrays(f"{t}/arrays.npz"),
      "arrays.npz is not the arrays file {t}/trace.json was saved with"),
     ("target_trace_as_reference", lambda t, m, x: shutil.copy(
