@@ -47,6 +47,7 @@ from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import module_dirs
+from pyiree_tf_support.core import progress
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.core.run_settings import RunSettings
@@ -130,7 +131,7 @@ class _Runner:
         self.settings, target_backends=targets)
     session = session_lib.ModuleSession.open(judging.load_module_class(path, class_name), (),
                                              settings, self.options, test_file=path,
-                                             class_name=class_name)
+                                             class_name=class_name, progress=_progress())
     try:
       results = {}
       for program, call_list in zip(functions, arrays):
@@ -265,8 +266,15 @@ def _triage(runner: _Runner, campaign: Campaign, index: int, program: programs.P
     campaign.findings[signature] = Finding(
         signature, failure.status.value, target, failure.key, tuple(ops), 1, index,
         campaign.seed, test_file, confirmed, passed, dispatch)
-    logging.warning("fuzz: new finding %s (%s)%s: %s", signature, failure.describe(),
-                    "" if confirmed else " NOT confirmed in a fresh process", test_file)
+    print(f"fuzz: new finding {signature} ({failure.describe()})"
+          f"{'' if confirmed else ' NOT confirmed in a fresh process'}: {test_file}",
+          file=sys.stderr, flush=True)
+
+
+def _progress() -> Optional[progress.Progress]:
+  """The sessions' progress lines for slow steps (a module's import, a compile): the library's
+  own with --verbose, else none - the campaign's line after each module is its progress."""
+  return None if cli_flags.verbose() else progress.Progress(write=lambda line: None)
 
 
 def run_campaign(campaign: Campaign, settings: RunSettings,
@@ -331,9 +339,11 @@ def _usage() -> int:
 
 def main(argv: Sequence[str]) -> int:
   verbosity.apply(cli_flags.verbose())
-  if not cli_flags.verbose():  # progress lines and findings only: no per-trace reports, and
-    logging.set_verbosity(logging.WARNING)  # not TF's retracing warnings (new functions each
-    std_logging.getLogger("tensorflow").setLevel(std_logging.ERROR)  # module, by design).
+  if not cli_flags.verbose():  # progress lines and findings only: no per-trace reports, no
+    # per-method compile lists (a generated function that does not compile is a hit, its row
+    # in findings.md), and not TF's retracing warnings (new functions each module, by design).
+    logging.set_verbosity(logging.ERROR)
+    std_logging.getLogger("tensorflow").setLevel(std_logging.ERROR)
   merging = len(argv) > 1 and argv[1] == "merge"
   if len(argv) != 1 and not merging:
     return _usage()
