@@ -207,19 +207,19 @@ class AddingABackendTest(absltest.TestCase):
 
 @NEEDS_BAZEL
 class FailingPhaseCheckTest(parameterized.TestCase):
-  """A FAILING entry whose phase is not one of the four stops the package from loading."""
+  """A FAILING entry whose phase is not one of the five stops the package from loading."""
 
   @parameterized.named_parameters(
       ("e2e", "e2e/BUILD.bazel", '"integer_test.py": ("mismatch", ',
        '"integer_test.py": ("miscompile", ', "//e2e:all",
        "FAILING['iree_vmla']['integer_test.py'] must be (phase, reason) with phase one of "
-       '["import", "compile", "runtime", "mismatch"], got ("miscompile", '),
+       '["import", "compile", "runtime", "mismatch", "reference_error"], got ("miscompile", '),
       ("keras", "e2e/keras/BUILD.bazel", '"lstm_test.py": ("import", ',
        '"lstm_test.py": ("linking", ', "//e2e/keras:all",
        "FAILING['iree_vmla']['lstm_test.py'] must be (phase, reason) with phase one of "
-       '["import", "compile", "runtime", "mismatch"], got ("linking", '),
+       '["import", "compile", "runtime", "mismatch", "reference_error"], got ("linking", '),
   )
-  def test_a_phase_not_among_the_four_is_a_load_error(self, build, before, after, pattern,
+  def test_a_phase_not_among_the_five_is_a_load_error(self, build, before, after, pattern,
                                                        message):
     ws = TempWorkspace(self)
     path = os.path.join(ws.root, build)
