@@ -6,7 +6,9 @@ Every repro.sh has the same contract, which tests/tooling/repros_test.py checks:
 TensorFlow's) own tools, prints their output, and ends with one line `FIRST_ERROR: <line>` and exit
 status 1 while the failure persists, or `NO FAILURE` and exit status 0 once it is gone (status 2:
 the tools were not found). The first error line drops the `file:line:col: ` prefix of compiler
-diagnostics, so it does not change when a line moves.
+diagnostics, so it does not change when a line moves, and the runtime's `; while invoking native
+function ...` tail, which for a race names a different function from run to run (a transient
+buffer used before its queue_alloca surfaces in hal.fence.await or hal.device.queue.alloca).
 """
 
 # Finds tools at run time (no path of the machine that generated the repro): $IREE_TOOLS_DIR,
@@ -24,9 +26,11 @@ tool() {{  # prints the path of IREE tool $1
   echo "repro.sh: $1 not found (set IREE_TOOLS_DIR to the directory holding it)" >&2
   return 2
 }}
-first_error() {{  # the first error line of file $1, without a file:line:col: prefix
+first_error() {{  # the first error line of file $1, without a file:line:col: prefix nor
+  # the runtime's "; while invoking native function ..." tail (which varies for a race)
   grep -m1 -E 'error:|^\[FAILED\]|^[^ ]*: [A-Z_]+; ' "$1" \
-    | sed -E -e 's/^[^ ]+: (error: )/\1/' -e 's/^[^ ]+\.(c|cc|h):[0-9]+: //' -e 's/[[:space:]]+$//'
+    | sed -E -e 's/^[^ ]+: (error: )/\1/' -e 's/^[^ ]+\.(c|cc|h):[0-9]+: //' \
+      -e 's/; while (invoking|calling) .*$//' -e 's/[[:space:]]+$//'
 }}
 finish() {{  # $1: exit status of the failing step, $2: its log
   line=$(first_error "$2")
