@@ -171,6 +171,18 @@ class BreadthRulesTest(absltest.TestCase):
     self.assertNotIn("multiply_c64", programs.op_names(None, ["iree_vmvx"]))
     self.assertIn("multiply_c128", programs.op_names(None, ["iree_llvmcpu"]))
 
+  def test_float16_is_left_out_of_vmvx_s_table(self):
+    # Campaign seed 20261201: vmvx failed every f16 op (truncf, extf, vm.add.f32 on i32), 12 hits.
+    f16_ops = [name for name, op in ops.OPS.items() if ops.F16 in (op.takes, op.gives)]
+    self.assertEqual(len(f16_ops), 6)
+    for name in f16_ops:
+      self.assertNotIn(name, programs.op_names(None, ["iree_vmvx"]))
+      self.assertIn(name, programs.op_names(None, ["iree_llvmcpu"]))
+      self.assertIn(name, programs.op_names(None, ["iree_vulkan"]))
+    with self.assertRaisesRegex(ValueError, "cast_f32_to_f16, which runs on iree_llvmcpu, "
+                                            "iree_vulkan only, not iree_vmvx"):
+      programs.op_names("cast_f32_to_f16", ["iree_vmvx"])
+
   def test_scatter_indices_are_in_range_and_updates_unique_by_construction(self):
     update, add = ops.OPS["scatter_update"], ops.OPS["scatter_add"]
     self.assertIn("tf.math.floormod(tf.range(tf.shape({v})[0] // 2)", update.template)
