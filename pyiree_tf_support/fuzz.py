@@ -147,9 +147,10 @@ class _Runner:
       session.close()
 
   def reduced(self, program: programs.Program, calls: Calls, failure: failures.Failure,
-              backend: str) -> Tuple[programs.Program, Optional[str]]:
-    """`program` with the steps deleted that the same failure does not need, and the module
-    dir of its own compare (None when the reduced program was not compared alone)."""
+              backend: str) -> Tuple[programs.Program, Optional[str], Optional[Outcome]]:
+    """`program` with the steps deleted that the same failure does not need, the module dir of
+    its own compare and its outcome there (None, None when it was not compared alone): its first
+    failing call may be another than the unreduced program's."""
     def key_of(steps: Sequence[str]) -> Tuple:
       candidate = program.with_steps(steps)
       digest = hashlib.sha256(b"".join(a.tobytes() for c in calls for a in c)).hexdigest()
@@ -179,12 +180,13 @@ class _Runner:
                                              self.rtol, self.atol) is None)
     steps = search.minimize(list(program.steps), holds)
     reduced = program.with_steps(steps)
-    module = None
+    module, outcome = None, None
     if holds(list(steps)):
       # The root the session put the module dir under (harness.class_setup's).
       root = self.settings.artifacts_dir or module_dirs.default_root()
-      module = os.path.join(root, self._candidates[key_of(steps)][0])
-    return reduced, module
+      name, outcome = self._candidates[key_of(steps)]
+      module = os.path.join(root, name)
+    return reduced, module, outcome
 
 
 def _confirm(test_file: str, backend: str, artifact_name: str, status: Status,
@@ -199,17 +201,17 @@ def _confirm(test_file: str, backend: str, artifact_name: str, status: Status,
       completed.stdout + completed.stderr)
 
 
-def _localized(module_dir: Optional[str], backend: str, outcome: Outcome) -> str:
+def _localized(module_dir: Optional[str], backend: str, outcome: Outcome, state: str) -> str:
   """The op kinds and dtypes of the dispatch the localizer blames for the reduced function's
-  mismatch ("" when it names none: drift, no divergence, an error)."""
+  mismatch, or outside every dispatch with the function's `state` kind
+  (`signatures.localized_kinds`; "" when it names neither: drift, no divergence, an error)."""
   if module_dir is None or not os.path.isdir(module_dir):
     return ""
   from pyiree_tf_support.localizing import in_child
   verdict = in_child.localize(module_dir, backends.lookup(backend).name,
                               outcome.call_index or 0)
-  dispatch = verdict.get("dispatch") if verdict.get("verdict") == "dispatch" else None
   logging.info("fuzz: localized %s: %s", module_dir, verdict.get("summary"))
-  return signatures.dispatch_kinds(dispatch["key"]) if dispatch else ""
+  return signatures.localized_kinds(verdict, state)
 
 
 def _triage(runner: _Runner, campaign: Campaign, index: int, program: programs.Program,
@@ -228,7 +230,7 @@ def _triage(runner: _Runner, campaign: Campaign, index: int, program: programs.P
                    artefact)
       continue
     campaign.hits += 1
-    reduced, module_dir = runner.reduced(program, calls, failure, target)
+    reduced, module_dir, reduced_outcome = runner.reduced(program, calls, failure, target)
     ops = reduced.ops()
     name = backends.lookup(target).name
     by_ops = signatures.signature(failure.status, failure.key, name, ops)
@@ -239,7 +241,9 @@ def _triage(runner: _Runner, campaign: Campaign, index: int, program: programs.P
       continue
     dispatch = ""
     if localize and failure.status is Status.MISMATCH:
-      dispatch = _localized(module_dir, target, outcome)
+      # At the reduced function's own first failing call (measured: the state's update alone
+      # failed from call 1 on where its unreduced chain failed at call 0, which it passes).
+      dispatch = _localized(module_dir, target, reduced_outcome or outcome, reduced.state)
       signature = signatures.signature(failure.status, failure.key, name, ops, dispatch)
       campaign.aliases[by_ops] = signature
       if signature in campaign.findings:

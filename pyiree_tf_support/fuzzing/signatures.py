@@ -11,12 +11,17 @@ or the normalised first error line and failing pass), and
 - for a mismatch the localizer pinned to one dispatch, that dispatch's op kinds and dtypes
   (`dispatch_kinds`): two chains whose wrong values come from the same kind of dispatch on the
   same dtypes (`cast_f32_to_i32` alone, or behind an `add`) are one bug;
-- otherwise (a mismatch not localized to a dispatch) the reduced chain's ops.
+- for a mismatch the localizer put outside every dispatch (a global load, a copy), the
+  function's state kind (`outside_dispatches_state_cond`): the chain is only what made the
+  state's update run (measured: conditional_assign's hoisted global load on llvm-cpu, reduced to
+  no op, to `cast_f32_to_u8` and to `cast_f32_to_u32`, each cast kept because it made the sum
+  positive, was three rows of campaign 20261201);
+- otherwise (a mismatch not localized) the reduced chain's ops.
 """
 
 import hashlib
 import re
-from typing import Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from pyiree_tf_support.reporting.verdicts import Status
 
@@ -27,6 +32,9 @@ _SHAPE = re.compile(r"^(\d+|D|\?)(x(\d+|D|\?))*$")
 _NAMED = re.compile(r"'([\w.]+)'")  # the op a compile error names, e.g. 'arith.fptoui'
 _DTYPES = re.compile(r"^((i|ui|si|f|bf|c)\d+x?)+$")
 _FUNCTION = re.compile(r"\bf\d+\b")  # a generated function's name: f0, f1, ...
+# The localizer's verdict when no dispatch diverged but the result did (localizing's Kind.OUTSIDE,
+# spelled here: fuzzing/ and localizing/ are one layer; a test keeps the two equal).
+OUTSIDE = "outside any dispatch"
 
 
 def dispatch_kinds(key: str) -> str:
@@ -40,6 +48,17 @@ def dispatch_kinds(key: str) -> str:
   # i8 tensors (measured: lavapipe's lost i8 bytes, behind a cast and behind a cast and add).
   words = ["x".join(dict.fromkeys(w.split("x"))) if _DTYPES.match(w) else w for w in words]
   return "_".join(words) or "dispatch"
+
+
+def localized_kinds(verdict: Mapping[str, Any], state: str = "") -> str:
+  """What a mismatch's signature keeps of the localizer's `verdict` (its report's dict) for a
+  function of state kind `state` ("" for none): a blamed dispatch's kinds, `outside_dispatches`
+  (with the state kind) when no dispatch diverged but the result did, else "" (the ops then)."""
+  if verdict.get("verdict") == "dispatch" and verdict.get("dispatch"):
+    return dispatch_kinds(verdict["dispatch"]["key"])
+  if verdict.get("verdict") == OUTSIDE:
+    return "outside_dispatches" + (f"_state_{state}" if state else "")
+  return ""
 
 
 def signature(status: Status, key: str, backend: str, ops: Sequence[str],

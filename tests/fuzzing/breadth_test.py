@@ -194,6 +194,21 @@ class RediscoveryTest(absltest.TestCase):
 
 class LocalizedSignatureTest(absltest.TestCase):
 
+  def test_a_variable_assigned_inside_tf_cond_is_one_row_outside_every_dispatch(self):
+    # The campaign above, localized: whichever op made the sums change sign (none, or an add of
+    # y), the localizer puts the wrong result outside every dispatch (the hoisted global load),
+    # so the state kind, not the chain, keys the row (campaign 20261201 made three of it).
+    out = os.path.join(tempfile.mkdtemp(), "cond")
+    done = fuzz("--target_backends=iree_llvmjit", f"--out={out}", "--seed=1", "--ops=abs,add",
+                "--max_modules=1", "--functions_per_module=3", "--stateful=1", "--states=cond",
+                "--special_values=0", "--shapes=3x4")
+    self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+    rows = [f for f in findings(out)["findings"] if f["status"] == "MISMATCH"]
+    self.assertLen(rows, 1, rows)
+    self.assertEqual(rows[0]["dispatch"], "outside_dispatches_state_cond")
+    self.assertIn("outside_dispatches_state_cond", rows[0]["signature"])
+    self.assertTrue(rows[0]["confirmed"])
+
   def test_lavapipe_losing_i8_bytes_is_one_row_by_its_dispatch(self):
     # 15 i8 elements: the last 3 lie past the last whole 32-bit word. Every hit (a cast alone,
     # a cast then an add, reduced to the cast) localizes to an elementwise f32/i8 dispatch.

@@ -16,6 +16,7 @@ from pyiree_tf_support.fuzzing import ops
 from pyiree_tf_support.fuzzing import programs
 from pyiree_tf_support.fuzzing import shards
 from pyiree_tf_support.fuzzing import signatures
+from pyiree_tf_support.localizing import events
 from pyiree_tf_support.reporting.verdicts import Status
 
 
@@ -171,6 +172,18 @@ class BreadthRulesTest(absltest.TestCase):
     self.assertNotIn("multiply_c64", programs.op_names(None, ["iree_vmvx"]))
     self.assertIn("multiply_c128", programs.op_names(None, ["iree_llvmcpu"]))
 
+  def test_float16_is_left_out_of_vmvx_s_table(self):
+    # Campaign seed 20261201: vmvx failed every f16 op (truncf, extf, vm.add.f32 on i32), 12 hits.
+    f16_ops = [name for name, op in ops.OPS.items() if ops.F16 in (op.takes, op.gives)]
+    self.assertEqual(len(f16_ops), 6)
+    for name in f16_ops:
+      self.assertNotIn(name, programs.op_names(None, ["iree_vmvx"]))
+      self.assertIn(name, programs.op_names(None, ["iree_llvmcpu"]))
+      self.assertIn(name, programs.op_names(None, ["iree_vulkan"]))
+    with self.assertRaisesRegex(ValueError, "cast_f32_to_f16, which runs on iree_llvmcpu, "
+                                            "iree_vulkan only, not iree_vmvx"):
+      programs.op_names("cast_f32_to_f16", ["iree_vmvx"])
+
   def test_scatter_indices_are_in_range_and_updates_unique_by_construction(self):
     update, add = ops.OPS["scatter_update"], ops.OPS["scatter_add"]
     self.assertIn("tf.math.floormod(tf.range(tf.shape({v})[0] // 2)", update.template)
@@ -206,6 +219,27 @@ class SignatureTest(absltest.TestCase):
     self.assertIn("elementwise_f32xi32", one)
     self.assertNotEqual(signatures.signature(*failure, "iree_vmvx", ["cast_f32_to_i32"]),
                         signatures.signature(*failure, "iree_vmvx", ["add", "cast_f32_to_i32"]))
+
+  def test_a_mismatch_outside_every_dispatch_is_keyed_by_its_state_not_its_chain(self):
+    # Campaign seed 20261201: conditional_assign's bug on llvm-cpu made three rows, reduced to
+    # no op, to cast_f32_to_u8 and to cast_f32_to_u32 (a cast kept the state's sum positive);
+    # the localizer put each outside any dispatch (the global load before the scf.if).
+    self.assertEqual(signatures.OUTSIDE, events.Kind.OUTSIDE.value)
+    outside = {"verdict": events.Kind.OUTSIDE.value, "suspect": "iree_llvmcpu"}
+    kinds = signatures.localized_kinds(outside, "cond")
+    failure = (Status.MISMATCH, "values")
+    rows = {signatures.signature(*failure, "iree_llvmcpu", chain, kinds)
+            for chain in ([], ["cast_f32_to_u8"], ["cast_f32_to_u32"])}
+    self.assertLen(rows, 1)
+    self.assertIn("outside_dispatches_state_cond", rows.pop())
+    self.assertNotEqual(kinds, signatures.localized_kinds(outside, "assign"))
+    self.assertEqual(signatures.localized_kinds(outside, ""), "outside_dispatches")
+    dispatch = {"verdict": events.Kind.DISPATCH.value,
+                "dispatch": {"key": "f0_dispatch_0::f0_dispatch_0_elementwise_3x4_f32xi32"}}
+    self.assertEqual(signatures.localized_kinds(dispatch, "cond"), "elementwise_f32xi32")
+    for verdict in (events.Kind.DRIFT, events.Kind.TARGET_INDEPENDENT, events.Kind.NONE):
+      self.assertEqual(signatures.localized_kinds({"verdict": verdict.value}, "cond"), "")
+    self.assertEqual(signatures.localized_kinds({"verdict": "error"}, "cond"), "")
 
 
   def test_a_runtime_error_s_signature_is_its_message_whatever_the_function_and_ops(self):
