@@ -2,10 +2,11 @@
 (the op table: dtype, rank, size-0, shape and domain rules), `programs` (seeded chains of ops,
 each module's from (seed, index) alone, their inputs with special values, the test file in the
 corpus' format that holds them, `--shapes` and `--dynamic_sizes` parsing), `judging` (the
-written float policy: when a difference is float32 precision or a flushed subnormal),
-`signatures` (what makes two hits one finding, by localized dispatch where there is one),
-`findings` (a campaign's state and table, and the merge of shards) and `shards` (`--jobs`
-worker processes, each resuming the state saved before it starts, and `--shard` parsing).
+written float policy: when a difference is float32 precision, an inexact op's allowed error or
+a flushed subnormal), `signatures` (what makes two hits one finding, by localized dispatch where
+there is one), `findings` (a campaign's state and table, and the merge of shards) and `shards`
+(`--jobs` worker processes, each resuming the state saved before it starts, and `--shard`
+parsing).
 
 Import rule: no TensorFlow at import; programs are TensorFlow source text, which `judging` runs
 (a float64 twin) and the command compares.

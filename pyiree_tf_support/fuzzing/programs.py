@@ -20,7 +20,7 @@ elements are the examples engine's special values (NaN, +-Inf, -0.0, subnormals,
 
 import dataclasses
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -98,12 +98,16 @@ class Program:
   def with_steps(self, steps: Sequence[str]) -> "Program":
     return dataclasses.replace(self, steps=tuple(steps))
 
-  def body(self) -> List[str]:
-    """The method's statements after its `def`."""
+  def body(self, after_step: Optional[Callable[[int, Op], str]] = None) -> List[str]:
+    """The method's statements after its `def`; `after_step(i, op)` (the float policy's hook)
+    gives a statement on `v` to follow step i, or ""."""
     lines, dtype = ["    v = x"], F32
-    for op in self.typed_steps():
+    for i, op in enumerate(self.typed_steps()):
       text = op.template.format(v="v", w=ops_lib.OTHER_INPUT[dtype], n="n")
       lines.append(f"    v = {text}  # {op.name}")
+      extra = after_step(i, op) if after_step else ""
+      if extra:
+        lines.append(f"    v = {extra}  # the float policy's move of {op.name}")
       dtype = op.gives
     if dtype in ops_lib.RETURNED_AS:
       lines.append(f"    v = {ops_lib.RETURNED_AS[dtype]}  # {dtype} stays inside")
@@ -263,11 +267,14 @@ def _signature(program: Program, float_dtype: str) -> str:
   return ",\n      ".join(specs)
 
 
-def function_source(program: Program, float_dtype: str = F32) -> str:
+def function_source(program: Program, float_dtype: str = F32,
+                    after_step: Optional[Callable[[int, Op], str]] = None) -> str:
   """The method's source; with `float_dtype` "float64" its floats (float32 and float16) are
-  float64 (what the fuzzer's precision policy runs on TensorFlow)."""
+  float64 (what the fuzzer's precision policy runs on TensorFlow); `after_step`: `Program.body`'s
+  hook."""
   lines = [f"  @tf.function(input_signature=[\n      {_signature(program, float_dtype)}])",
-           f"  def {program.name}(self, {', '.join(program.input_names())}):"] + program.body()
+           f"  def {program.name}(self, {', '.join(program.input_names())}):"]
+  lines += program.body(after_step)
   return _floats_as("\n".join(lines), float_dtype)
 
 
@@ -280,13 +287,15 @@ def _floats_as(text: str, float_dtype: str) -> str:
   return text
 
 
-def class_source(class_name: str, programs: Sequence[Program], float_dtype: str = F32) -> str:
-  """The tf.Module class: one method per program, a variable per stateful one."""
+def class_source(class_name: str, programs: Sequence[Program], float_dtype: str = F32,
+                 after_step: Optional[Callable[[int, Op], str]] = None) -> str:
+  """The tf.Module class: one method per program, a variable per stateful one (`after_step`:
+  `Program.body`'s hook)."""
   states = [f"    self.{p.name}_state = tf.Variable(0.0, dtype=tf.float32)"
             for p in programs if p.state]
   init = ("  def __init__(self):\n    super().__init__()\n" + "\n".join(states) + "\n\n"
           if states else "")
-  methods = "\n\n".join(function_source(p) for p in programs)
+  methods = "\n\n".join(function_source(p, after_step=after_step) for p in programs)
   return _floats_as(f"class {class_name}(tf.Module):\n\n{init}{methods}\n", float_dtype)
 
 

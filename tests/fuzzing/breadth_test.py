@@ -25,6 +25,7 @@ from pyiree_tf_support.reporting.verdicts import Outcome
 from pyiree_tf_support.reporting.verdicts import Status
 from tests.fuzzing.campaigns import findings
 from tests.fuzzing.campaigns import fuzz
+from tests.fuzzing.campaigns import tensorflow_result
 
 # Static shapes: on a None dim, llvm-cpu's runtime fails some calls with "transient buffer has
 # not been committed" (iree-run-module alone too; found by the fuzzer, seed 6). Not uint8 (a
@@ -107,12 +108,8 @@ class FloatPolicyTest(absltest.TestCase):
 
   def judged(self, steps, x, got):
     program = programs.Program("f", steps, (1, 3))
-    work = tempfile.mkdtemp()
     calls = [(np.array([x], np.float32),)]
-    path = os.path.join(work, "f32.py")
-    with open(path, "w") as f:
-      f.write("import tensorflow as tf\n\n\n" + programs.class_source("M", [program]))
-    expected = np.asarray(judging.load_module_class(path, "M")().f(*calls[0]))
+    expected, work = tensorflow_result(program, calls[0])
     got = got(expected, judging.float64_result(program, calls, 0, work))
     mismatches = comparison.compare(expected, np.asarray(got, np.float32).reshape(expected.shape),
                                     tolerance_fn=lambda *_: tolerances.Tolerance(1e-6, 1e-6))
