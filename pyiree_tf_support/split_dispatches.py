@@ -31,6 +31,7 @@ import numpy as np
 
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.comparing import traces
 from pyiree_tf_support.compiling import mlir_files
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.core import backends
@@ -106,7 +107,7 @@ def split(path: str, targets: Sequence[str], expected_from: str = "iree_llvmcpu"
     raise SplitError(f"the dispatches cannot be formed and traced: {e}") from None
   if formed.trusted is None:  # form() compiles a trusted side whenever it is given a backend.
     raise SplitError(f"the formation has no traced {source.name} module")
-  calls, inputs = engine.flat_calls(reference, loaded.signatures, len(reference.calls))
+  calls, inputs = traces.flat_calls(reference, loaded.signatures, len(reference.calls))
   run = engine.run_child(formed.trusted.vmfb_path, source.driver,
                          os.path.join(work_dir, "run"), calls, inputs, limits)
   if run.error:

@@ -18,6 +18,7 @@ from pyiree_tf_support.comparing import trace_text
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import colocation
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core.signatures import FunctionSignature
 
 NUMPY_LINEWIDTH = trace_text.NUMPY_LINEWIDTH  # 2020's tf_test_utils.NUMPY_LINEWIDTH.
 
@@ -339,3 +340,18 @@ class TracedModule:
       raise AttributeError(str(e) if attr in str(e) else
                            f"The compiled module has no attribute '{attr}'.") from None
     return self._trace_call(value, attr) if callable(value) else value
+
+
+def flat_calls(reference: Trace, signatures: Dict[str, FunctionSignature],
+               count: int) -> Tuple[List[dict], Dict[str, np.ndarray]]:
+  """The first `count` calls of `reference` as a child process replays them on a compiled
+  module (the localizer's runs, the oracle's float64 run, split_dispatches): [{"function",
+  "inputs": how many}] and each call's flat inputs named `c<call>_<position>`."""
+  calls, arrays = [], {}
+  for index, call in enumerate(reference.calls[:count]):
+    signature = signatures[call.method]
+    flat = signature.flatten_inputs(reference.module_name, call.inputs, call.kwargs)
+    for position, array in enumerate(flat):
+      arrays[f"c{index}_{position}"] = np.asarray(array)
+    calls.append({"function": signature.name, "inputs": len(flat)})
+  return calls, arrays

@@ -23,6 +23,7 @@ import unittest
 from absl import logging
 
 from pyiree_tf_support import tf_utils
+from pyiree_tf_support.comparing import comparison
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.comparing.traces import check_same_calls
@@ -563,9 +564,11 @@ class TestRun:
     of the failing call's text, and WITHIN REFERENCE ERROR when the backend is within K x
     TensorFlow's own error (comparing/reference_error); and report.json's `float64` entry of
     each judged one, by the outcome's index."""
-    targets = _iree_targets(outcomes, lambda o: (o.status is Status.MISMATCH
-                                                 and o.call_index is not None
-                                                 and o.trace_path is not None))
+    # Only finite floats beyond tolerance can be within the reference's own error: an integer,
+    # NaN or shape mismatch is judged by no float64 run (and imports no oracle).
+    targets = _iree_targets(outcomes, lambda o: (
+        o.status is Status.MISMATCH and o.call_index is not None and o.trace_path is not None
+        and any(isinstance(m, comparison.NumericMismatch) for m in o.mismatches or ())))
     if not targets:
       return list(outcomes), {}
     from pyiree_tf_support.localizing import reference_f64

@@ -29,6 +29,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from pyiree_tf_support.comparing import tolerances
+from pyiree_tf_support.comparing import traces
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import iree_compile
@@ -40,7 +41,6 @@ from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.core import timeouts
-from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.localizing import dispatch_repro
 from pyiree_tf_support.localizing import events
 from pyiree_tf_support.localizing import formation
@@ -111,18 +111,6 @@ def default_trusted(suspect: str) -> str:
 
 def _flags(spec: backends.BackendSpec, extra: compile_flags.Entries) -> Tuple[str, ...]:
   return spec.compiler_flags + compile_flags.for_backend(extra, (spec.name,) + spec.aliases)
-
-
-def flat_calls(reference: Trace, signatures: Dict[str, FunctionSignature],
-               count: int) -> Tuple[List[dict], Dict[str, np.ndarray]]:
-  calls, arrays = [], {}
-  for index, call in enumerate(reference.calls[:count]):
-    signature = signatures[call.method]
-    flat = signature.flatten_inputs(reference.module_name, call.inputs, call.kwargs)
-    for position, array in enumerate(flat):
-      arrays[f"c{index}_{position}"] = np.asarray(array)
-    calls.append({"function": signature.name, "inputs": len(flat)})
-  return calls, arrays
 
 
 def run_child(vmfb_path: str, driver: str, run_dir: str, calls: List[dict],
@@ -315,7 +303,7 @@ def _localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   suspect_flags = _flags(suspect_spec, extra_flags)
 
   # 1. The suspect as tested: which call is wrong.
-  all_calls, all_inputs = flat_calls(reference, loaded.signatures, len(reference.calls))
+  all_calls, all_inputs = traces.flat_calls(reference, loaded.signatures, len(reference.calls))
   # Only the functions the trace calls are compiled (the others made private, every line kept
   # in place so loc()s still point into iree_input.mlir): much less to compile and trace. If
   # the bug goes with the others, the whole module is used instead.

@@ -28,10 +28,10 @@ import numpy as np
 from pyiree_tf_support.comparing import reference_error
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.comparing import traces
 from pyiree_tf_support.compiling import mlir_files
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import structure
-from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.localizing import oracle
 from pyiree_tf_support.reporting import replay_input
 
@@ -163,7 +163,7 @@ def judge_trace(reference_dir: str, target_dir: str, call: int, backend_names: S
   if len(source) > SOURCE_LIMIT:
     return None, (f"iree_input.mlir is over {SOURCE_LIMIT >> 20} MiB (the reference "
                   "interpreter is written for clarity, not speed)")
-  calls, inputs = engine.flat_calls(loaded.reference, loaded.signatures, call + 1)
+  calls, inputs = traces.flat_calls(loaded.reference, loaded.signatures, call + 1)
   safe_files.remove_tree(work_dir)
   safe_files.make_dirs(work_dir)
   try:
