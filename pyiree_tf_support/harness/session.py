@@ -6,12 +6,13 @@ once, compile for every target) and owns what a run of its traces accumulates: t
 claimed, report.json's entries, the determinism check and localization (examples of a method:
 `session_examples`). `start(test_name)` gives a test its fresh modules (`TestRun`);
 `TestRun.compare(trace_function)` runs the trace on the reference and every target, saves,
-compares and records it, and returns a frozen `ComparedTrace`: the outcomes, the message and
-whether it failed. Nothing here fails a test on its outcomes or reads a flag: the 2020
-`TracedModuleTestCase` (tf_test_utils) is an adapter that opens a session in setUpClass and fails
-on a failed `ComparedTrace`; the pytest plugin judges each backend's outcomes itself; a fuzzer or
-reducer calls the session directly. What the flags decide comes in as `RunSettings` and
-`SessionOptions`, built by the public modules (`tf_test_utils.session_options`).
+compares and records it, and returns a frozen `ComparedTrace`: the outcomes, the message,
+whether it failed and its report.json record (`reporting.records`). Nothing here fails a test on
+its outcomes or reads a flag: the 2020 `TracedModuleTestCase` (tf_test_utils) is an adapter that
+opens a session in setUpClass and fails on a failed `ComparedTrace`; the pytest plugin judges
+each backend's outcomes itself; a fuzzer or reducer calls the session directly. What the flags
+decide comes in as `RunSettings` and `SessionOptions`, built by the public modules
+(`tf_test_utils.session_options`).
 """
 
 import dataclasses
@@ -41,6 +42,8 @@ from pyiree_tf_support.reporting import determinism
 from pyiree_tf_support.reporting import report_files
 from pyiree_tf_support.reporting import repro
 from pyiree_tf_support.reporting import verdicts
+from pyiree_tf_support.reporting.records import BackendRecord
+from pyiree_tf_support.reporting.records import TraceRecord
 from pyiree_tf_support.reporting.verdicts import Outcome
 from pyiree_tf_support.reporting.verdicts import Status
 
@@ -71,6 +74,7 @@ class ComparedTrace:
   shown: Tuple[Outcome, ...] = ()  # the outcomes with listed failures as XFAIL.
   message: str = ""  # the report a failing test shows (brief: report.txt has it all).
   called: Tuple[str, ...] = ()  # the methods the trace called, in order.
+  record: Optional[TraceRecord] = None  # what report.json holds of it (`to_json()`).
 
   @property
   def failed(self) -> bool:
@@ -333,24 +337,20 @@ class TestRun:
     recorded = full + examples + (notes if session.take_notes() else "")
     records = [self._backend_record(setup, module, outcome, raw, trace_name, repros)
                for (setup, module), outcome, (raw, repros) in zip(targets, shown, results)]
-    for record, setup in zip(records, session.setup.targets):
-      method_compiles = setup.method_compiles
-      if method_compiles is not None:
-        record["method_compiles"] = method_compiles.to_json()
-    for index, judgement in float64.items():
-      records[index]["float64"] = judgement
-    for index, localization in localized.items():
-      records[index]["localization"] = localization
-    for index, reduction in reduced.items():
-      records[index]["reduction"] = reduction
-    report_files.record(session.artifacts_dir, self.test_id,
-                        report_files.trace_record(trace_name, ref_trace.backend, recorded,
-                                                  records),
+    # What was learnt after a record was built goes into a copy of it (records are frozen).
+    for index, target in enumerate(session.setup.targets):
+      compiles = target.method_compiles
+      records[index] = dataclasses.replace(
+          records[index], method_compiles=None if compiles is None else compiles.to_json(),
+          float64=float64.get(index), localization=localized.get(index),
+          reduction=reduced.get(index))
+    trace_record = report_files.trace_record(trace_name, ref_trace.backend, recorded, records)
+    report_files.record(session.artifacts_dir, self.test_id, trace_record,
                         first_of_test=not self.reported, test_file=session.test_file)
     self.reported = True
     compared = ComparedTrace(ref_trace.function_name, ref_trace.backend, tuple(outcomes),
                              self.name, tuple(seconds), report_path, tuple(shown), message,
-                             tuple(call.method for call in ref_trace.calls))
+                             tuple(call.method for call in ref_trace.calls), trace_record)
     if session.per_backend:
       session.compared.append(compared)
     elif not compared.failed:
@@ -454,7 +454,8 @@ class TestRun:
                                    tf_utils.backends_to_str([module.backend_info]))
 
   def _backend_record(self, setup: class_setup.BackendSetup, module, outcome: Outcome,
-                      raw: Outcome, trace_name: str, repros: Optional[repro.CallRepros]) -> dict:
+                      raw: Outcome, trace_name: str,
+                      repros: Optional[repro.CallRepros]) -> BackendRecord:
     """report.json's entry for one target of one compared trace (`raw`: before XFAIL)."""
     call = (repros.call(outcome.call_index)
             if outcome.call_index is not None and repros is not None

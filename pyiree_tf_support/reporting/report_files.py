@@ -3,9 +3,11 @@
 report.json holds one entry per test (keyed by its unittest id; "file": the test file's
 basename), each with its traces and, per target backend, the outcome, the phase and first error
 line of the raw outcome (also when shown as XFAIL), the first failing call, its worst element, the
-artifact paths and the commands that reproduce it. report.txt is the same reports as text. Tests
-and processes sharing a module directory merge their entries per (test, backend) under a lock;
-each file is replaced atomically.
+artifact paths and the commands that reproduce it. report.txt is the same reports as text. A
+trace's and a backend's entries are `records.TraceRecord` and `records.BackendRecord`
+(`to_json()`); an earlier run's entries read back stay the JSON they were written as. Tests and
+processes sharing a module directory merge their entries per (test, backend) under a lock; each
+file is replaced atomically.
 """
 
 import json
@@ -18,6 +20,8 @@ from absl import logging
 from pyiree_tf_support.comparing import comparison
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import structure
+from pyiree_tf_support.reporting.records import BackendRecord
+from pyiree_tf_support.reporting.records import TraceRecord
 from pyiree_tf_support.reporting.verdicts import Outcome
 from pyiree_tf_support.reporting.verdicts import Status
 
@@ -86,7 +90,7 @@ def worst_element(mismatches: Sequence[comparison.Mismatch]) -> Optional[Dict[st
 
 def backend_record(outcome: Outcome, paths: Dict[str, Optional[str]],
                    commands: Dict[str, Optional[str]],
-                   raw: Optional[Outcome] = None) -> Dict[str, Any]:
+                   raw: Optional[Outcome] = None) -> BackendRecord:
   """One target backend's entry: what happened, where, and how to reproduce it.
 
   `raw`: the outcome before an expected failure turned it into XFAIL (default: `outcome`); its
@@ -96,28 +100,24 @@ def backend_record(outcome: Outcome, paths: Dict[str, Optional[str]],
   call = None
   if outcome.call_index is not None:
     call = {"index": outcome.call_index, "method": outcome.call_method}
-  return {
-      "backend": outcome.backend,
-      "outcome": outcome.status.value,
-      "phase": raw.phase.value if raw.phase else None,
-      "first_error": raw.first_error,
-      "hint": raw.hint,  # what to rewrite (reporting/hints.py); null for other errors.
-      "detail": outcome.detail,
-      "call": call,
-      "worst": worst_element(outcome.mismatches),
-      # the greatest difference as a fraction of its tolerance (0: equal); null if not compared.
-      "worst_fraction_of_tolerance": (None if outcome.worst_fraction is None
-                                      else _value(outcome.worst_fraction)),
-      "paths": {name: path for name, path in paths.items() if path},
-      "commands": {name: command for name, command in commands.items() if command},
-  }
+  return BackendRecord(
+      backend=outcome.backend,
+      outcome=outcome.status.value,
+      phase=raw.phase.value if raw.phase else None,
+      first_error=raw.first_error,
+      hint=raw.hint,
+      detail=outcome.detail,
+      call=call,
+      worst=worst_element(outcome.mismatches),
+      worst_fraction_of_tolerance=(None if outcome.worst_fraction is None
+                                   else _value(outcome.worst_fraction)),
+      paths={name: path for name, path in paths.items() if path},
+      commands={name: command for name, command in commands.items() if command})
 
 
 def trace_record(trace_name: str, reference: str, report: str,
-                 backends: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
-  failed = any(Status(b["outcome"]).failed for b in backends)
-  return {"trace": trace_name, "reference": reference, "passed": not failed,
-          "report": report, "backends": list(backends)}
+                 backends: Sequence[BackendRecord]) -> TraceRecord:
+  return TraceRecord.of(trace_name, reference, report, tuple(backends))
 
 
 def _locked(module_dir: str) -> ContextManager[None]:
@@ -161,10 +161,13 @@ def _without(trace: Dict[str, Any], backends: Set[str]) -> Optional[Dict[str, An
     return None
   replaced = [b["backend"] for b in trace["backends"] if b["backend"] in backends]
   note = f"({', '.join(replaced)}: replaced by a later report of this trace.)"
-  return trace_record(trace["trace"], trace["reference"], f"{trace['report']}\n{note}", kept)
+  # An earlier run's entry stays the JSON it was written as: a record of this format from an
+  # older version may lack a key the dataclasses have.
+  return dict(trace, report=f"{trace['report']}\n{note}", backends=kept,
+              passed=not any(Status(b["outcome"]).failed for b in kept))
 
 
-def record(module_dir: str, test_id: str, trace: Dict[str, Any], first_of_test: bool,
+def record(module_dir: str, test_id: str, trace: TraceRecord, first_of_test: bool,
            test_file: Optional[str] = None) -> None:
   """Adds `trace` to test `test_id` in report.json and rewrites report.txt.
 
@@ -176,20 +179,21 @@ def record(module_dir: str, test_id: str, trace: Dict[str, Any], first_of_test: 
   processes running one file on different backends (per-backend CI jobs) into one artifacts dir
   each keep theirs.
   """
-  backends = {b["backend"] for b in trace["backends"]}
+  backends = {b.backend for b in trace.backends}
+  written = trace.to_json()
   with _locked(module_dir):
     document = load(module_dir)
     entry = document["tests"].get(test_id) or {}
     traces = []
     for earlier in entry.get("traces", []):
-      if first_of_test or earlier["trace"] == trace["trace"]:
+      if first_of_test or earlier["trace"] == trace.trace:
         earlier = _without(earlier, backends)
       if earlier is not None:
         traces.append(earlier)
     document["tests"][test_id] = {
-        "passed": all(t["passed"] for t in traces + [trace]),
+        "passed": all(t["passed"] for t in traces + [written]),
         "file": os.path.basename(test_file) if test_file else entry.get("file"),
-        "traces": traces + [trace]}
+        "traces": traces + [written]}
     safe_files.write_text(json_path(module_dir), json.dumps(document, indent=1, sort_keys=True))
     safe_files.write_text(text_path(module_dir), render_text(document))
 

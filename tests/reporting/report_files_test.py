@@ -21,6 +21,8 @@ from pyiree_tf_support import cli_flags
 from pyiree_tf_support import tf_test_utils
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.reporting import report_files
+from pyiree_tf_support.reporting.verdicts import Outcome
+from pyiree_tf_support.reporting.verdicts import Status
 from tests.support.repo import ROOT
 
 BACKEND_KEYS = {"backend", "outcome", "phase", "first_error", "hint", "detail", "call", "worst",
@@ -106,7 +108,7 @@ class ReportFilesTest(absltest.TestCase):
     entry = self.entry("test_failing")
     self.assertFalse(entry["passed"])
     (backend,) = entry["traces"][0]["backends"]
-    self.assertEqual(set(backend), BACKEND_KEYS)
+    self.assertEqual(set(backend), BACKEND_KEYS | {"float64"})  # a float mismatch is judged.
     self.assertEqual(backend["outcome"], "MISMATCH")
     self.assertEqual(backend["phase"], "mismatch")
     self.assertStartsWith(backend["first_error"], "call 0 (double): inputs[0]: float32[256] arrays "
@@ -179,7 +181,8 @@ class ConcurrentWritersTest(absltest.TestCase):
     module_dir = tempfile.mkdtemp()
 
     def record(backends, first=True, trace="t", outcome="PASS"):
-      records = [{"backend": b, "outcome": outcome} for b in backends]
+      records = [report_files.backend_record(Outcome(b, Status(outcome)), {}, {})
+                 for b in backends]
       report_files.record(module_dir, "T.test", report_files.trace_record(
           trace, "tf_ref", f"{trace} on {', '.join(backends)}: {outcome}", records), first)
       return report_files.load(module_dir)["tests"]["T.test"]
