@@ -51,6 +51,7 @@ import numpy as np
 
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import replay
+from pyiree_tf_support.comparing import mapped_arrays
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.comparing.traces import Trace
@@ -172,6 +173,14 @@ def _functions(iree_input: str) -> int:
   return len(_FUNCTION.findall(iree_input))
 
 
+def _drop_pages(trace: Trace) -> None:
+  """Drops the resident pages of the trace's arrays (mapped from its arrays.npz): each replay
+  and the reduced trace's save read them, and kept, they added 2 T (its input and output) to
+  the next replay's own 3 T on the [4096, 4096] memory test (docs/reducing.md, Memory)."""
+  for call in trace.calls:
+    mapped_arrays.release_pages(*structure.flatten((call.inputs, call.kwargs, call.outputs)))
+
+
 def _with_calls(trace: Trace, indices: Sequence[int]) -> Trace:
   reduced = copy.copy(trace)
   reduced.calls = [trace.calls[i] for i in indices]
@@ -191,9 +200,12 @@ class _Search:
 
   def outcome(self, trace: Trace, iree_input: str) -> verdicts.Outcome:
     self.tried += 1
-    return replay.replay_trace(trace, self.spec, self.name, (self.name,), iree_input,
-                               self.loaded.signatures, self.cache, self.policy,
-                               limits=self.limits)
+    try:
+      return replay.replay_trace(trace, self.spec, self.name, (self.name,), iree_input,
+                                 self.loaded.signatures, self.cache, self.policy,
+                                 limits=self.limits)
+    finally:
+      _drop_pages(trace)
 
   def holds(self, failure: failures.Failure, trace: Trace, iree_input: str) -> bool:
     if time.monotonic() > self.deadline:
@@ -416,6 +428,7 @@ def _write(result: Reduction, loaded: ReplayInput, trace: Trace, iree_input: str
                         safe_files.read_bytes(artifacts.signatures_path(module_dir)))
   trace_dir = artifacts.trace_path(directory, trace.function_name, trace.backend, suffix="")
   trace_io.save_trace(trace, trace_dir, reference=True, iree_input=iree_input)
+  _drop_pages(trace)
   replay_command = shlex.join([sys.executable, "-m", "pyiree_tf_support.replay", trace_dir,
                                f"--target_backends={backend}"])
   flags_line = [f"--iree-hal-target-backends={t}" for t in spec.compiler_targets] + list(

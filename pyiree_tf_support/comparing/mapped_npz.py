@@ -10,7 +10,7 @@ copied into the trace's calls, loading a trace of one [4096, 4096] float32 input
 each member's header, size and CRC are checked by reading the member in chunks through zipfile
 (which verifies the CRC at its end), and a member stored uncompressed (np.savez writes no other)
 is a read-only array mapped from the file at its data's offset: pages are read when used and, as
-the clean pages of a file, can be dropped (`localizing.tensors.release_pages`). A compressed or
+the clean pages of a file, can be dropped (`mapped_arrays.release_pages`). A compressed or
 empty member is read as np.load would.
 
 Everything goes through one open file: what was hashed and checked is what is mapped (the

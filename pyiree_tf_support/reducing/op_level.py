@@ -2,9 +2,10 @@
 way, as a standalone program with its inputs, the trusted outputs and a script.
 
 A mismatch, after the function and call levels left one stateless call:
-1. a trusted IREE backend (the localizer's order) runs the function once returning every op's
-   result (the probe): the value each intermediate has where the program is right. It is used
-   only when its results agree with the reference's (else the next is tried);
+1. a trusted IREE backend (the localizer's order) runs the function returning every op's
+   result (the probe; once, or PROBE_BYTES of results per run for a big one): the value each
+   intermediate has where the program is right. It is used only when its results agree with
+   the reference's (else the next is tried);
 2. the program is cut after the first diverging value: a bisection over the ops the outputs
    need, each candidate returning one op's results computed by the ops it needs alone;
 3. delta debugging over the ops left (the cut op always kept): a removed op's results become
@@ -22,10 +23,19 @@ results nothing kept uses (so no kept op is dead), compiled only.
 
 Deterministic: the same input and flags give the same candidates in the same order. The time
 budget (`deadline`) ends the search with the smallest program found so far.
+
+Memory is a small multiple of the largest tensor T, whatever the number of ops or candidates
+(docs/reducing.md, Memory): every value iree-run-module reads or writes is a file, written a
+block at a time and read back memory-mapped (comparing/mapped_arrays.py), its pages dropped
+after each use; the probe's values stay on disk, mapped; of the candidates judged only whether
+each failed is kept, and the arrays of the last one that did (mapped). Before, every output
+was read whole and every judged candidate's inputs and outputs kept: on a [4096, 4096] f32
+chain the reduce command peaked 19 T above its baseline.
 """
 
 import dataclasses
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -35,6 +45,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from pyiree_tf_support.comparing import comparison
+from pyiree_tf_support.comparing import mapped_arrays
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling.vmfb_cache import CompileCache
@@ -109,6 +120,7 @@ class Runner:
     self.run_tool = repro.iree_run_module_binary()
     self.tried = 0
     self.timed_out = False
+    self.written: List[np.ndarray] = []  # the last run's inputs, mapped from their files
 
   def past_deadline(self) -> bool:
     if time.monotonic() > self.deadline:
@@ -121,19 +133,25 @@ class Runner:
                                     cache=self.cache, timeout=self.limits.compile)
 
   def run(self, vmfb: bytes, side: Side, function: str, inputs: Sequence[np.ndarray],
-          count: int) -> Tuple[Optional[List[np.ndarray]], str]:
-    """(the outputs, '') or (None, why the run failed)."""
+          count: int, place: str = "") -> Tuple[Optional[List[np.ndarray]], str]:
+    """(the outputs, '') or (None, why the run failed). The outputs are memory-mapped from
+    files in `work_dir/<place or the side's name>/`, which the next run there replaces (a new
+    file each time: a mapped one stays as it was); `written` holds the inputs as mapped from
+    the files they were written to."""
     if self.run_tool is None:
       return None, "iree-run-module was not found next to this Python"
-    run_dir = os.path.join(self.work_dir, side.spec.name)
+    run_dir = os.path.join(self.work_dir, place or side.spec.name)
     safe_files.make_dirs(run_dir)
     module = os.path.join(run_dir, "candidate.vmfb")
     safe_files.write_bytes(module, vmfb)
     arguments = [self.run_tool, f"--device={side.spec.driver}", f"--module={module}",
                  f"--function={function}"]
+    self.written = []
     for index, array in enumerate(inputs):
-      kind, name = repro.save_value(run_dir, f"input_{index}", array).split("=@")
+      kind, name = save_value(run_dir, f"input_{index}", array).split("=@")
       arguments.append(f"--input={kind}=@{os.path.join(run_dir, name)}")
+      self.written.append(mapped_arrays.raw(os.path.join(run_dir, name), np.asarray(array).dtype,
+                                            np.shape(array)))
     outputs = [os.path.join(run_dir, f"output_{i}.npy") for i in range(count)]
     arguments += [f"--output=@{path}" for path in outputs]
     for path in outputs:
@@ -148,7 +166,71 @@ class Runner:
     if done.returncode != 0:
       tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
       return None, f"iree-run-module failed: {tail[0] if tail else done.returncode}"
-    return [np.load(path, allow_pickle=False) for path in outputs], ""
+    return [mapped_arrays.load(path) for path in outputs], ""
+
+
+def save_value(directory: str, stem: str, array: np.ndarray) -> str:
+  """repro.save_value's `<stem>.bin` and flag, written a block at a time (a 64 MiB mapped
+  tensor's `tobytes` held it twice); ValueError for a dtype iree-run-module has no type for."""
+  array = np.asarray(array)
+  reason = repro.untyped_reason([array], "values")
+  if reason:
+    raise ValueError(reason)
+  name = stem + ".bin"
+  safe_files.write_with(os.path.join(directory, name),
+                        lambda f: mapped_arrays.write_raw(f, array))
+  shape = "x".join(str(d) for d in array.shape)
+  return f"{shape + 'x' if shape else ''}{repro.element_type(array.dtype)}=@{name}"
+
+
+def _save_npy(path: str, array: np.ndarray) -> None:
+  """np.save a block at a time (of a mapped array, its pages dropped as they are written)."""
+
+  def fill(f) -> None:
+    header = {"descr": np.lib.format.dtype_to_descr(np.asarray(array).dtype),
+              "fortran_order": False, "shape": tuple(np.shape(array))}
+    np.lib.format.write_array_header_1_0(f, header)
+    mapped_arrays.write_raw(f, array)
+
+  safe_files.write_with(path, fill)
+
+
+def _compare(expected: Sequence[np.ndarray], got: Sequence[np.ndarray], side: Side,
+             policy: tolerances.TolerancePolicy) -> List[comparison.Mismatch]:
+  """comparison.compare of the outputs under `side`'s tolerances; the mapped pages read for it
+  dropped after."""
+  names = (side.name, side.spec.name) + side.spec.aliases
+  try:
+    return comparison.compare(tuple(expected), tuple(got), "outputs",
+                              lambda dtype: policy.for_dtype(dtype, names))
+  finally:
+    mapped_arrays.release_pages(*expected, *got)
+
+
+def _all_equal(array: np.ndarray, value: object) -> bool:
+  """Whether every element is `value`, a chunk at a time."""
+  flat = np.asarray(array).reshape(-1)
+  step = mapped_arrays.CHUNK_ELEMENTS
+  try:
+    return all(bool(np.all(flat[i:i + step] == value)) for i in range(0, flat.size, step))
+  finally:
+    mapped_arrays.release_pages(array)
+
+
+def _first_differing(want: np.ndarray, got: np.ndarray) -> int:
+  """The flat index of the first element of `got` off `want` (np.isclose's defaults for floats),
+  a chunk at a time; -1 when none is."""
+  flat_want, flat_got = np.asarray(want).reshape(-1), np.asarray(got).reshape(-1)
+  step = mapped_arrays.CHUNK_ELEMENTS
+  try:
+    for start in range(0, flat_want.size, step):
+      w, g = flat_want[start:start + step], flat_got[start:start + step]
+      wrong = ~np.isclose(g, w, equal_nan=True) if want.dtype.kind == "f" else g != w
+      if wrong.any():
+        return start + int(np.argmax(wrong))
+    return -1
+  finally:
+    mapped_arrays.release_pages(want, got)
 
 
 _ELEMENTS = 16  # the elements of one input tried one by one (the rest only as a whole)
@@ -176,7 +258,7 @@ def _tensor_results(function: ops.Function) -> Tuple[ops.Ref, ...]:
 
 def _is_splat(array: np.ndarray) -> bool:
   flat = array.reshape(-1)
-  return flat.size <= 1 or bool(np.all(flat == flat[0]))
+  return flat.size <= 1 or _all_equal(flat, flat[0])
 
 
 class _Mismatch:
@@ -188,7 +270,9 @@ class _Mismatch:
     self.text, self.function, self.failure = text, function, failure
     self.suspect, self.trusted, self.values, self.runner = suspect, trusted, values, runner
     self.policy = policy
-    self.known: Dict[_State, Optional[Tuple[tuple, tuple, tuple]]] = {}
+    # Whether each candidate judged fails the same way; the arrays of the last one that did.
+    self.known: Dict[_State, bool] = {}
+    self.last: Optional[Tuple[_State, Tuple[tuple, tuple, tuple]]] = None
 
   def inputs(self, state: _State, refs: Sequence[ops.Ref]) -> List[np.ndarray]:
     arrays = [self.values[r] for r in refs]
@@ -200,11 +284,12 @@ class _Mismatch:
       window = tuple(slice(s, s + n) for s, n in zip(start, new))
       arrays = [a[window] if a.shape == old else a for a in arrays]
     for position, element, value in state.values:
+      if element < 0:  # a broadcast view: written a block at a time, never whole.
+        arrays[position] = np.broadcast_to(np.asarray(value, arrays[position].dtype),
+                                           arrays[position].shape)
+        continue
       changed = np.array(arrays[position], copy=True)
-      if element < 0:
-        changed[...] = value
-      else:
-        changed.reshape(-1)[element] = value
+      changed.reshape(-1)[element] = value
       arrays[position] = changed
     return arrays
 
@@ -216,14 +301,22 @@ class _Mismatch:
     return array[index] if dims else array
 
   def outcome(self, state: _State) -> Optional[Tuple[tuple, tuple, tuple]]:
-    """(inputs, expected, got) when `state` fails as the original did, else None."""
-    if state in self.known:
-      return self.known[state]
-    found = None
-    if not self.runner.past_deadline():
+    """(inputs, expected, got) when `state` fails as the original did, else None. Only the
+    last failing candidate's arrays are kept (mapped): another one known to fail is run again
+    when its arrays are asked for (deterministic)."""
+    if self.last is not None and self.last[0] == state:
+      return self.last[1]
+    if state in self.known and not self.known[state]:
+      return None
+    if state not in self.known and self.runner.past_deadline():
+      self.known[state] = False
+      return None
+    if state not in self.known:
       self.runner.tried += 1
-      found = self._judge(state)
-    self.known[state] = found
+    found = self._judge(state)
+    self.known[state] = found is not None
+    if found is not None:
+      self.last = (state, found)
     return found
 
   def _judge(self, state: _State) -> Optional[Tuple[tuple, tuple, tuple]]:
@@ -238,6 +331,7 @@ class _Mismatch:
                                  len(state.outputs))
     if got is None:
       return None
+    inputs = self.runner.written  # as written, mapped: a changed input's copy goes.
     if state.splats or state.sizes or state.reshape or state.values:  # values changed: the
       # trusted backend says what is right.
       try:
@@ -249,9 +343,7 @@ class _Mismatch:
         return None
     else:
       expected = [self.values[r] for r in state.outputs]
-    names = (self.suspect.name, self.suspect.spec.name) + self.suspect.spec.aliases
-    found = comparison.compare(tuple(expected), tuple(got), "outputs",
-                               lambda dtype: self.policy.for_dtype(dtype, names))
+    found = _compare(expected, got, self.suspect, self.policy)
     outcome = verdicts.Outcome(
         self.failure.backend, verdicts.Status.MISMATCH if found else verdicts.Status.PASS,
         call_method=self.failure.method, mismatches=tuple(found))
@@ -326,7 +418,7 @@ class _Mismatch:
       if array.dtype.kind not in "biuf" or array.size == 0:
         continue
       ladder = _ladder(array.dtype)
-      whole = [v for v in ladder[:4] if not np.all(array == v)]
+      whole = [v for v in ladder[:4] if not _all_equal(array, v)]
       for value in whole:
         candidate = dataclasses.replace(state, values=state.values + ((position, -1, value),))
         if self.outcome(candidate) is not None:
@@ -370,10 +462,9 @@ class _Mismatch:
     if found is not None:
       for want, got in zip(found[1], found[2]):
         if want.shape == shape == got.shape and want.dtype == got.dtype:
-          wrong = (np.argwhere(~np.isclose(got, want, equal_nan=True)) if want.dtype.kind == "f"
-                   else np.argwhere(got != want))
-          if len(wrong):
-            return tuple(int(i) for i in wrong[0])
+          first = _first_differing(want, got)
+          if first >= 0:
+            return tuple(int(i) for i in np.unravel_index(first, shape))
     return tuple(0 for _ in shape)
 
   def _shrink_static(self, state: _State) -> _State:
@@ -407,31 +498,66 @@ class _Mismatch:
 def _probe(text: str, function: ops.Function, trusted: Side, arguments: Sequence[np.ndarray],
            reference: Sequence[np.ndarray], runner: Runner,
            policy: tolerances.TolerancePolicy) -> Tuple[Optional[Dict[ops.Ref, np.ndarray]], str]:
-  """Every op's result as `trusted` computes it from the call's inputs, or (None, why not)."""
+  """Every op's result as `trusted` computes it from the call's inputs, or (None, why not).
+  The results are returned PROBE_BYTES (or the largest one) at a time, each group by the ops it
+  needs alone: returned at once, a [4096, 4096] f32 chain's nine results made iree-run-module
+  peak 16 T above its baseline."""
   outputs = tuple(dict.fromkeys(_tensor_results(function) + function.returns))
-  try:
-    probe, refs = ops.build(text, function, range(len(function.ops)), outputs)
-    vmfb = runner.compile(probe, trusted)
-  except ops.OpsError as e:
-    return None, str(e)
-  except compiler.CompileError as e:
-    return None, f"{trusted.spec.name} does not compile it ({e.reason})"
-  inputs = [arguments[r[1]] for r in refs]
-  runner.tried += 1
-  got, error = runner.run(vmfb, trusted, function.name, inputs, len(outputs))
-  if got is None:
-    return None, f"{trusted.spec.name}: {error}"
-  values = dict(zip(outputs, got))
+  groups = _probe_groups(function, outputs)
+  values: Dict[ops.Ref, np.ndarray] = {}
+  for number, group in enumerate(groups):
+    kept = range(len(function.ops)) if len(groups) == 1 else function.slice_of(group)
+    try:
+      probe, refs = ops.build(text, function, kept, group)
+      vmfb = runner.compile(probe, trusted)
+    except ops.OpsError as e:
+      return None, str(e)
+    except compiler.CompileError as e:
+      return None, f"{trusted.spec.name} does not compile it ({e.reason})"
+    inputs = [arguments[r[1]] for r in refs]
+    runner.tried += 1
+    # A place of its own: its values stay on disk, mapped, while the candidates run.
+    got, error = runner.run(vmfb, trusted, function.name, inputs, len(group),
+                            place=f"probe_{trusted.spec.name}_{number}")
+    mapped_arrays.release_pages(*inputs)
+    if got is None:
+      return None, f"{trusted.spec.name}: {error}"
+    values.update(zip(group, got))
   values.update({("arg", i): np.asarray(a) for i, a in enumerate(arguments)})
-  names = (trusted.name, trusted.spec.name) + trusted.spec.aliases
-  wrong = comparison.compare(tuple(np.asarray(r) for r in reference),
-                             tuple(values[r] for r in function.returns[:len(reference)]),
-                             "outputs",
-                             lambda dtype: policy.for_dtype(dtype, names))
+  wrong = _compare([np.asarray(r) for r in reference],
+                   [values[r] for r in function.returns[:len(reference)]], trusted, policy)
   if wrong:
     return None, (f"{trusted.spec.name} is wrong too ("
                   f"{comparison.describe(wrong[0]).splitlines()[0]})")
   return values, ""
+
+
+# The probe's results returned by one run at most (or the largest one alone): a small module's
+# all at once, as before; a big one's a tensor or so at a time.
+PROBE_BYTES = 64 << 20
+_BITS = re.compile(r"(\d+)>$")
+
+
+def _probe_groups(function: ops.Function, outputs: Sequence[ops.Ref]
+                  ) -> List[Tuple[ops.Ref, ...]]:
+  """`outputs` in order, cut into runs of at most max(PROBE_BYTES, the largest) bytes (a value
+  of a dynamic shape counts as none: its size is known only once run)."""
+  sizes = []
+  for ref in outputs:
+    type_text = function.type_of(ref)
+    shape, bits = ops.shape_of(type_text), _BITS.search(type_text)
+    sizes.append(0 if shape is None or bits is None else
+                 int(np.prod(shape, dtype=np.int64)) * max(1, int(bits.group(1)) // 8))
+  budget = max([PROBE_BYTES] + sizes)
+  groups: List[List[ops.Ref]] = []
+  total = budget + 1
+  for ref, size in zip(outputs, sizes):
+    if total + size > budget:
+      groups.append([])
+      total = 0
+    groups[-1].append(ref)
+    total += size
+  return [tuple(g) for g in groups]
 
 
 def reduce_mismatch(text: str, function_name: str, failure: failures.Failure, suspect: Side,
@@ -470,9 +596,7 @@ def reduce_mismatch(text: str, function_name: str, failure: failures.Failure, su
       reasons.append("the time budget ended before the op level was judged")
       break
     inputs, expected, got = found
-    names = (suspect.name, suspect.spec.name) + suspect.spec.aliases
-    difference = comparison.describe_all(comparison.compare(
-        tuple(expected), tuple(got), "outputs", lambda dtype: policy.for_dtype(dtype, names)))
+    difference = comparison.describe_all(_compare(expected, got, suspect, policy))
     return OpReduction("", len(function.ops), len(state.kept), program, function_name,
                        side.spec.name, inputs, expected, got, tried=runner.tried,
                        timed_out=runner.timed_out, difference=difference)
@@ -499,9 +623,7 @@ def as_called(text: str, function_name: str, failure: failures.Failure, suspect:
   if got is None:
     return OpReduction(f"not at the op level: {note}; {error}", ops_count, ops_count,
                        tried=runner.tried)
-  names = (suspect.name, suspect.spec.name) + suspect.spec.aliases
-  found = comparison.compare(tuple(np.asarray(r) for r in reference), tuple(got), "outputs",
-                             lambda dtype: policy.for_dtype(dtype, names))
+  found = _compare([np.asarray(r) for r in reference], got, suspect, policy)
   outcome = verdicts.Outcome(
       failure.backend, verdicts.Status.MISMATCH if found else verdicts.Status.PASS,
       call_method=failure.method, mismatches=tuple(found))
@@ -509,7 +631,7 @@ def as_called(text: str, function_name: str, failure: failures.Failure, suspect:
     return OpReduction(f"not at the op level: {note}; run alone with iree-run-module it does "
                        "not fail the same way", ops_count, ops_count, tried=runner.tried)
   return OpReduction("", ops_count, ops_count, text, function_name, REFERENCE,
-                     tuple(np.asarray(a) for a in arguments),
+                     tuple(runner.written),
                      tuple(np.asarray(r) for r in reference), tuple(got), tried=runner.tried,
                      difference=comparison.describe_all(found), state=note)
 
@@ -623,15 +745,13 @@ def write(result: OpReduction, directory: str, suspect: Side,
   safe_files.write_text(os.path.join(directory, PROGRAM_NAME), result.program)
   inputs = []
   for index, array in enumerate(result.inputs):
-    safe_files.write_with(os.path.join(directory, f"input_{index}.npy"),
-                         lambda f, a=array: np.save(f, a, allow_pickle=False))
-    value = repro.save_value(directory, f"input_{index}", array)
+    _save_npy(os.path.join(directory, f"input_{index}.npy"), array)
+    value = save_value(directory, f"input_{index}", array)
     inputs.append((value.split("=@")[1], value.split("=@")[0]))
   expected = []
   for index, array in enumerate(result.expected):
     expected.append(f"expected_{index}.npy")
-    safe_files.write_with(os.path.join(directory, expected[-1]),
-                         lambda f, a=array: np.save(f, a, allow_pickle=False))
+    _save_npy(os.path.join(directory, expected[-1]), array)
   names = (suspect.name, suspect.spec.name) + suspect.spec.aliases
   table = {}
   for name in tolerances.DEFAULT_TOLERANCES:

@@ -14,82 +14,39 @@ read mapped (never whole, never copied) the parent still peaked 3.4 T above its 
 docs/localizing.md, Cost.
 
 The parent's peak is its own VmHWM, read by a wrapper that runs the localize command's `main`
-in-process and writes it before exiting; each child run records its own in result.json.
+in-process and writes it before exiting (tests/support/memory_peaks.py, which also holds the
+module); each child run records its own in result.json.
 """
 
 import glob
 import json
 import os
-import subprocess
-import sys
 
 from absl.testing import absltest
-import numpy as np
-import tensorflow as tf
 
+from tests.support import memory_peaks
 from tests.support import recorded_traces
 
-BIG, SMALL = 4096, 64
-TENSOR_BYTES = BIG * BIG * 4
+BIG, SMALL = memory_peaks.BIG, memory_peaks.SMALL
+TENSOR_BYTES = memory_peaks.TENSOR_BYTES
 # Peak RSS above the baseline, in units of the largest tensor (the floors: docs/localizing.md).
 PARENT_MULTIPLE = 2  # 3.4 before the trace was loaded mapped (its arrays were read and copied).
 CHILD_MULTIPLE = 6
 
-# Runs the localize command in this process, then writes the process's peak RSS (bytes).
-WRAPPER = """
-import json, sys
-from absl import app
-from pyiree_tf_support import localize
-out, argv = sys.argv[1], sys.argv[2:]
-try:
-  app.run(localize.main, argv=["localize"] + argv)
-except SystemExit as e:
-  code = e.code
-with open("/proc/self/status") as f:
-  kib = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
-with open(out, "w") as f:
-  json.dump({"code": code, "peak_rss": kib * 1024}, f)
-"""
-
-
-def module_class(n: int) -> type:
-
-  class Chain(tf.Module):
-
-    @tf.function(input_signature=[tf.TensorSpec([n, n], tf.float32)])
-    def chain(self, x):
-      y = tf.cast(tf.cast(x * 3.0, tf.int32), tf.float32)
-      z = y * 0.25 + 0.5
-      return tf.reduce_sum(z, axis=1), z
-
-  Chain.__name__ = f"Chain{n}"
-  return Chain
-
-
-def trace_function(n: int):
-
-  def chain_once(module):
-    module.chain(np.random.default_rng(0).uniform(-2, 2, (n, n)).astype(np.float32))
-
-  chain_once.__name__ = f"chain_once_{n}"
-  return chain_once
-
 
 class LocalizeMemoryTest(recorded_traces.RecordedTraces, absltest.TestCase):
 
-  CASES = tuple((module_class(n), trace_function(n), ("iree_vmvx",), False)
+  CASES = tuple((memory_peaks.module_class(n), memory_peaks.trace_function(n), ("iree_vmvx",),
+                 False)
                 for n in (SMALL, BIG))
 
   def _localize(self, n: int):
     """(the parent's peak RSS, {run dir name: the child's peak RSS}, stdout) of one run."""
     trace_dir = self.trace_dirs[f"Chain{n}"]
     out = os.path.join(self.artifacts_dir, f"parent_{n}.json")
-    completed = subprocess.run(
-        [sys.executable, "-c", WRAPPER, out, trace_dir, "--target_backends=iree_vmvx",
-         "--trusted_backend=iree_llvmcpu"],
-        capture_output=True, text=True, check=False, timeout=1200)
-    with open(out) as f:
-      parent = json.load(f)
+    parent, completed = memory_peaks.run_measured(
+        "localize", [trace_dir, "--target_backends=iree_vmvx", "--trusted_backend=iree_llvmcpu"],
+        out)
     self.assertEqual(parent["code"], 0, completed.stderr[-3000:])
     self.assertIn(": dispatch chain_dispatch_0::", completed.stdout.splitlines()[0])
     children = {}

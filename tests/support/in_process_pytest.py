@@ -31,6 +31,7 @@ import tensorflow.compat.v2  # noqa: F401
 from pyiree_tf_support import cli_flags
 from pyiree_tf_support import pytest_plugin
 from pyiree_tf_support import tf_test_utils  # noqa: F401  (TensorFlow and the harness)
+
 # The float64 judge of a float mismatch, imported by the session when one is judged.
 from pyiree_tf_support.localizing import reference_f64  # noqa: F401
 from pyiree_tf_support.reporting.expected_failures import lists
