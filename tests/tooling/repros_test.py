@@ -7,6 +7,7 @@ Vulkan ones need a Vulkan device."""
 import dataclasses
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -106,6 +107,17 @@ class ReprosTest(parameterized.TestCase):
         found = os.path.normpath(os.path.join(backend_dir, line.rsplit(": ", 1)[1]))
         self.assertEqual(found, entry.repro_dir)
         self.assertTrue(os.path.isfile(os.path.join(found, "repro.sh")), line)
+
+  def test_a_listing_within_the_references_error_needs_no_repro(self):
+    root = tempfile.mkdtemp()
+    self.addCleanup(shutil.rmtree, root)
+    for suite in repro_layout.SUITES:
+      os.makedirs(os.path.join(root, suite))
+      with open(os.path.join(root, suite, "BUILD.bazel"), "w") as f:
+        f.write("FAILING = {}\n" if suite != "e2e" else
+                'FAILING = {"iree_llvmjit": {"a_test.py": ("reference_error", "f16 cumsum"), '
+                '"b_test.py": ("mismatch", "wrong")}}\n')
+    self.assertEqual([e.file for e in repro_layout.iree_failures(root)], ["b_test.py"])
 
   def test_a_file_listed_per_method_has_a_repro_per_listed_method(self):
     # conv_unit_output_test.py: its plain and depthwise methods fail, its controls pass.
