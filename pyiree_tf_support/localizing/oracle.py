@@ -160,12 +160,14 @@ class _Matcher:
     self.functions = functions
     self.produced: Dict[Tuple[int, str], int] = {}
     self.unmatched: List[str] = []
+    self.sources: Dict[int, oracle_sites.Source] = {}  # of the last event's compared tensors
 
   def _missing(self, event: events.Event, position: int, why: str) -> None:
     self.unmatched.append(f"call {event.call} {event.key} {event.kind}[{position}]: {why}")
 
   def values(self, event: events.Event) -> List[Tuple[int, np.ndarray, np.ndarray, str]]:
     """(position, traced, oracle's, source) of the event's tensors that have a counterpart."""
+    self.sources = {}
     if event.call < 0:
       self._missing(event, 0, "an initializer's dispatch (at load: the oracle has none)")
       return []
@@ -209,12 +211,18 @@ class _Matcher:
       if events.is_digest(array):
         self._missing(event, position, "kept as a digest only (over the memory budget)")
         continue
-      if value.shape != array.shape or value.dtype != array.dtype:
+      if value.size != array.size or value.dtype != array.dtype:
         self._missing(event, position, f"{source.describe()} is {value.dtype}"
                       f"{list(value.shape)} in the oracle, {array.dtype}{list(array.shape)} "
                       "traced (a fused or rematerialized value)")
         continue
-      out.append((position, np.asarray(array), value, source.describe()))
+      said = source.describe()
+      if value.shape != array.shape:  # IREE collapsed it (a reshape: the same row-major order)
+        said += (f", compared as {list(array.shape)} (it is {list(value.shape)} in the "
+                 "oracle)")
+        value = value.reshape(array.shape)
+      self.sources[position] = source
+      out.append((position, np.asarray(array), value, said))
     return out
 
 
@@ -228,23 +236,37 @@ def _worst(pairs, policy, names) -> Tuple[float, Optional[int], events.TensorErr
   return worst
 
 
+def _unpaired_writer(source: Optional[oracle_sites.Source], event: events.Event,
+                     unpaired: Dict[Tuple[int, str], events.DispatchRow]
+                     ) -> Optional[events.DispatchRow]:
+  """The last run of the dispatch that wrote a diverging input, when its outputs had no
+  counterpart (then nothing was compared there and the divergence is first seen here), or
+  None. A reshape or bitcast between them moves no values: it is never the one to blame."""
+  if source is None or not source.dispatch:
+    return None
+  return unpaired.get((event.call, source.dispatch))
+
+
 def judge(suspect_events: Sequence[events.Event], result: OracleRun,
           sites: Dict[Tuple[str, str, str], List[oracle_sites.Site]],
           functions: Sequence[str], policy: tolerances.TolerancePolicy,
           names: Sequence[str], floor: float = 1.0) -> Judged:
   """The suspect's traced dispatches against the oracle, by events.compare's rules: a dispatch
   whose outputs are over `floor` and AMPLIFICATION x its inputs' error is to blame; inputs
-  over it and AMPLIFICATION x every earlier output's error were changed outside any dispatch.
-  `functions`: each call's function."""
+  over it and AMPLIFICATION x every earlier output's error were changed outside any dispatch,
+  unless a dispatch whose output had no counterpart wrote them (that dispatch is named, seen
+  at the inputs of the next). `functions`: each call's function."""
   floor = max(1.0, floor)
   matcher = _Matcher(result, sites, functions)
   rows: List[events.DispatchRow] = []
   pending: Dict[Tuple[int, str, int], float] = {}
   earlier = 0.0
   drift = None
+  unpaired: Dict[Tuple[int, str], events.DispatchRow] = {}  # last run had an output unpaired
   for event in suspect_events:
     if event.call >= len(result.calls):
       break
+    missing = len(matcher.unmatched)
     pairs = matcher.values(event)
     error, position, worst = _worst(pairs, policy, names)
     slot = (event.call, event.key, event.occurrence)
@@ -254,6 +276,14 @@ def judge(suspect_events: Sequence[events.Event], result: OracleRun,
         row = events.DispatchRow(event.call, event.key, event.occurrence, error, float("nan"),
                                  worst, position)
         rows.append(row)
+        source = None if position is None else matcher.sources.get(position)
+        writer = _unpaired_writer(source, event, unpaired)
+        if writer is not None:
+          culprit = dataclasses.replace(writer, output_error=error, worst=dataclasses.replace(
+              worst, note=f"{worst.describe()}; its output had no counterpart; seen at the "
+              f"inputs of {event.key}"), tensor=None)
+          return Judged(events.Finding(events.Kind.DISPATCH, tuple(rows), culprit),
+                        tuple(matcher.unmatched))
         return Judged(events.Finding(events.Kind.OUTSIDE, tuple(rows), row),
                       tuple(matcher.unmatched))
       continue
@@ -261,6 +291,10 @@ def judge(suspect_events: Sequence[events.Event], result: OracleRun,
     row = events.DispatchRow(event.call, event.key, event.occurrence, inputs, error, worst,
                              position)
     rows.append(row)
+    if len(matcher.unmatched) > missing:
+      unpaired[(event.call, event.key)] = row
+    else:
+      unpaired.pop((event.call, event.key), None)
     if error > floor and error > events.AMPLIFICATION * inputs:
       return Judged(events.Finding(events.Kind.DISPATCH, tuple(rows), row),
                     tuple(matcher.unmatched))

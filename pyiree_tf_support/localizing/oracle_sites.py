@@ -8,6 +8,12 @@ global load's loc() is the `ml_program.global_load` it came from; a function arg
 call's input. Those locations are the probe names oracle_module gave the same ops, so a
 traced tensor pairs with the oracle's value by location, checked by shape and dtype. What
 cannot be paired (a block argument of a loop, an op with no location) says so.
+
+A flow.tensor.reshape or flow.tensor.bitcast moves no values: IREE wraps a dispatch it
+collapsed to one dimension in them (an elementwise chain over [64, 64] writes a [4096] value),
+and gives them the consumer's location, not the producer's. A tensor made by one is traced on
+to its operand, and its Source keeps the dispatch that wrote it (`dispatch`) and the op it went
+through (`through`), so the oracle compares the producer's value and never blames the op.
 """
 
 import dataclasses
@@ -25,9 +31,16 @@ class Source:
   kind: str
   probe: Optional[str]
   where: str
+  dispatch: str = ""  # the dispatch key that wrote it, for a dispatch output.
+  through: str = ""  # the metadata-only op (reshape, bitcast) between it and its use.
 
   def describe(self) -> str:
-    return f"the {self.kind} at {self.where}" if self.where else f"a {self.kind}"
+    said = f"the {self.kind} at {self.where}" if self.where else f"a {self.kind}"
+    return f"{said} (through a {self.through})" if self.through else said
+
+
+# Ops that change a tensor's shape or element type but move no values.
+METADATA_ONLY = ("flow.tensor.reshape", "flow.tensor.bitcast")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,6 +101,9 @@ def _source(value, ir, stored) -> Source:
   location = str(op.location)
   if op.name == "hal.tensor.import":
     return Source("argument", None, "")
+  if op.name in METADATA_ONLY and op.operands:
+    made = _source(op.operands[0], ir, stored)
+    return made if made.kind == "argument" else dataclasses.replace(made, through=op.name)
   if op.name == "util.global.load":
     name = ir.FlatSymbolRefAttr(op.attributes["global"]).value
     return Source("global load", oracle_module.probe_id(location, 0),
@@ -104,7 +120,7 @@ def _source(value, ir, stored) -> Source:
                else len(bindings) - results + number)
     where, result = bindings[binding] if 0 <= binding < len(bindings) else ("", 0)
     probe = oracle_module.probe_id(where, result) if where else None
-    return Source("dispatch output", probe, _where(where or location))
+    return Source("dispatch output", probe, _where(where or location), key)
   return Source(op.name, oracle_module.probe_id(location, ir.OpResult(value).result_number),
                 _where(location))
 
