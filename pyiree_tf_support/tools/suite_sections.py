@@ -65,8 +65,6 @@ APPLICATIONS = Section(
     "`//e2e/keras/applications:keras_applications_tests` and `..._tests_failing`",
     reference_column=False)
 SECTIONS: Dict[str, Section] = {s.directory: s for s in (GENERATED, APPLICATIONS)}
-# The generated section's names, as they were before the applications got a section.
-DIRECTORY, HEADING = GENERATED.directory, GENERATED.heading
 
 
 def _listing(entries: Dict[str, ExpectedFailure], key: str) -> Optional[ExpectedFailure]:

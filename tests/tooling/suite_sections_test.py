@@ -79,7 +79,7 @@ class SectionTest(absltest.TestCase):
       with open(self.page, "w") as f:
         f.write(page)
     self.assertTrue(page.startswith("# e2e coverage\n\n| file |\n\n## Reasons"))
-    self.assertEqual(page.count(coverage.HEADING), 1)
+    self.assertEqual(page.count(coverage.GENERATED.heading), 1)
     self.assertIn("| `math_test.py::ErfStaticTest` | not run | fail (expected) [1] |", page)
     self.assertIn("1. `math_test.py::ErfStaticTest` on `iree_vmla`: compile: no erf", page)
     self.assertEqual(coverage.kept_section(page + "\n## Later\n"), coverage.section(table,
