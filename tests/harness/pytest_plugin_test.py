@@ -239,6 +239,20 @@ def test_collect_only_shows_one_item_per_backend(runs):
       assert f"simple_arithmetic_test.py::SimpleArithmeticTest::{test}[{backend}]" in items
 
 
+def test_a_file_named_as_a_module_this_process_imported_is_collected(runs, monkeypatch):
+  # Under xdist one worker runs tests/core/phases_test.py (imported as `phases_test`) and then
+  # a run writing its own phases_test.py: the run collects its file, as a fresh pytest would.
+  import types
+  taken = types.ModuleType("mul_twin_test")
+  taken.__file__ = os.path.join(ROOT, "tests", "mul_twin_test.py")
+  monkeypatch.setitem(sys.modules, "mul_twin_test", taken)
+  runs.write("mul_twin_test.py", MUL_TEST)
+  result = runs.run("mul_twin_test.py", "--collect-only", "-q", "--target_backends=iree_vmla")
+  out = result.stdout.str()
+  assert "mul_twin_test.py::MulTest::test_mul[iree_vmla]" in out, out
+  assert sys.modules["mul_twin_test"] is taken
+
+
 def test_k_runs_only_that_backend_and_the_reference_once(runs):
   shutil.copy(os.path.join(ROOT, "e2e", "simple_arithmetic_test.py"), runs.dir)
   runs.write("mul_test.py", MUL_TEST)

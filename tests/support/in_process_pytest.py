@@ -17,12 +17,17 @@ reaches the terminal's file descriptor past pytest's capture, signals, and abslt
 import contextlib
 import os
 import sys
-from typing import Iterator, List
+from types import ModuleType
+from typing import Dict, Iterator, List
 
 from absl.testing import flagsaver
 
-# Imported lazily during a run (the runtime on the first call, numpy.random by seeding,
-# tensorflow.compat.v2 by 2020's test files); pytester would drop them after each run.
+# Imported lazily during a run (MLIR's op classes when the float64 judge first walks a module,
+# the runtime on the first call, numpy.random by seeding, tensorflow.compat.v2 by 2020's test
+# files); pytester would drop them after each run.
+import iree.compiler.dialects.builtin  # noqa: F401
+import iree.compiler.dialects.func  # noqa: F401
+import iree.compiler.extras.meta  # noqa: F401
 import iree.runtime  # noqa: F401
 import numpy.random  # noqa: F401
 import pytest
@@ -96,16 +101,37 @@ class InProcessPytest:
     lists.failing_by_backend.cache_clear()  # a BUILD.bazel rewritten since the last run.
     modules = _Modules()
     no_cache = () if cache else ("-p", "no:cacheprovider")
-    result = self.pytester.runpytest_inprocess(
-        "-p", PLUGIN, *no_cache, *args, f"--artifacts_dir={self.dir}/artifacts",
-        f"--compile_cache_dir={os.path.join(os.path.dirname(self.dir), 'plugin_test_cache')}",
-        plugins=[modules])
+    hidden = self._hide_same_named_modules()
+    try:
+      result = self.pytester.runpytest_inprocess(
+          "-p", PLUGIN, *no_cache, *args, f"--artifacts_dir={self.dir}/artifacts",
+          f"--compile_cache_dir={os.path.join(os.path.dirname(self.dir), 'plugin_test_cache')}",
+          plugins=[modules])
+    finally:
+      sys.modules.update(hidden)
     shared = [m for m in modules.imported if m.split(".")[0] in ONE_COPY]
     assert not shared, (f"the run imported {shared} for the first time: import them in "
                         "tests/support/in_process_pytest.py, or the next run gets a second copy")
     return result
 
+  def _hide_same_named_modules(self) -> Dict[str, ModuleType]:
+    """Modules of this process named as a file of the directory (tests/core/phases_test.py is
+    `phases_test` under xdist), taken out of sys.modules for a run: pytest imports a test file
+    by its basename and refuses one whose name another file already holds."""
+    hidden = {}
+    for entry in os.listdir(self.dir):
+      name, extension = os.path.splitext(entry)
+      held = sys.modules.get(name)
+      if extension == ".py" and held is not None and not _inside(held, self.dir):
+        hidden[name] = sys.modules.pop(name)
+    return hidden
+
   def traced_backends(self) -> List[str]:
     """The backends MUL_TEST's trace ran on, in order."""
     with open(self.log) as f:
       return f.read().split()
+
+
+def _inside(module: ModuleType, directory: str) -> bool:
+  path = getattr(module, "__file__", None) or ""
+  return os.path.abspath(path).startswith(os.path.join(os.path.abspath(directory), ""))
