@@ -7,7 +7,7 @@ or the normalised first error line and failing pass), and
   the error (`call 0 (f2) ... call to 'f2' failed`): the runtime's message is the error's kind
   (measured: Vulkan's "dispatch binding N resolved to an empty buffer range" on a size-0 input
   reduced to `tanh` in one function and `abs` in another, one bug that keying by ops made two
-  rows);
+  rows), the key already without the native function the error surfaced in (a race's varies);
 - for a mismatch the localizer pinned to one dispatch, that dispatch's op kinds and dtypes
   (`dispatch_kinds`): two chains whose wrong values come from the same kind of dispatch on the
   same dtypes (`cast_f32_to_i32` alone, or behind an `add`) are one bug;
