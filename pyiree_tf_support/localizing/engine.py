@@ -430,6 +430,7 @@ def _against_trusted(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
   near: List[_Trusted] = []
   off_too: List[Tuple[str, events.TensorError]] = []
   chosen: Optional[_Trusted] = None
+  formed_before: Optional[formation.Formation] = None  # the suspect's side, formed once
   for trusted_name in candidates:
     trusted_spec = backends.lookup(trusted_name)
     available, reason = drivers.driver_available(trusted_spec.driver)
@@ -443,7 +444,8 @@ def _against_trusted(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
     safe_files.make_dirs(side_dir)
     try:
       formed = formation.form(source_path, side_dir, suspect_spec, suspect_flags, trusted_spec,
-                              trusted_flags, limits.compile)
+                              trusted_flags, limits.compile, suspect_from=formed_before)
+      formed_before = formed_before or formed
     except formation.NoDispatch as e:
       try:
         vmfb = _untraced_vmfb(loaded, trusted_spec, trusted_flags, limits, source)
@@ -529,7 +531,8 @@ def _against_trusted(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
   try:
     return dataclasses.replace(_against_oracle(
         loaded, suspect_spec, suspect_flags, untraced, source, source_path, calls, inputs,
-        wrong, base, names, policy, limits, tensor_budget), tried_trusted=tuple(tried),
+        wrong, base, names, policy, limits, tensor_budget, formed_before),
+        tried_trusted=tuple(tried),
         trusted_note=(f"every IREE backend tried is wrong too: {offs} tolerance off the "
                       "reference; the bug is target-independent"))
   except oracle.OracleError as e:
@@ -540,13 +543,15 @@ def _against_oracle(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
                     suspect_flags: Sequence[str], untraced: Run, source: str,
                     source_path: str, calls, inputs, wrong: Optional[int], base: dict,
                     names: Sequence[str], policy: tolerances.TolerancePolicy,
-                    limits: timeouts.Timeouts, tensor_budget: int) -> Localization:
+                    limits: timeouts.Timeouts, tensor_budget: int,
+                    formed_before: Optional[formation.Formation] = None) -> Localization:
   """The suspect's traced dispatches against the StableHLO reference interpreter (oracle):
   the oracle is used when its results of calls 0..K are within tolerance of the reference or
   AMPLIFICATION x closer to it than the suspect's (its own distance is then the noise floor);
   each traced tensor is paired with the oracle's value of the op it comes from
   (oracle_sites), and what has no counterpart is said in `unmatched`. OracleError: the oracle
-  could not run or is off the reference itself."""
+  could not run or is off the reference itself. `formed_before`: the suspect's formation a
+  trusted backend's attempt made, taken as it is."""
   reference = loaded.reference
   call = base["call"]
   side_dir = os.path.join(base["work_dir"], oracle.NAME)
@@ -569,7 +574,7 @@ def _against_oracle(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
   flow_bytecode = os.path.join(side_dir, "flow.mlirbc")
   try:
     formed = formation.form(source_path, side_dir, suspect_spec, suspect_flags, None, (),
-                            limits.compile)
+                            limits.compile, suspect_from=formed_before)
   except formation.NoDispatch as e:
     _, sources = oracle_sites.sites(flow_bytecode)
     # The module as tested again, its globals read back after each call (nothing is traced).
@@ -591,7 +596,7 @@ def _against_oracle(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
                           {"max_total_bytes": tensor_budget}, state=True)
   if suspect_run.error and not suspect_run.events:
     raise LocalizeError(f"the traced {suspect_spec.name} module failed: {suspect_run.error}")
-  sites, sources = oracle_sites.sites(flow_bytecode)
+  sites, sources = oracle_sites.sites(formed.flow_bytecode)
   judged = oracle.judge(suspect_run.events, result, sites, functions, policy, names, off.error)
   finding = judged.finding
   common.update(formed=formed, finding=finding, unmatched=judged.unmatched)
@@ -847,10 +852,8 @@ def _dispatch_repro(formed: formation.Formation, culprit: events.DispatchRow, tr
     return dispatch_repro.Repro(None, "its inputs were kept as digests only (over the traced "
                                 "run's memory budget)")
   return dispatch_repro.write(
-      os.path.join(work_dir, "repro"), os.path.join(os.path.dirname(formed.flow_path),
-                                                    "flow.mlirbc"),
-      culprit.key, event.arrays, sides, formation.compiler_tool(),
-      call_repro.iree_run_module_binary(), policy)
+      os.path.join(work_dir, "repro"), formed.flow_bytecode, culprit.key, event.arrays, sides,
+      formation.compiler_tool(), call_repro.iree_run_module_binary(), policy)
 
 
 def _results_outside(finding: events.Finding, suspect_run: Run, trusted_run: Run,

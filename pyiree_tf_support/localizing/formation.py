@@ -105,6 +105,11 @@ class Formation:
   suspect: Side
   trusted: Optional[Side]  # None against the oracle (no IREE backend).
 
+  @property
+  def flow_bytecode(self) -> str:
+    """The flow IR as bytecode (`flow_path` is its readable text), beside it."""
+    return os.path.join(os.path.dirname(self.flow_path), "flow.mlirbc")
+
 
 def compiler_tool() -> str:
   return os.path.normpath(iree_binaries.find_tool("iree-compile"))
@@ -299,16 +304,26 @@ def settle_early() -> None:
 def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
          suspect_flags: Sequence[str], trusted: Optional[backends.BackendSpec],
          trusted_flags: Sequence[str],
-         limit: timeouts.Limit = timeouts.DEFAULT.compile) -> Formation:
+         limit: timeouts.Limit = timeouts.DEFAULT.compile,
+         suspect_from: Optional[Formation] = None) -> Formation:
   """Forms the dispatches with the suspect's flags and compiles both traced modules into
   `work_dir` (only the suspect's when `trusted` is None: the oracle is no IREE backend);
-  NotTraceable or FormationError say why not. Started early (`start_early`), its result."""
+  NotTraceable or FormationError say why not. Started early (`start_early`), its result.
+  `suspect_from`: a formation of the same source with the same suspect and flags (another
+  trusted backend's), whose flow IR and traced suspect are taken as they are: only `trusted`'s
+  side is compiled (a localization that tries every backend and then the oracle formed the
+  suspect three times: 2.0 of bench 7o's 5.0 s)."""
   with _early_lock:
     future = _early.pop(_early_key(iree_input_path, work_dir, suspect, suspect_flags, trusted,
-                                   trusted_flags), None)
+                                   trusted_flags), None) if suspect_from is None else None
   if future is not None:
     return future.result()
   seconds = limit.seconds(os.path.getsize(iree_input_path))
+  if suspect_from is not None:
+    if trusted is None:
+      return dataclasses.replace(suspect_from, trusted=None)
+    return dataclasses.replace(suspect_from, trusted=_trusted_side(
+        iree_input_path, work_dir, suspect_from.flow_bytecode, trusted, trusted_flags, seconds))
   readable_path, trace_flag, dispatches = form_flow(iree_input_path, work_dir, suspect,
                                                     suspect_flags, seconds)
   flow_path = os.path.join(work_dir, "flow.mlirbc")
@@ -316,6 +331,20 @@ def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
     return Formation(readable_path, trace_flag, dispatches,
                      compile_side("suspect", suspect, suspect_flags, flow_path, work_dir,
                                   seconds), None)
+  # The two traced compiles are independent: side by side, the slower one sets the time.
+  with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+    trusted_side = pool.submit(_trusted_side, iree_input_path, work_dir, flow_path, trusted,
+                               trusted_flags, seconds)
+    suspect_side = compile_side("suspect", suspect, suspect_flags, flow_path, work_dir,
+                                seconds)
+    return Formation(readable_path, trace_flag, dispatches, suspect_side, trusted_side.result())
+
+
+def _trusted_side(iree_input_path: str, work_dir: str, flow_path: str,
+                  trusted: backends.BackendSpec, trusted_flags: Sequence[str],
+                  seconds: Optional[float]) -> Side:
+  """`trusted`'s traced module in `work_dir`, compiled from the suspect's flow IR at
+  `flow_path` with the device target swapped for the trusted backend's."""
   common = [iree_input_path, f"--iree-input-type={INPUT_TYPE}", BYTECODE]
   device_path = os.path.join(work_dir, "trusted_device.mlirbc")
   # The device target comes from the backend and its flags, not from the module: a one-op
@@ -334,10 +363,4 @@ def form(iree_input_path: str, work_dir: str, suspect: backends.BackendSpec,
         raise
   trusted_flow_path = os.path.join(work_dir, "flow_trusted.mlirbc")
   _swap_device(flow_path, device_path, trusted_flow_path)
-  # The two traced compiles are independent: side by side, the slower one sets the time.
-  with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-    trusted_side = pool.submit(compile_side, "trusted", trusted, trusted_flags,
-                               trusted_flow_path, work_dir, seconds)
-    suspect_side = compile_side("suspect", suspect, suspect_flags, flow_path, work_dir,
-                                seconds)
-    return Formation(readable_path, trace_flag, dispatches, suspect_side, trusted_side.result())
+  return compile_side("trusted", trusted, trusted_flags, trusted_flow_path, work_dir, seconds)
