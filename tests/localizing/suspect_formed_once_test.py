@@ -10,7 +10,8 @@ compile and run, goal 3.0). The verdict is the same either way.
 """
 
 import os
-from typing import List, Sequence
+from typing import Sequence
+from unittest import mock
 
 from absl.testing import absltest
 import numpy as np
@@ -52,18 +53,9 @@ class SuspectFormedOnceTest(recorded_traces.RecordedTraces, absltest.TestCase):
   CASES = ((AddIfPositive, add_three, ("iree_llvmcpu",), False),)
 
   def test_each_backend_tried_compiles_only_its_own_side(self):
-    commands: List[List[str]] = []
-    run = iree_compile.run
-
-    def recording(command, stdin, timeout):
-      commands.append(list(command))
-      return run(command, stdin, timeout)
-
-    iree_compile.run = recording
-    try:
+    with mock.patch.object(iree_compile, "run", wraps=iree_compile.run) as run:
       result = localize.localize(self.trace_dirs["AddIfPositive"], "iree_llvmcpu")
-    finally:
-      iree_compile.run = run
+    commands = [list(call.args[0]) for call in run.call_args_list]
     self.assertIs(result.kind, engine.Kind.OUTSIDE, result.detail)
     self.assertEqual(result.trusted, "oracle")
     self.assertEqual(result.tried_trusted, ("iree_vmvx", "iree_vulkan"))
