@@ -22,8 +22,9 @@ DIR/findings.md one row per signature (`fuzzing.findings`). `--jobs=N` runs N wo
 each a shard (`--shard=I/N`: the modules whose index is I modulo N) in DIR/jobs/I, merged into
 DIR as they go; shards run elsewhere (Bazel test shards, pytest-xdist) merge with `merge`.
 Progress goes to stderr after each module; Ctrl-C keeps everything found so far; `--resume`
-goes on from DIR's state with the seed it was started with. Exit status: 0 (findings or not),
-2 bad input, 130 interrupted.
+goes on from DIR's state with the seed it was started with, and SIGTERM (`kill`, `timeout`)
+stops it the same way (`fuzzing.stopping`). Exit status: 0 (findings or not), 2 bad input, 130
+interrupted, 143 terminated.
 """
 
 import dataclasses
@@ -56,6 +57,7 @@ from pyiree_tf_support.fuzzing import judging
 from pyiree_tf_support.fuzzing import programs
 from pyiree_tf_support.fuzzing import shards
 from pyiree_tf_support.fuzzing import signatures
+from pyiree_tf_support.fuzzing import stopping
 from pyiree_tf_support.fuzzing.findings import Campaign
 from pyiree_tf_support.fuzzing.findings import Finding
 from pyiree_tf_support.fuzzing.findings import FuzzError
@@ -342,6 +344,7 @@ def _usage() -> int:
 
 
 def main(argv: Sequence[str]) -> int:
+  stopping.stop_on_sigterm()
   verbosity.apply(cli_flags.verbose())
   if not cli_flags.verbose():  # progress lines and findings only: no per-trace reports, no
     # per-method compile lists (a generated function that does not compile is a hit, its row
@@ -385,9 +388,10 @@ def main(argv: Sequence[str]) -> int:
     run_campaign(campaign, settings, options, _PER_MODULE.value, _MINUTES.value,
                  _MAX_MODULES.value, _RTOL.value, _ATOL.value, _LOCALIZE.value)
   except KeyboardInterrupt:
-    print(f"fuzz: interrupted; {len(campaign.findings)} findings kept in "
+    print(f"fuzz: {'terminated' if stopping.terminated() else 'interrupted'}; "
+          f"{len(campaign.findings)} findings kept in "
           f"{shlex.quote(os.path.join(directory, 'findings.md'))}", file=sys.stderr)
-    return 130
+    return stopping.EXIT_STATUS if stopping.terminated() else 130
   print(f"fuzz: {campaign.modules} modules, {campaign.functions} functions, {campaign.hits} "
         f"hits, {len(campaign.findings)} findings: {os.path.join(directory, 'findings.md')}")
   return 0

@@ -6,7 +6,7 @@ written float policy: when a difference is float32 precision, an inexact op's al
 a flushed subnormal), `signatures` (what makes two hits one finding, by localized dispatch where
 there is one), `findings` (a campaign's state and table, and the merge of shards) and `shards`
 (`--jobs` worker processes, each resuming the state saved before it starts, and `--shard`
-parsing).
+parsing), `stopping` (SIGTERM stops a campaign as Ctrl-C does).
 
 Import rule: no TensorFlow at import; programs are TensorFlow source text, which `judging` runs
 (a float64 twin) and the command compares.

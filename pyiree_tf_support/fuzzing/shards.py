@@ -13,12 +13,14 @@ Shards on other machines are the same command with `--shard=I/N` and their own `
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
 from typing import List, Optional, Sequence, Tuple
 
 from pyiree_tf_support.fuzzing import findings
+from pyiree_tf_support.fuzzing import stopping
 from pyiree_tf_support.fuzzing.findings import FuzzError
 
 POLL_SECONDS = 5.0
@@ -97,6 +99,10 @@ def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int],
       _merge_progress(directory, dirs)
   except KeyboardInterrupt:
     interrupted = True
+  if stopping.terminated():  # a terminal's Ctrl-C reaches every worker; a SIGTERM only this.
+    for worker, _ in workers:
+      if worker.poll() is None:
+        worker.send_signal(signal.SIGTERM)
   for worker, _ in workers:  # waits for each (it saves on SIGINT too), a second Ctrl-C too.
     while worker.poll() is None:
       try:
@@ -114,10 +120,11 @@ def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int],
     for line in lines:
       print(line, file=sys.stderr)
   merged = _merge_progress(directory, dirs)
-  if interrupted or any(w.returncode == 130 for w, _ in workers):
-    print(f"fuzz: interrupted; {len(merged.findings) if merged else 0} findings kept in "
+  if interrupted or any(w.returncode in (130, stopping.EXIT_STATUS) for w, _ in workers):
+    print(f"fuzz: {'terminated' if stopping.terminated() else 'interrupted'}; "
+          f"{len(merged.findings) if merged else 0} findings kept in "
           f"{os.path.join(directory, 'findings.md')}", file=sys.stderr)
-    return 130
+    return stopping.EXIT_STATUS if stopping.terminated() else 130
   if merged is None:
     print("fuzz: no worker saved a campaign", file=sys.stderr)
     return 1

@@ -55,11 +55,11 @@ def _gone(session: int, timeout: float = 30.0) -> List[int]:
 
 class JobsInterruptTest(absltest.TestCase):
 
-  def start(self, out: str) -> subprocess.Popen:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT)
+  def start(self, out: str, campaign=CAMPAIGN, **env_vars: str) -> subprocess.Popen:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT, **env_vars)
     process = subprocess.Popen(
         [sys.executable, "-m", "pyiree_tf_support.fuzz", f"--out={out}", "--max_modules=8",
-         *CAMPAIGN], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+         *campaign], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group and session, as a terminal gives it,
         preexec_fn=child_processes.interruptible)  # with SIGINT's default disposition.
     self.addCleanup(self.kill_left, process)
@@ -70,13 +70,17 @@ class JobsInterruptTest(absltest.TestCase):
       os.kill(pid, signal.SIGKILL)
     process.wait()
 
-  def interrupt(self, process: subprocess.Popen) -> str:
-    """Ctrl-C to the campaign's process group; its output once it ended."""
-    os.killpg(process.pid, signal.SIGINT)
+  def interrupt(self, process: subprocess.Popen, terminate: bool = False) -> str:
+    """Ctrl-C to the campaign's process group (`terminate`: SIGTERM to its first process
+    alone); its output once it ended."""
+    if terminate:
+      os.kill(process.pid, signal.SIGTERM)
+    else:
+      os.killpg(process.pid, signal.SIGINT)
     output, _ = process.communicate(timeout=300)
     log = output.decode("utf-8", "replace")[-3000:]
-    self.assertEqual(process.returncode, 130, log)
-    self.assertIn("interrupted", log)
+    self.assertEqual(process.returncode, 143 if terminate else 130, log)
+    self.assertIn("fuzz: terminated;" if terminate else "interrupted", log)
     self.assertEqual(_gone(process.pid), [], "processes of the campaign left: " + log)
     return log
 
@@ -152,6 +156,39 @@ class JobsInterruptTest(absltest.TestCase):
     data = self.assert_whole(out)
     self.assertEqual((data["modules"], data["findings"]), (0, []))
     self.assert_resumes(out, 0)
+
+  def test_sigterm_to_the_campaign_alone_stops_it_as_ctrl_c_does(self):
+    # `kill PID`, `timeout` and batch schedulers send SIGTERM to the command's process only:
+    # it stops its workers and keeps the campaign as Ctrl-C does, and nothing of TensorFlow's
+    # is left behind in the temporary dir (autograph's converted functions, one file per
+    # generated function, are removed at exit: ~270 were left in /tmp by ten killed campaigns).
+    out = os.path.join(tempfile.mkdtemp(), "terminated")
+    temporary = tempfile.mkdtemp()
+    agreeing = ("--target_backends=iree_llvmjit", "--seed=5", "--jobs=2", "--ops=add,multiply",
+                "--functions_per_module=3", "--nolocalize_findings", *OLD_STREAM)
+    process = self.start(out, agreeing, TMPDIR=temporary)
+    done = lambda: [n for n in ("0", "1") if findings_lib_modules(out, n) > 0]  # noqa: E731
+    deadline = time.monotonic() + 600
+    while not done() and time.monotonic() < deadline and process.poll() is None:
+      time.sleep(0.2)
+    self.assertTrue(done(), "no worker finished a module")
+    self.interrupt(process, terminate=True)
+    data = findings(out)
+    self.assertGreaterEqual(data["modules"], 1)
+    left = [n for n in os.listdir(temporary) if n.startswith("__autograph_generated_file")]
+    self.assertEqual(left, [], "TensorFlow's temporary files left")
+    resumed = fuzz("--target_backends=iree_llvmjit", f"--out={out}", "--resume", "--jobs=2",
+                   "--max_modules=2", "--nolocalize_findings")
+    self.assertEqual(resumed.returncode, 0, resumed.stderr[-3000:])
+    self.assertEqual(findings(out)["modules"], data["modules"] + 2)
+
+
+def findings_lib_modules(out: str, shard: str) -> int:
+  """The modules shard `shard` of campaign `out` saved as done (0 before its first save)."""
+  try:
+    return findings(os.path.join(out, "jobs", shard))["modules"]
+  except (OSError, ValueError):
+    return 0
 
 
 if __name__ == "__main__":
