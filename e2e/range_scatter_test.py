@@ -4,7 +4,9 @@ indices given as an input, and the wrapped range summed instead of scattered.
 
 The wrapped range is TF's floormod: a remainder, then a select on a mask, whose broadcasts over the
 runtime length become `scf.if`s; llvm-cpu and vulkan-spirv reject the scatter reading them
-(e2e/repros/findings/range_scatter_unbounded_alloca)."""
+(e2e/repros/findings/range_scatter_unbounded_alloca). A reversed range (`tf.range(n - 1, -1,
+-1)`) is the lowering's own fault: it gives the range minus its length, which the import's
+range-lengths step mends (docs/import_pipeline.md)."""
 
 import numpy as np
 from pyiree_tf_support import tf_test_utils
@@ -27,6 +29,12 @@ class RangeScatterModule(tf.Module):
     positions = tf.range(n)
     return tf.tensor_scatter_nd_update(buffer, tf.expand_dims(positions, 1),
                                        tf.cast(positions, tf.float32))
+
+  @tf.function(input_signature=[_COUNT, _BUFFER])
+  def reversed_range(self, n, buffer):  # n - 1 down to 0: a negative step.
+    positions = tf.range(n - 1, -1, -1)
+    return tf.tensor_scatter_nd_update(buffer, tf.expand_dims(positions, 1),
+                                       tf.cast(positions * 10, tf.float32))
 
   @tf.function(input_signature=[tf.TensorSpec([None], tf.int32), _BUFFER])
   def wrapped_positions(self, positions, buffer):  # the positions given: no range.
@@ -54,6 +62,13 @@ class RangeScatterTest(tf_test_utils.TracedModuleTestCase):
       module.range_positions(np.int32(5), np.zeros(8, np.float32))
 
     self.compare_backends(range_positions)
+
+  def test_reversed_range(self):
+
+    def reversed_range(module):
+      module.reversed_range(np.int32(5), np.zeros(8, np.float32))
+
+    self.compare_backends(reversed_range)
 
   def test_wrapped_positions(self):
 

@@ -21,6 +21,7 @@ from pyiree_tf_support.importing.rewrites import dynamic_ops
 from pyiree_tf_support.importing.rewrites import dynamic_reshapes
 from pyiree_tf_support.importing.rewrites import dynamic_strided_slices
 from pyiree_tf_support.importing.rewrites import growing_carries
+from pyiree_tf_support.importing.rewrites import range_lengths
 from pyiree_tf_support.importing.rewrites import runtime_reshapes
 from pyiree_tf_support.importing.rewrites import scatter_counts
 
@@ -132,6 +133,12 @@ def concats_to_stack_and_reshape(text: str) -> str:
 LOWERING = Step(
     "lower", "TF's own TF -> StableHLO + ml_program lowering (what IREE's iree-import-tf runs).",
     passes=LOWERING_PIPELINE)
+RANGE_LENGTHS = Step(
+    "range-lengths",
+    "A tf.range with a runtime bound is given ceil(abs(limit - start) / delta) elements by the "
+    "lowering, minus its length for a negative step: the quotient's absolute value instead, "
+    "the length TF's kernel gives (IREE does not check an iota's dim: wrong values, a crash).",
+    rewrite=range_lengths.rewrite_range_lengths)
 GROWING_CARRIES = Step(
     "growing-carries",
     "A while loop carrying a tensor that grows from empty (shape invariant [None]) is printed "
@@ -206,6 +213,7 @@ TENSOR_LIST_STEPS = (
          "unknown sizes, which falls back to the plain lowering).",
          passes="tf-tensor-list-ops-decomposition,canonicalize", per_exported_function=True),
     LOWERING,
+    RANGE_LENGTHS,
     GROWING_CARRIES,
     DYNAMIC_RESHAPES,
     RUNTIME_RESHAPES,
@@ -214,8 +222,9 @@ TENSOR_LIST_STEPS = (
     SCATTER_COUNTS,
 )
 
-PLAIN = Pipeline("plain", (LOWERING, GROWING_CARRIES, DYNAMIC_RESHAPES, RUNTIME_RESHAPES,
-                           DYNAMIC_STRIDED_SLICES, DYNAMIC_BROADCASTS, SCATTER_COUNTS))
+PLAIN = Pipeline("plain", (LOWERING, RANGE_LENGTHS, GROWING_CARRIES, DYNAMIC_RESHAPES,
+                           RUNTIME_RESHAPES, DYNAMIC_STRIDED_SLICES, DYNAMIC_BROADCASTS,
+                           SCATTER_COUNTS))
 TENSOR_LISTS = Pipeline(
     "tensor-lists", TENSOR_LIST_STEPS,
     selected_by=("tf.TensorListReserve", "tf.TensorListFromTensor", "tf.EmptyTensorList"),
