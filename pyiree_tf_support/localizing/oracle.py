@@ -59,6 +59,10 @@ def run(source: str, calls: Sequence[dict], inputs: Dict[str, np.ndarray], run_d
     module = oracle_module.rewrite(source)
   except oracle_module.OracleUnsupported as e:
     raise OracleError(f"the oracle cannot evaluate this module: {e}") from None
+  for call in calls:
+    if call["function"] in module.refused:
+      raise OracleError(f"the oracle cannot evaluate {call['function']}: "
+                        f"{module.refused[call['function']]}")
   safe_files.make_dirs(run_dir)
   request_calls = []
   for call in calls:

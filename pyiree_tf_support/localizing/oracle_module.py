@@ -55,6 +55,42 @@ class OracleModule:
   globals: Tuple[Global, ...]
   probes: Dict[str, str]
   stores: Dict[str, Dict[str, Tuple[str, ...]]] = dataclasses.field(default_factory=dict)
+  # Why a function cannot be evaluated (a dynamic shape or a shape computation), by function.
+  refused: Dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+def _unevaluable(ir, function) -> Optional[str]:
+  """What of `function` (a func.func op) the interpreter cannot evaluate, or None: a tensor of
+  a dynamic shape (it aborts: "dynamic result types are not supported at the moment"), a shape
+  computation (`shape.shape_of` and its `tensor<Nxindex>`: "Unsupported op"; its probe would
+  not even parse)."""
+  def why(value_type) -> Optional[str]:
+    if not isinstance(value_type, ir.RankedTensorType):
+      return None
+    tensor = ir.RankedTensorType(value_type)
+    if not tensor.has_static_shape:
+      return "a dynamic shape"
+    return "a shape value" if isinstance(tensor.element_type, ir.IndexType) else None
+
+  def walk(region) -> Optional[str]:
+    for block in region.blocks:
+      for argument in block.arguments:
+        if why(argument.type):
+          return f"{why(argument.type)}: an argument of type {argument.type}"
+      for op in block.operations:
+        op = op.operation
+        if op.name.startswith("shape."):
+          return f"a shape computation: {op.name} at {op.location}"
+        for result in op.results:
+          if why(result.type):
+            return f"{why(result.type)}: {op.name} at {op.location} gives {result.type}"
+        for inner in op.regions:
+          found = walk(inner)
+          if found:
+            return found
+    return None
+
+  return walk(function.regions[0])
 
 
 def probe_id(location: str, result: int) -> Optional[str]:
@@ -291,7 +327,15 @@ def rewrite(text: str) -> OracleModule:
     others = [op for op in ops if op.name not in ("func.func", "ml_program.global")]
     if others:
       raise OracleUnsupported(f"{others[0].name} at module level")
+    refused = {}
+    for op in funcs:
+      name = ir.StringAttr(op.attributes["sym_name"]).value
+      where = _unevaluable(ir, op) if name in exported else None
+      if where is not None:
+        refused[name] = f"the StableHLO reference interpreter does not evaluate {where}"
     for name in exported:
+      if name in refused:
+        continue
       results[name] = _one_function(ir, text, name, globals_, with_state, probes, functions,
                                     stores)
   initial = None
@@ -301,7 +345,7 @@ def rewrite(text: str) -> OracleModule:
                      for i, value in enumerate(initial_values))
     names = ", ".join(f"%g{i}" for i in range(len(globals_)))
     initial = (f"func.func @main() -> ({types}) {{\n{body}\n    return {names} : {types}\n}}\n")
-  return OracleModule(functions, results, initial, globals_, probes, stores)
+  return OracleModule(functions, results, initial, globals_, probes, stores, refused)
 
 
 def _one_function(ir, text: str, name: str, globals_: Sequence[Global],
