@@ -31,7 +31,11 @@ class RoundDynamicTest(tf_test_utils.TracedModuleTestCase):
   def test_round_dynamic(self):
 
     def round_dynamic(module):
-      module.round_dynamic(_X)
+      # Four calls of 2 to 5 rows: on Vulkan the failure is a race that one call in ten
+      # escapes (2 of 20 replays of one call passed), so one call alone made the listed
+      # failure an XPASS now and then; four all escaping it is about one trace in 10^4.
+      for rows in range(2, 6):
+        module.round_dynamic(np.resize(_X, (rows, 4)) + np.float32(rows))
 
     self.compare_backends(round_dynamic)
 
