@@ -195,7 +195,8 @@ def write_run(entry: Listed, found: Found, out: str) -> None:
       title=_title(entry, found.phase),
       compile_flags=" ".join(map(shlex.quote, _compile_flags(entry.backend))),
       driver_compile=driver_compile, device=spec.driver, driver_module=driver_module,
-      function=plan.function, run_flags=run_flags), executable=True)
+      function=plan.function, run_flags=run_flags, attempts=repro_templates.RUN_ATTEMPTS),
+      executable=True)
 
 
 _WRITERS = {"import": write_import, "compile": write_compile, "runtime": write_run,

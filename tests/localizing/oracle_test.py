@@ -86,14 +86,16 @@ class OracleTest(absltest.TestCase):
   func.func @shifted(%arg0: tensor<?xf32>) -> tensor<?xf32> {
     %cst = stablehlo.constant dense<1.500000e+00> : tensor<f32>
     %0 = shape.shape_of %arg0 : tensor<?xf32> -> tensor<1xindex>
-    %1 = stablehlo.dynamic_broadcast_in_dim %cst, %0, dims = [] : (tensor<f32>, tensor<1xindex>) -> tensor<?xf32>
+    %1 = stablehlo.dynamic_broadcast_in_dim %cst, %0, dims = []
+        : (tensor<f32>, tensor<1xindex>) -> tensor<?xf32>
     %2 = stablehlo.add %arg0, %1 : tensor<?xf32>
     return %2 : tensor<?xf32>
   }
   func.func @static_shape(%arg0: tensor<3xf32>) -> tensor<3xf32> {
     %cst = stablehlo.constant dense<1.500000e+00> : tensor<f32>
     %0 = shape.shape_of %arg0 : tensor<3xf32> -> tensor<1xindex>
-    %1 = stablehlo.dynamic_broadcast_in_dim %cst, %0, dims = [] : (tensor<f32>, tensor<1xindex>) -> tensor<3xf32>
+    %1 = stablehlo.dynamic_broadcast_in_dim %cst, %0, dims = []
+        : (tensor<f32>, tensor<1xindex>) -> tensor<3xf32>
     %2 = stablehlo.add %arg0, %1 : tensor<3xf32>
     return %2 : tensor<3xf32>
   }

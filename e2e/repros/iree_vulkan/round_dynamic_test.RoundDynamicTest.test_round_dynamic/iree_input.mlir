@@ -1,11 +1,12 @@
 // pyiree_tf_support import: pipeline 'plain'
 // pyiree_tf_support import:   1. lower: tf-lower-to-mlprogram-and-hlo
-// pyiree_tf_support import:   2. growing-carries (text rewrite)
-// pyiree_tf_support import:   3. dynamic-reshapes (text rewrite)
-// pyiree_tf_support import:   4. runtime-reshapes (text rewrite)
-// pyiree_tf_support import:   5. dynamic-strided-slices (text rewrite)
-// pyiree_tf_support import:   6. dynamic-broadcasts (text rewrite)
-// pyiree_tf_support import:   7. scatter-counts (text rewrite)
+// pyiree_tf_support import:   2. range-lengths (text rewrite)
+// pyiree_tf_support import:   3. growing-carries (text rewrite)
+// pyiree_tf_support import:   4. dynamic-reshapes (text rewrite)
+// pyiree_tf_support import:   5. runtime-reshapes (text rewrite)
+// pyiree_tf_support import:   6. dynamic-strided-slices (text rewrite)
+// pyiree_tf_support import:   7. dynamic-broadcasts (text rewrite)
+// pyiree_tf_support import:   8. scatter-counts (text rewrite)
 module {
   func.func @round_dynamic(%arg0: tensor<?x4xf32>) -> tensor<?x4xf32> {
     %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
