@@ -388,10 +388,9 @@ def main(argv: Sequence[str]) -> int:
     run_campaign(campaign, settings, options, _PER_MODULE.value, _MINUTES.value,
                  _MAX_MODULES.value, _RTOL.value, _ATOL.value, _LOCALIZE.value)
   except KeyboardInterrupt:
-    print(f"fuzz: {'terminated' if stopping.terminated() else 'interrupted'}; "
-          f"{len(campaign.findings)} findings kept in "
+    print(f"fuzz: {stopping.stopped_how()}; {len(campaign.findings)} findings kept in "
           f"{shlex.quote(os.path.join(directory, 'findings.md'))}", file=sys.stderr)
-    return stopping.EXIT_STATUS if stopping.terminated() else 130
+    return stopping.exit_status()
   print(f"fuzz: {campaign.modules} modules, {campaign.functions} functions, {campaign.hits} "
         f"hits, {len(campaign.findings)} findings: {os.path.join(directory, 'findings.md')}")
   return 0

@@ -120,11 +120,11 @@ def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int],
     for line in lines:
       print(line, file=sys.stderr)
   merged = _merge_progress(directory, dirs)
-  if interrupted or any(w.returncode in (130, stopping.EXIT_STATUS) for w, _ in workers):
-    print(f"fuzz: {'terminated' if stopping.terminated() else 'interrupted'}; "
-          f"{len(merged.findings) if merged else 0} findings kept in "
-          f"{os.path.join(directory, 'findings.md')}", file=sys.stderr)
-    return stopping.EXIT_STATUS if stopping.terminated() else 130
+  stopped = (stopping.INTERRUPTED, stopping.EXIT_STATUS)
+  if interrupted or any(w.returncode in stopped for w, _ in workers):
+    print(f"fuzz: {stopping.stopped_how()}; {len(merged.findings) if merged else 0} findings "
+          f"kept in {os.path.join(directory, 'findings.md')}", file=sys.stderr)
+    return stopping.exit_status()
   if merged is None:
     print("fuzz: no worker saved a campaign", file=sys.stderr)
     return 1

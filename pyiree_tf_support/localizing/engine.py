@@ -443,9 +443,8 @@ def _against_trusted(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
   chosen: Optional[_Trusted] = None
   formed_before: Optional[formation.Formation] = None  # the suspect's side, formed once
   for position, trusted_name in enumerate(candidates):
-    # The next one's device probe (a child process) overlaps this one's attempt.
-    for later in candidates[position + 1:position + 2]:
-      drivers.probe_soon(backends.lookup(later).driver)
+    if position + 1 < len(candidates):  # the next one's device probe overlaps this attempt.
+      drivers.probe_soon(backends.lookup(candidates[position + 1]).driver)
     trusted_spec = backends.lookup(trusted_name)
     available, reason = drivers.driver_available(trusted_spec.driver)
     if not available:
@@ -578,14 +577,10 @@ def _against_oracle(loaded: ReplayInput, suspect_spec: backends.BackendSpec,
                      {"max_total_bytes": tensor_budget}, state=True)
 
   # Formed already: the suspect's traced run (a child process) goes beside the oracle's.
-  pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-  early = pool.submit(traced_suspect, formed_before) if formed_before is not None else None
-  pool.shutdown(wait=False)
-  try:
+  with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+    early = pool.submit(traced_suspect, formed_before) if formed_before is not None else None
     result = oracle.run(source, calls, inputs, os.path.join(side_dir, "oracle_run"),
                         None if per_call is None else per_call * max(1, len(calls)))
-  finally:
-    concurrent.futures.wait([early] if early else [])
   if result.error or len(result.calls) <= call:
     raise oracle.OracleError(f"the oracle failed: {result.error}")
   as_run = Run((), tuple(c.results for c in result.calls), None)

@@ -119,13 +119,16 @@ class Stopper:
 
 
 def interruptible() -> None:
-  """A `preexec_fn` giving the child SIGINT's default disposition, as a terminal gives a command.
+  """A `preexec_fn` giving the child SIGINT's and SIGTERM's default dispositions, as a terminal
+  gives a command.
 
   A test run started with SIGINT ignored (a background job of a non-interactive shell, `nohup`
   under some shells) passes the ignored disposition to every child, and Python leaves an ignored
-  SIGINT ignored: a Ctrl-C the test sends would then do nothing.
+  SIGINT ignored: a Ctrl-C the test sends would then do nothing. The fuzzer leaves an ignored
+  SIGTERM ignored alike.
   """
   signal.signal(signal.SIGINT, signal.SIG_DFL)
+  signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def catch_ctrl_c_here(test) -> None:

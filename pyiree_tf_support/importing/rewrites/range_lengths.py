@@ -23,8 +23,6 @@ from pyiree_tf_support.importing.rewrites import tensor_text
 _OP = re.compile(r"^(\s*)(%[\w#.$-]+) = stablehlo\.(\w+) (.*)$")
 _IOTA = re.compile(r"= stablehlo\.dynamic_iota (%[\w#.$-]+),")
 _POSITIVE = re.compile(r"^dense<\+?(\d+(\.\d*)?([eE][-+]?\d+)?)> : ")
-
-
 _FUNCTION = re.compile(r"^\s*func\.func\b")
 
 
