@@ -9,10 +9,15 @@ root's descriptor (O_DIRECTORY | O_NOFOLLOW per component; creates, renames and 
 to the directory's descriptor; `shutil.rmtree(dir_fd=...)`, which never follows links): a link
 where a directory belongs is removed (its target untouched) and a real directory made, a link
 where a file is written is replaced by the rename, and reads refuse links. The root itself (the
-`--artifacts_dir` a user names) may be a link; it and every module directory must belong to the
-current user and not be writable by every user (`module_dirs`).
+`--artifacts_dir`, `--out` or bundle dir a user names) may be a link of the user's (or root's);
+the way to it is walked from '/' the same way, refusing another user's link and a directory on
+the way another user could change (theirs, or every user's to write without the sticky bit),
+since either lets that user point the root, now or mid-run, at a directory of ours. The root and
+every module directory must belong to the current user and not be writable by every user
+(`module_dirs`).
 """
 
+import collections
 import contextlib
 import ctypes
 import errno
@@ -23,7 +28,7 @@ import shutil
 import stat
 import tempfile
 import threading
-from typing import Any, BinaryIO, Callable, Iterator, List, Optional, Set, Tuple
+from typing import Any, BinaryIO, Callable, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from absl import logging
 
@@ -39,6 +44,7 @@ class ArtifactsDirError(faults.OwnFault, OSError):
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _FILE_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK  # a FIFO planted as a file never blocks.
 _ATTEMPTS = 5  # a link removed and planted again this often: someone is racing us; give up.
+_MAX_LINKS = 40  # symlinks on the way to a root, as the kernel allows in one lookup.
 _roots: Set[str] = set()
 _roots_lock = threading.Lock()
 
@@ -71,25 +77,119 @@ def check_ours(path: str, status: os.stat_result, what: str) -> None:
                  "choose another directory")
 
 
+def _trusted_uids() -> FrozenSet[int]:
+  """Who may own a directory or link on the way to a root: this user and root. Inside a user
+  namespace that does not map root (Bazel's linux-sandbox), every file of an unmapped owner,
+  root's included, shows as the overflow uid: who owns it cannot be known there, so it counts as
+  root's (outside such a namespace it is `nobody`, as untrusted as anyone)."""
+  uids = {os.geteuid(), 0}
+  try:
+    with open("/proc/self/uid_map") as f:  # lines "inside outside count"
+      maps_root = any(int(line.split()[1]) == 0 for line in f if line.strip())
+    with open("/proc/sys/kernel/overflowuid") as f:
+      overflow = int(f.read())
+  except (OSError, ValueError):
+    return frozenset(uids)
+  return frozenset(uids | (set() if maps_root else {overflow}))
+
+
+def _shared_dir_problem(root: str, path: str, status: os.stat_result, trusted: FrozenSet[int],
+                        what: str) -> Optional[str]:
+  """Why another user could swap what the directory `path`, on the way to `root`, holds for a
+  link to a directory of ours (None: only we and root can): it is theirs, or every user may
+  write it without the sticky bit (which keeps each entry its owner's)."""
+  if status.st_uid not in trusted:
+    return (f"{what} '{root}' is inside '{path}', which belongs to {_user(status.st_uid)}: they "
+            "could replace it by a link to a directory of yours; refusing it (choose a "
+            "directory of your own).")
+  if status.st_mode & stat.S_IWOTH and not status.st_mode & stat.S_ISVTX:
+    return (f"{what} '{root}' is inside '{path}', which is writable by every user without the "
+            f"sticky bit (mode {stat.S_IMODE(status.st_mode):04o}): any of them could replace it "
+            "by a link; refusing it (chmod o-w or +t it, or choose another directory).")
+  return None
+
+
+def _walk_to_root(root: str, what: str) -> Tuple[int, Optional[str]]:
+  """The directory `root` (absolute) opened, what is missing of it created, reached from '/' one
+  component at a time: a symlink on the way is followed only when it is ours (or root's), and
+  each directory on the way is checked (`_shared_dir_problem`). The first problem found is
+  returned with the descriptor, so that the root's own (`check_ours`) is said first; past one
+  nothing is created."""
+  trusted = _trusted_uids()
+  pending = collections.deque(root.split(os.sep))
+  path, links, problem = os.sep, 0, None
+  descriptor = os.open(os.sep, DIR_FLAGS)
+  try:
+    while pending:
+      name = pending.popleft()
+      if name in ("", "."):
+        continue
+      if name != "..":
+        problem = problem or _shared_dir_problem(root, path, os.fstat(descriptor), trusted, what)
+      entry = os.path.normpath(os.path.join(path, name))
+      try:
+        status = os.stat(name, dir_fd=descriptor, follow_symlinks=False)
+      except FileNotFoundError:
+        if problem:
+          raise ArtifactsDirError(problem) from None
+        with contextlib.suppress(FileExistsError):  # made meanwhile: looked at again.
+          os.mkdir(name, 0o777, dir_fd=descriptor)
+        pending.appendleft(name)
+        continue
+      if stat.S_ISLNK(status.st_mode):
+        if status.st_uid not in trusted:
+          link = "is a symlink" if entry == root else f"goes through the symlink '{entry}'"
+          raise ArtifactsDirError(f"{what} '{root}' {link} of {_user(status.st_uid)}, not yours; "
+                                  "refusing to follow it (remove it or choose another directory).")
+        links += 1
+        if links > _MAX_LINKS:
+          raise ArtifactsDirError(f"{what} '{root}' goes through more than {_MAX_LINKS} symlinks "
+                                  "(a loop); refusing it (choose another directory).")
+        target = os.readlink(name, dir_fd=descriptor)
+        if os.path.isabs(target):
+          os.close(descriptor)
+          descriptor, path = os.open(os.sep, DIR_FLAGS), os.sep
+        pending.extendleft(reversed(target.split(os.sep)))
+        continue
+      child = os.open(name, DIR_FLAGS | os.O_NOFOLLOW, dir_fd=descriptor)
+      os.close(descriptor)
+      descriptor, path = child, entry
+  except BaseException:
+    os.close(descriptor)
+    raise
+  return descriptor, problem
+
+
 def open_root(root: str, what: str = "The artifacts dir") -> str:
   """Creates `root` if needed and checks that it is a writable directory of this user that not
   every user can write; walks to paths below it start there. Its absolute path.
 
-  The root may be a symlink (the user named it); nothing below it is followed.
+  The root may be a symlink (the user named it) when it is the user's or root's, and so may a
+  directory on the way to it; a link of another user is not followed, and a directory on the way
+  must not be another user's nor writable by every user without the sticky bit: either would let
+  that user point the root, now or mid-run, at a directory of ours (`_walk_to_root`). Nothing
+  below the root is followed.
   """
   root = os.path.abspath(root)
   try:
-    os.makedirs(root, exist_ok=True)
-  except FileExistsError:
-    pass  # a file: said below.
+    descriptor, problem = _walk_to_root(root, what)
+  except ArtifactsDirError:
+    raise
+  except NotADirectoryError:
+    if os.path.isfile(root):
+      raise ArtifactsDirError(f"{what} '{root}' is a file, not a directory (pass a directory as "
+                              "--artifacts_dir).") from None
+    raise ArtifactsDirError(f"{what} '{root}' cannot be created: a file is on the way (pass a "
+                            "directory as --artifacts_dir).") from None
   except OSError as e:
     raise ArtifactsDirError(f"{what} '{root}' cannot be created: {e.strerror} "
                             "(pass a writable directory as --artifacts_dir).") from None
-  status = os.stat(root)
-  if not stat.S_ISDIR(status.st_mode):
-    raise ArtifactsDirError(f"{what} '{root}' is a file, not a directory (pass a directory as "
-                            "--artifacts_dir).")
-  check_ours(root, status, what)
+  try:
+    check_ours(root, os.fstat(descriptor), what)
+  finally:
+    os.close(descriptor)
+  if problem:
+    raise ArtifactsDirError(problem)
   if not os.access(root, os.W_OK | os.X_OK):
     raise ArtifactsDirError(f"{what} '{root}' is not writable (pass a writable directory as "
                             "--artifacts_dir).")

@@ -224,6 +224,18 @@ class ForeignDirsTest(absltest.TestCase):
         root, f"The module's artifacts dir '{root}/Hostile' belongs to user 'nobody'")
     self.assertTrue(victim.untouched())
 
+  @needs_second_user
+  def test_an_artifacts_dir_that_is_another_users_link_is_refused(self):
+    # `nobody` plants the name the victim's runs will use as a link to the victim's documents,
+    # which are the victim's own: only the link's owner tells the attack.
+    victim, shared_tmp = Victim(), tempfile.mkdtemp()
+    os.chmod(shared_tmp, 0o1777)
+    root = os.path.join(shared_tmp, "modules")
+    as_nobody("ln", "-s", victim.documents, root)
+    self.assert_one_line_refusal(
+        root, f"The artifacts dir '{root}' is a symlink of user 'nobody' (uid {NOBODY})")
+    self.assertTrue(victim.untouched())
+
   def test_a_world_writable_module_dir_is_refused(self):
     root = tempfile.mkdtemp()
     os.mkdir(os.path.join(root, "Hostile"))
