@@ -269,4 +269,4 @@ def main(argv: Sequence[str]) -> int:
 
 if __name__ == "__main__":
   from absl import app
-  app.run(main)
+  app.run(main, flags_parser=cli_flags.command_line_parser("bundle"))

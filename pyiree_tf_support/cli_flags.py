@@ -1,9 +1,11 @@
 """The absl flags users pass to test files, and their values when absl has not parsed argv
 (pytest): then they come from $PYIREE_TF_SUPPORT_FLAGS, e.g. "--target_backends=iree_vmla"."""
 
+import math
 import os
 import shlex
-from typing import Any, List, Optional, Sequence, Tuple, Union
+import sys
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 from absl import flags
 from absl import logging
@@ -159,6 +161,50 @@ _define_duration("call_timeout", timeouts.CALL_SECONDS,
                    "backend is a RUNTIME ERROR; a TF reference call is cancelled; an IREE call "
                    "in this process, which cannot be stopped, ends the process. 0: no limit.")
 
+
+def _checked(holder: "flags.FlagHolder[float]",
+             error_of: Callable[[float], Optional[str]]) -> "flags.FlagHolder[float]":
+  """Registers with `holder`'s flag the check `error_of` (what is wrong with a value, None:
+  nothing): a bad value on the command line, in $PYIREE_TF_SUPPORT_FLAGS or set from Python is
+  one flag error naming the flag and the value."""
+  def check(number: Optional[float]) -> bool:
+    error = None if number is None else error_of(number)
+    if error:
+      raise flags.ValidationError(f"{error}.")
+    return True
+  flags.register_validator(holder.name, check)
+  return holder
+
+
+def finite(holder: "flags.FlagHolder[float]") -> "flags.FlagHolder[float]":
+  """`holder`, its float flag refusing NaN and infinity; every float flag of the package is one
+  (tests/harness/float_flags_test.py). Why: absl's bounds compare false with NaN, so
+  `--fuzz_rtol=nan` would pass `lower_bound=0` and set every mismatch aside as float precision,
+  and `--minutes=nan` end a campaign before its first module."""
+  valid = FLAGS[holder.name].parser.syntactic_help  # e.g. "a float in the range [0.0, 1.0]"
+  return _checked(holder, lambda number: None if math.isfinite(number) else
+                  f"not a finite number; valid: {valid}")
+
+
+def duration(holder: "flags.FlagHolder[float]") -> "flags.FlagHolder[float]":
+  """`holder`, its float flag a time limit of a command (`timeouts.duration_error`), refused as
+  the duration flags above are."""
+  return _checked(holder, timeouts.duration_error)
+
+
+def command_line_parser(program: str) -> Callable[[List[str]], List[str]]:
+  """The flags parser of a command's `app.run`: a bad flag is one line on stderr,
+  "<program>: flag --x=v: why", and exit status 2 (bad input), as the command's other
+  refusals; absl's own adds a second line and exits 1, which replay means as a failed backend."""
+  def parse(argv: List[str]) -> List[str]:
+    try:
+      return FLAGS(argv)
+    except flags.Error as e:
+      print(f"{program}: " + str(e).replace("\n", " "), file=sys.stderr)
+      sys.exit(2)
+  return parse
+
+
 flags.DEFINE_integer("examples", 0,
                      "Also check every method a test's trace calls on N inputs drawn from its "
                      "signature by hypothesis (special values, dynamic sizes 0, 1 and odd), on "
@@ -171,9 +217,10 @@ _define_duration("examples_timeout", 60.0,
                    "past it are not run, and the summary says so. 0: no limit.")
 
 __all__ = [
-    "BackendNames", "ENV_VAR", "FLAGS", "FlagsError", "compile_cache_from_flags", "ensure_parsed",
-    "replay_arguments", "run_settings", "split_backends", "target_backend_names",
-    "timeouts_from_flags", "tolerance_policy", "value", "verbose", "xfail_entries",
+    "BackendNames", "ENV_VAR", "FLAGS", "FlagsError", "command_line_parser",
+    "compile_cache_from_flags", "duration", "ensure_parsed", "finite", "replay_arguments",
+    "run_settings", "split_backends", "target_backend_names", "timeouts_from_flags",
+    "tolerance_policy", "value", "verbose", "xfail_entries",
 ]
 
 FLAGS = flags.FLAGS

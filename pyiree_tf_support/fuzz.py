@@ -69,8 +69,9 @@ from pyiree_tf_support.reporting.verdicts import Status
 
 __all__ = ["Campaign", "main"]
 
-_MINUTES = flags.DEFINE_float("minutes", 10.0, "How long the campaign runs (new modules start "
-                              "until then).", lower_bound=0.0)
+_MINUTES = cli_flags.finite(flags.DEFINE_float(
+    "minutes", 10.0, "How long the campaign runs (new modules start until then).",
+    lower_bound=0.0))
 _MAX_MODULES = flags.DEFINE_integer("max_modules", None, "Stop after this many modules (of the "
                                     "whole campaign, shared out among --jobs).", lower_bound=1)
 _SEED = flags.DEFINE_integer("seed", 0, "The campaign's seed: the same seed, op table and "
@@ -80,17 +81,17 @@ _OPS = flags.DEFINE_string("ops", None, "Comma-separated ops of the table to dra
                            "(default: all the targets run).")
 _PER_MODULE = flags.DEFINE_integer("functions_per_module", 8, "Functions in each generated "
                                    "module (compile cost is per module).", lower_bound=1)
-_SPECIAL = flags.DEFINE_float("special_values", 0.05, "The fraction of input elements that are "
-                              "special values (NaN, +-Inf, -0.0, subnormals, extremes).",
-                              lower_bound=0.0, upper_bound=1.0)
+_SPECIAL = cli_flags.finite(flags.DEFINE_float(
+    "special_values", 0.05, "The fraction of input elements that are special values (NaN, "
+    "+-Inf, -0.0, subnormals, extremes).", lower_bound=0.0, upper_bound=1.0))
 _SHAPES = flags.DEFINE_string("shapes", programs.DEFAULT_SHAPES, "Comma-separated input shapes "
                               "to draw from: scalar, or 1-4 sizes joined by x (0 or >= 2; a "
                               "first ? is a None dim, its size drawn per call).")
 _SIZES = flags.DEFINE_list("dynamic_sizes", [str(s) for s in programs.DYNAMIC_SIZES], "The "
                            "sizes a None dim is drawn from, per call (0: a size-0 input).")
-_STATEFUL = flags.DEFINE_float("stateful", 0.2, "The fraction of functions that update a variable "
-                               "(called 3 times in their trace).", lower_bound=0.0,
-                               upper_bound=1.0)
+_STATEFUL = cli_flags.finite(flags.DEFINE_float(
+    "stateful", 0.2, "The fraction of functions that update a variable (called 3 times in "
+    "their trace).", lower_bound=0.0, upper_bound=1.0))
 _STATES = flags.DEFINE_list("states", ["assign", "cond"], "The kinds of state update a stateful "
                             "function draws from: assign, or cond (inside a tf.cond).")
 _LOCALIZE = flags.DEFINE_bool("localize_findings", True, "Localize each new mismatch to its "
@@ -101,8 +102,10 @@ _JOBS = flags.DEFINE_integer("jobs", 1, "Worker processes, each a shard in DIR/j
 _SHARD = flags.DEFINE_string("shard", None, "I/N: run only the modules whose index is I modulo "
                              "N (merge the shards' directories with the merge command).")
 _RESUME = flags.DEFINE_bool("resume", False, "Go on from --out's state.")
-_RTOL = flags.DEFINE_float("fuzz_rtol", 1e-4, "rtol every float comparison uses.", lower_bound=0)
-_ATOL = flags.DEFINE_float("fuzz_atol", 1e-4, "atol every float comparison uses.", lower_bound=0)
+_RTOL = cli_flags.finite(flags.DEFINE_float("fuzz_rtol", 1e-4, "rtol every float comparison uses.",
+                                            lower_bound=0))
+_ATOL = cli_flags.finite(flags.DEFINE_float("fuzz_atol", 1e-4, "atol every float comparison uses.",
+                                            lower_bound=0))
 for _name in ("target_backends", "reference_backend", "iree_compile_flags", "compile_cache",
               "compile_cache_dir", "verbose"):
   flags.declare_key_flag(_name)
@@ -397,4 +400,4 @@ def main(argv: Sequence[str]) -> int:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  app.run(main, flags_parser=cli_flags.command_line_parser("fuzz"))

@@ -84,9 +84,9 @@ USAGE = ("python -m pyiree_tf_support.reduce <module dir or trace dir> --target_
          "[--reduce_timeout=S]")
 REDUCE_DIR = "reduce"
 
-_TIMEOUT = flags.DEFINE_float(
+_TIMEOUT = cli_flags.duration(flags.DEFINE_float(
     "reduce_timeout", 600.0, "Seconds the search may take; past them the smallest program found "
-    "so far is kept; 0 = no limit.", lower_bound=0.0)
+    "so far is kept; 0 = no limit.", lower_bound=0.0))
 _REPORT_JSON = flags.DEFINE_string(
     "report_json", None, "Also write what was reduced as JSON to this file (what a test's "
     "report.json records under `reduction` with --reduce_failures).")
@@ -552,4 +552,4 @@ def main(argv: Sequence[str]) -> int:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  app.run(main, flags_parser=cli_flags.command_line_parser("reduce"))

@@ -303,4 +303,4 @@ def _bundled_targets(loaded: ReplayInput) -> List[str]:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  app.run(main, flags_parser=cli_flags.command_line_parser("replay"))

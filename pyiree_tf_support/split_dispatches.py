@@ -248,4 +248,4 @@ def main(argv: Sequence[str]) -> int:
 
 
 if __name__ == "__main__":
-  app.run(main)
+  app.run(main, flags_parser=cli_flags.command_line_parser("split_dispatches"))
