@@ -71,7 +71,8 @@ flags.DEFINE(_BackendNamesParser(), "target_backends", None,
 flags.DEFINE_string("artifacts_dir", None,
                     "Where to save MLIR, .vmfb files, traces and reproducers. Default: "
                     "$TEST_UNDECLARED_OUTPUTS_DIR under Bazel, else a directory private to "
-                    "you: ~/.cache/pyiree_tf_support/modules ($XDG_CACHE_HOME if set).")
+                    "you: ~/.cache/pyiree_tf_support/modules ($XDG_CACHE_HOME if set to an "
+                    "absolute path).")
 flags.DEFINE_bool("summarize", True,
                   "Summarize arrays over 64 elements in logged traces (for trace files see "
                   "--full_text_traces).")

@@ -45,9 +45,10 @@ class CompileCacheError(faults.OwnFault, OSError):
 
 
 def default_cache_dir() -> Optional[str]:
-  """$PYIREE_TF_SUPPORT_CACHE_DIR, else $XDG_CACHE_HOME or ~/.cache, else (no home, or one that
-  cannot be written) <tmp>/pyiree_tf_support-<uid>/compile_cache, whose parent is private to the
-  user (created 0700 and checked, as the default artifacts root's).
+  """$PYIREE_TF_SUPPORT_CACHE_DIR, else $XDG_CACHE_HOME (if absolute) or ~/.cache
+  (`safe_files.user_cache_dir`), else (no home, or one that cannot be written)
+  <tmp>/pyiree_tf_support-<uid>/compile_cache, whose parent is private to the user (created 0700
+  and checked, as the default artifacts root's).
 
   None under a Bazel test (TEST_TMPDIR set) unless the variable is set: a test there must not
   depend on files another test left behind.
@@ -57,9 +58,7 @@ def default_cache_dir() -> Optional[str]:
     return explicit
   if os.environ.get("TEST_TMPDIR"):
     return None
-  base = os.environ.get("XDG_CACHE_HOME")
-  if not base and os.environ.get("HOME"):
-    base = os.path.join(os.environ["HOME"], ".cache")
+  base = safe_files.user_cache_dir()
   if base:
     try:
       os.makedirs(os.path.join(base, "pyiree_tf_support"), exist_ok=True)

@@ -16,15 +16,14 @@ from pyiree_tf_support.core.safe_files import ArtifactsDirError
 
 def default_root() -> str:
   """$TEST_UNDECLARED_OUTPUTS_DIR under Bazel, else a directory private to the user (created
-  0700): $XDG_CACHE_HOME/pyiree_tf_support/modules (~/.cache/... without it), or with no home
-  <tmp>/pyiree_tf_support-<uid>/modules (refused unless a real 0700 directory of the user).
-  Never a name another user could plant first in a shared temp dir."""
+  0700): $XDG_CACHE_HOME/pyiree_tf_support/modules (~/.cache/... without it or when it is
+  relative: `safe_files.user_cache_dir`), or with no home <tmp>/pyiree_tf_support-<uid>/modules
+  (refused unless a real 0700 directory of the user). Never a name another user could plant
+  first in a shared temp dir."""
   outputs = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
   if outputs:
     return outputs
-  base = os.environ.get("XDG_CACHE_HOME")
-  if not base and os.environ.get("HOME"):
-    base = os.path.join(os.environ["HOME"], ".cache")
+  base = safe_files.user_cache_dir()
   parent = base and os.path.join(base, "pyiree_tf_support")
   try:
     if parent:

@@ -519,6 +519,18 @@ def rename(source: str, destination: str) -> None:
                dst_dir_fd=target_dir)
 
 
+def user_cache_dir() -> Optional[str]:
+  """The user's cache dir, where the package's defaults go below `pyiree_tf_support/`:
+  $XDG_CACHE_HOME when it is an absolute path, else $HOME/.cache (None without a home). The XDG
+  spec says a relative one is to be ignored: it would name another cache below every working
+  directory a run starts in (and `../cache` one outside it)."""
+  base = os.environ.get("XDG_CACHE_HOME")
+  if base and os.path.isabs(base):
+    return base
+  home = os.environ.get("HOME")
+  return os.path.join(home, ".cache") if home else None
+
+
 def private_temp_dir(what: str, fix: str,
                      error: Callable[[str], Exception] = ArtifactsDirError) -> str:
   """`<tmp>/pyiree_tf_support-<uid>`, created 0700, or the existing one checked to be a real

@@ -2,11 +2,11 @@
 
 A Bazel server lingers for hours after its last command. A tool that runs `bazel` (the coverage
 table's `--run`, the 2020 `bazel query`) runs it through a `session`: in the tool's own output base
-(`$XDG_CACHE_HOME/pyiree_tf_support/bazel/<workspace hash>`, so its cached results last from one
-run of the tool to the next) or in the one the user names (`--output_base`, e.g. their usual
-`bazel info output_base`), and shuts down at the end, also on an error, Ctrl-C or SIGTERM, the
-server it started. A server that was already running in that output base is the user's, and is
-left running.
+(`$XDG_CACHE_HOME/pyiree_tf_support/bazel/<workspace hash>`, ~/.cache without it or when it is
+relative, so its cached results last from one run of the tool to the next) or in the one the
+user names (`--output_base`, e.g. their usual `bazel info output_base`), and shuts down at the
+end, also on an error, Ctrl-C or SIGTERM, the server it started. A server that was already
+running in that output base is the user's, and is left running.
 """
 
 import contextlib
@@ -19,13 +19,15 @@ import sys
 import time
 from typing import Iterator, Optional
 
+from pyiree_tf_support.core import safe_files
+
 # Where Bazel records its server's pid, inside an output base.
 _PID_FILE = os.path.join("server", "server.pid.txt")
 
 
 def default_output_base(workspace: str) -> str:
   """The tool's own output base for `workspace`."""
-  cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+  cache = safe_files.user_cache_dir() or os.path.join(os.path.expanduser("~"), ".cache")
   digest = hashlib.sha256(os.path.realpath(workspace).encode("utf-8")).hexdigest()[:16]
   return os.path.join(cache, "pyiree_tf_support", "bazel", digest)
 
