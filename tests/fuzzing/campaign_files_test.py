@@ -1,7 +1,8 @@
 """A campaign dir read back as data (`--resume`, `fuzz merge`), without TensorFlow: a
 findings.json is checked field by field (one line naming the file and the field), a name from it
 never leaves the dir it is joined to, a test file is copied only from the shard's own
-findings/<signature>/ (a moved shard merges whole), and every module is counted once."""
+findings/<signature>/ (a moved shard merges whole), every module is counted once, and one
+process at a time holds a campaign dir."""
 
 import json
 import os
@@ -12,7 +13,9 @@ from typing import Dict
 from absl.testing import absltest
 
 from pyiree_tf_support.core import safe_files
+from pyiree_tf_support.fuzzing import campaign_lock
 from pyiree_tf_support.fuzzing import findings
+from pyiree_tf_support.fuzzing import shards
 from pyiree_tf_support.fuzzing.findings import FuzzError
 
 
@@ -272,6 +275,52 @@ class EachModuleOnceTest(Base):
     with self.assertRaisesRegex(FuzzError, "holds a campaign of its own, not a merge"):
       findings.merge(second, [first])
     self.assertEqual(_tree(first), before)
+
+
+class ResumeTest(absltest.TestCase):
+
+  def test_a_campaign_resumes_only_with_the_jobs_it_ran_with(self):
+    root = tempfile.mkdtemp()
+    one = findings.Campaign(os.path.join(root, "one"), 1, ("add",), ("iree_vmvx",))
+    with self.assertRaisesRegex(FuzzError, "ran with one job \\(no --jobs\\); resume it "
+                                "without --jobs"):
+      shards.check_resumable(one, 2)
+    shards.check_resumable(one, 1)
+    jobs = findings.Campaign(one.directory, 1, ("add",), ("iree_vmvx",),
+                             merged_from=tuple(findings.shard_dirs("/moved/dir", 3)))
+    with self.assertRaisesRegex(FuzzError, "ran with --jobs=3; resume it with --jobs=3"):
+      shards.check_resumable(jobs, 1)
+    shards.check_resumable(jobs, 3)
+    merged = findings.Campaign(one.directory, 1, ("add",), ("iree_vmvx",),
+                               merged_from=("/a", "/b"))
+    with self.assertRaisesRegex(FuzzError, "is a merge of 2 shards, not a campaign"):
+      shards.check_resumable(merged, 2)
+
+
+class LockTest(absltest.TestCase):
+
+  def test_a_second_holder_is_refused_naming_the_first_s_pid(self):
+    directory = safe_files.open_root(tempfile.mkdtemp(), "The campaign dir")
+    with campaign_lock.held(directory, "--out"):
+      with self.assertRaises(FuzzError) as raised:
+        with campaign_lock.held(directory, "merge --out"):
+          pass
+      message = str(raised.exception)
+      self.assertTrue(message.startswith(f"merge --out: {directory} is in use"), message)
+      self.assertIn(f"pid {os.getpid()}", message)
+    with campaign_lock.held(directory, "--out"):  # released at the end of its block
+      pass
+
+  def test_a_link_at_the_lock_is_replaced_not_followed(self):
+    directory = safe_files.open_root(tempfile.mkdtemp(), "The campaign dir")
+    target = os.path.join(tempfile.mkdtemp(), "elsewhere")
+    with open(target, "w") as f:
+      f.write("kept\n")
+    os.symlink(target, os.path.join(directory, campaign_lock.LOCK_NAME))
+    with campaign_lock.held(directory, "--out"):
+      pass
+    with open(target) as f:
+      self.assertEqual(f.read(), "kept\n")
 
 
 if __name__ == "__main__":
