@@ -23,11 +23,15 @@ each a shard (`--shard=I/N`: the modules whose index is I modulo N) in DIR/jobs/
 DIR as they go; shards run elsewhere (Bazel test shards, pytest-xdist) merge with `merge`.
 Progress goes to stderr after each module; Ctrl-C keeps everything found so far; `--resume`
 goes on from DIR's state with the seed it was started with, and SIGTERM (`kill`, `timeout`)
-stops it the same way (`fuzzing.stopping`). Exit status: 0 (findings or not), 2 bad input, 130
-interrupted, 143 terminated.
+stops it the same way (`fuzzing.stopping`). One campaign or merge at a time holds a dir
+(`fuzzing.campaign_lock`). Exit status: 0 (findings or not), 1 a write failed (a full disk:
+the state saved before is kept) or a `--jobs` worker died, 2 bad input (a hand-edited state,
+a dir in use), 130 interrupted, 143 terminated.
 """
 
+import contextlib
 import dataclasses
+import errno
 import hashlib
 import logging as std_logging
 import os
@@ -35,7 +39,7 @@ import shlex
 import subprocess
 import sys
 import time
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from absl import app
 from absl import flags
@@ -52,6 +56,7 @@ from pyiree_tf_support.core import progress
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.core.run_settings import RunSettings
+from pyiree_tf_support.fuzzing import campaign_lock
 from pyiree_tf_support.fuzzing import findings as findings_lib
 from pyiree_tf_support.fuzzing import judging
 from pyiree_tf_support.fuzzing import programs
@@ -297,6 +302,9 @@ def run_campaign(campaign: Campaign, settings: RunSettings,
   campaign.restart_unfinished()  # an interrupted module runs again from its start's counts.
   last = campaign.modules + (max_modules if max_modules is not None else 1 << 30)
   try:
+    # Before the first module: a disk that fills up during it (artifacts are large) leaves a
+    # state to `--resume` once space is freed, not none at all.
+    campaign.save()
     while campaign.modules < last and time.monotonic() - started < minutes * 60:
       index = campaign.module_index(campaign.modules)
       campaign.unfinished = campaign.counts()
@@ -311,14 +319,20 @@ def run_campaign(campaign: Campaign, settings: RunSettings,
       campaign.unfinished = {}
       campaign.save()
       print(campaign.progress(), file=sys.stderr, flush=True)
-  finally:
+  except BaseException:  # Ctrl-C, a full disk: what was found is saved (with `unfinished`).
     campaign.seconds = before + time.monotonic() - started
-    campaign.save()
+    with contextlib.suppress(faults.ArtifactWriteError):  # the first fault is the one said.
+      campaign.save()
+    raise
+  campaign.seconds = before + time.monotonic() - started
+  campaign.save()
 
 
 def _campaign(directory: str, targets: Tuple[str, ...]) -> Campaign:
   if _RESUME.value:
-    return Campaign.load(directory)
+    campaign = Campaign.load(directory)
+    shards.check_resumable(campaign, _JOBS.value)
+    return campaign
   if findings_lib.existing(directory):
     raise FuzzError(f"{directory} holds a campaign already: add --resume to go on with it, "
                     "or name another --out.")
@@ -346,6 +360,65 @@ def _usage() -> int:
   return 2
 
 
+def _merge(directory: str, shard_dirs: Sequence[str]) -> int:
+  merged = findings_lib.merge(directory, [os.path.abspath(d) for d in shard_dirs])
+  print(f"fuzz: merged {len(shard_dirs)} shards: {merged.progress()[len('fuzz: '):]}: "
+        f"{os.path.join(directory, 'findings.md')}")
+  return 0
+
+
+Run = Callable[[], Optional[int]]  # a campaign's run: its exit status, or None when it ended
+
+
+def _prepared(directory: str) -> Tuple[Campaign, Run]:
+  """The campaign of the command line in `directory` and what runs it (its input checked:
+  FuzzError and the like for bad input, before any module)."""
+  targets = tuple(n for n in cli_flags.target_backend_names() or ()
+                  if backends.lookup(n).is_iree)
+  if not targets:
+    raise FuzzError("--target_backends names the IREE backends to fuzz, e.g. "
+                    "--target_backends=iree_vmla,iree_llvmjit.")
+  if _JOBS.value > 1 and _SHARD.value:
+    raise FuzzError("--jobs and --shard exclude each other: --jobs=N runs shards 0/N..N-1/N.")
+  campaign = _campaign(directory, targets)
+  if _JOBS.value > 1:
+    return campaign, lambda: shards.run_jobs(campaign, _JOBS.value, _MAX_MODULES.value,
+                                             _RESUME.value, sys.argv[1:])
+  settings = dataclasses.replace(cli_flags.run_settings(), target_backends=campaign.targets,
+                                 artifacts_dir=os.path.join(directory, "artifacts"),
+                                 examples=0, localize_mismatches=False)
+  options = dataclasses.replace(tf_test_utils.session_options(),
+                                tolerance_policy=tolerances.DEFAULT_POLICY)
+  return campaign, lambda: run_campaign(
+      campaign, settings, options, _PER_MODULE.value, _MINUTES.value, _MAX_MODULES.value,
+      _RTOL.value, _ATOL.value, _LOCALIZE.value)
+
+
+def _finished(directory: str, campaign: Campaign, run: Run) -> int:
+  """Runs the campaign; its exit status. A write failing in it (ENOSPC) is one line saying
+  what was saved before (every write is atomic, so it stays) and whether `--resume` can go on
+  from it: exit 1."""
+  try:
+    status = run()
+  except KeyboardInterrupt:
+    print(f"fuzz: {stopping.stopped_how()}; {len(campaign.findings)} findings kept in "
+          f"{shlex.quote(os.path.join(directory, 'findings.md'))}", file=sys.stderr)
+    return stopping.exit_status()
+  except faults.ArtifactWriteError as e:
+    code = errno.errorcode.get(e.errno, "?") if e.errno is not None else "?"
+    state = os.path.join(directory, "findings.json")
+    kept = (f"the campaign's state saved before is kept in {state}: free space, then --resume "
+            "goes on from it" if os.path.exists(state) else "no state was saved (free space "
+            "and start it again)")
+    print(f"fuzz: writing {e.path} failed: {code} ({e.strerror}); {kept}.", file=sys.stderr)
+    return 1
+  if status is not None:  # the --jobs parent said how its workers ended.
+    return status
+  print(f"fuzz: {campaign.modules} modules, {campaign.functions} functions, {campaign.hits} "
+        f"hits, {len(campaign.findings)} findings: {os.path.join(directory, 'findings.md')}")
+  return 0
+
+
 def main(argv: Sequence[str]) -> int:
   stopping.stop_on_sigterm()
   verbosity.apply(cli_flags.verbose())
@@ -357,46 +430,24 @@ def main(argv: Sequence[str]) -> int:
   merging = len(argv) > 1 and argv[1] == "merge"
   if len(argv) != 1 and not merging:
     return _usage()
-  try:
-    if not _OUT.value:
-      raise FuzzError("--out names the campaign's directory (it is created if missing).")
-    directory = os.path.abspath(_OUT.value)
-    safe_files.open_root(directory, "The campaign dir")
-    if merging:
-      merged = findings_lib.merge(directory, [os.path.abspath(d) for d in argv[2:]])
-      print(f"fuzz: merged {len(argv) - 2} shards: {merged.progress()[len('fuzz: '):]}: "
-            f"{os.path.join(directory, 'findings.md')}")
-      return 0
-    targets = tuple(n for n in cli_flags.target_backend_names() or ()
-                    if backends.lookup(n).is_iree)
-    if not targets:
-      raise FuzzError("--target_backends names the IREE backends to fuzz, e.g. "
-                      "--target_backends=iree_vmla,iree_llvmjit.")
-    if _JOBS.value > 1:
-      if _SHARD.value:
-        raise FuzzError("--jobs and --shard exclude each other: --jobs=N runs shards 0/N..N-1/N.")
-      return shards.run_jobs(_campaign(directory, targets), _JOBS.value, _MAX_MODULES.value,
-                             _RESUME.value, sys.argv[1:])
-    campaign = _campaign(directory, targets)
-    settings = dataclasses.replace(cli_flags.run_settings(), target_backends=campaign.targets,
-                                   artifacts_dir=os.path.join(directory, "artifacts"),
-                                   examples=0, localize_mismatches=False)
-    options = dataclasses.replace(tf_test_utils.session_options(),
-                                  tolerance_policy=tolerances.DEFAULT_POLICY)
-  except (ValueError, KeyError, faults.OwnFault) as e:
-    message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
-    print("fuzz: " + str(message).replace("\n", " "), file=sys.stderr)
-    return 2
-  try:
-    run_campaign(campaign, settings, options, _PER_MODULE.value, _MINUTES.value,
-                 _MAX_MODULES.value, _RTOL.value, _ATOL.value, _LOCALIZE.value)
-  except KeyboardInterrupt:
-    print(f"fuzz: {stopping.stopped_how()}; {len(campaign.findings)} findings kept in "
-          f"{shlex.quote(os.path.join(directory, 'findings.md'))}", file=sys.stderr)
-    return stopping.exit_status()
-  print(f"fuzz: {campaign.modules} modules, {campaign.functions} functions, {campaign.hits} "
-        f"hits, {len(campaign.findings)} findings: {os.path.join(directory, 'findings.md')}")
-  return 0
+  with contextlib.ExitStack() as lock:
+    try:
+      if not _OUT.value:
+        raise FuzzError("--out names the campaign's directory (it is created if missing).")
+      directory = os.path.abspath(_OUT.value)
+      safe_files.open_root(directory, "The campaign dir")
+      # Held to the end: a second campaign or merge into DIR is refused, never interleaved.
+      lock.enter_context(campaign_lock.held(directory, "merge --out" if merging else "--out"))
+      if merging:
+        return _merge(directory, argv[2:])
+      campaign, run = _prepared(directory)
+      if _JOBS.value > 1:  # the parent's own faults (a shard it cannot merge): one line too.
+        return _finished(directory, campaign, run)
+    except (ValueError, KeyError, faults.OwnFault) as e:
+      message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+      print("fuzz: " + str(message).replace("\n", " "), file=sys.stderr)
+      return 2
+    return _finished(directory, campaign, run)
 
 
 if __name__ == "__main__":

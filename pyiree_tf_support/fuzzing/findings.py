@@ -6,17 +6,26 @@ together are the campaign a single process would run). `merge` adds shards up: c
 one row per signature with the hits of every shard, the first hit the earliest module, each
 finding's test file copied next to the merged table. Why by signature: a hundred hits of one
 bug in eight shards are still one row.
+
+A shard's dir is read as data, never followed: its findings.json passes the schema check
+(`state_schema`) before anything is used, each finding's test file is read from the shard's own
+findings/<signature>/ (wherever the row says the shard once wrote it: a shard moved or unzipped
+elsewhere merges whole, and a row naming /etc/shadow copies nothing), without following a link,
+and written below the merge's own dir only. Each module is counted once: a shard named twice, a
+copy of one, shards whose modules overlap, a merge's own dir as a shard, or a merge as a shard
+are refused in one line, as is a --out holding a campaign of its own (merging would overwrite
+its state).
 """
 
 import dataclasses
 import json
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from pyiree_tf_support.core import safe_files
+from pyiree_tf_support.fuzzing import state_schema
 
-FORMAT = "pyiree_tf_support.fuzz/2"
-READABLE = ("pyiree_tf_support.fuzz/1", FORMAT)
+FORMAT = state_schema.FORMAT
 
 
 class FuzzError(ValueError):
@@ -80,10 +89,11 @@ class Campaign:
     self.unfinished = {}
 
   def shard_of(self) -> Tuple[int, int]:
-    if not self.shard:
-      return 0, 1
-    index, count = self.shard.split("/")
-    return int(index), int(count)
+    return state_schema.parse_shard(self.shard, "shard")
+
+  def modules_run(self) -> Set[int]:
+    """The campaign-wide indices of the modules this campaign (or shard) has finished."""
+    return {self.module_index(position) for position in range(self.modules)}
 
   def module_index(self, position: int) -> int:
     """The campaign-wide index of this shard's `position`-th module."""
@@ -101,22 +111,29 @@ class Campaign:
 
   @classmethod
   def load(cls, directory: str, what: str = "--resume") -> "Campaign":
+    """DIR's state, every field checked (`state_schema`): FuzzError naming the file and the
+    field that is missing or wrong. The file is read without following a link below DIR."""
     path = os.path.join(directory, "findings.json")
     try:
-      with open(path) as f:
-        data = json.load(f)
+      data = json.loads(safe_files.read_bytes(path, root=directory))
     except (OSError, ValueError) as e:
-      raise FuzzError(f"{what}: {path} cannot be read ({e}); name a campaign's directory (one "
-                      "--out was given).") from None
-    if not isinstance(data, dict) or data.get("format") not in READABLE:
-      raise FuzzError(f"{what}: {path} is not a campaign of this version ({FORMAT}).")
+      cause = e.strerror if isinstance(e, OSError) and e.strerror else e
+      raise FuzzError(f"{what}: {path} cannot be read ({cause}); name a campaign's directory "
+                      "(one --out was given).") from None
+    try:
+      state_schema.check(data)
+    except state_schema.SchemaError as e:
+      raise FuzzError(f"{what}: {path}: {e}; a campaign's state is written by the fuzzer "
+                      "(start a new --out rather than edit it).") from None
     campaign = cls(directory, data["seed"], tuple(data["ops"]), tuple(data["targets"]),
                    data["modules"], data["functions"], data["hits"], data["precision"],
-                   data["seconds"], shard=data.get("shard", ""),
+                   float(data["seconds"]), shard=data.get("shard", ""),
                    generation=data.get("generation", {}), aliases=data.get("aliases", {}),
                    merged_from=tuple(data.get("merged_from", ())),
                    unfinished=data.get("unfinished", {}))
+    known = {field.name for field in dataclasses.fields(Finding)}
     for entry in data["findings"]:
+      entry = {name: value for name, value in entry.items() if name in known}
       for name in ("ops", "agrees", "variants"):
         entry[name] = tuple(entry.get(name, ()))
       campaign.findings[entry["signature"]] = Finding(**entry)
@@ -168,19 +185,59 @@ def _same_campaign(first: Campaign, other: Campaign) -> None:
                       "campaign merge.")
 
 
-def _copied(finding: Finding, directory: str) -> Finding:
-  """`finding` with its test file copied to `directory`/findings/<signature>/ (when readable)."""
-  target = os.path.join(directory, "findings", finding.signature,
-                        os.path.basename(finding.test_file))
-  if os.path.abspath(target) == os.path.abspath(finding.test_file):
-    return finding
+def _same_dir(first: str, second: str) -> bool:
   try:
-    with open(finding.test_file) as f:
-      source = f.read()
+    return os.path.samefile(first, second)
   except OSError:
-    return finding  # the row keeps naming where the shard wrote it.
-  safe_files.write_text(target, source)
-  return dataclasses.replace(finding, test_file=target)
+    return False
+
+
+def _each_module_once(directory: str, shards: Sequence[Campaign]) -> None:
+  """FuzzError unless every module of the merge comes from one shard alone: a merged table
+  counting one module's hits twice would tell a user a bug is twice as frequent as it is."""
+  for position, shard in enumerate(shards):
+    if shard.merged_from:
+      raise FuzzError(f"merge: {shard.directory} is a merge of {len(shard.merged_from)} shards, "
+                      "not a shard: name the shards it was made of (each module counts once).")
+    if _same_dir(shard.directory, directory):
+      raise FuzzError(f"merge: {shard.directory} is --out itself; merge it into another --out "
+                      "(its own state would be overwritten).")
+    for other in shards[:position]:
+      if _same_dir(other.directory, shard.directory):
+        raise FuzzError(f"merge: {shard.directory} is named twice; name each shard once.")
+      if other.shard_of() == shard.shard_of():
+        index, count = shard.shard_of()
+        raise FuzzError(f"merge: {other.directory} and {shard.directory} are both shard "
+                        f"{index}/{count} of seed {shard.seed} (a copy, or one shard run "
+                        "twice): their modules would count twice; name each shard once.")
+      common = other.modules_run() & shard.modules_run()
+      if common:
+        raise FuzzError(f"merge: {other.directory} (shard {other.shard or '0/1'}) and "
+                        f"{shard.directory} (shard {shard.shard or '0/1'}) both ran module "
+                        f"{min(common)} of seed {shard.seed}; only disjoint shards merge "
+                        "(--shard=I/N of one N).")
+
+
+def _not_a_campaign(directory: str) -> None:
+  """FuzzError when `directory` holds a campaign of its own: a merge there would replace its
+  state by the shards' (a merge's own earlier result may be merged again)."""
+  if existing(directory) and not Campaign.load(directory, "merge --out").merged_from:
+    raise FuzzError(f"merge: --out {directory} holds a campaign of its own, not a merge; "
+                    "merging there would overwrite its state: name another --out.")
+
+
+def _test_source(shard: Campaign, finding: Finding) -> Tuple[str, bytes]:
+  """The path below findings/ of `finding`'s test file and its bytes, read from the shard's own
+  findings/<signature>/ without following a link (whatever dir the row names)."""
+  relative = os.path.join(finding.signature, os.path.basename(finding.test_file))
+  source = os.path.join(shard.directory, "findings", relative)
+  try:
+    return relative, safe_files.read_bytes(source, root=shard.directory)
+  except OSError as e:
+    cause = e.strerror if e.strerror and not isinstance(e, safe_files.ArtifactsDirError) else e
+    raise FuzzError(f"merge: {shard.directory}: the test file of finding {finding.signature} "
+                    f"cannot be read as {source} ({cause}); a shard merges with its findings/ "
+                    "dir (move or unzip the shard's whole dir).") from None
 
 
 def merge_findings(findings: Dict[str, Finding], new: Finding) -> None:
@@ -198,12 +255,17 @@ def merge_findings(findings: Dict[str, Finding], new: Finding) -> None:
 
 
 def merge(directory: str, shard_dirs: Sequence[str]) -> Campaign:
-  """The campaign made of the shards in `shard_dirs`, saved in `directory`."""
+  """The campaign made of the shards in `shard_dirs`, saved in `directory`: every shard is
+  checked and every test file read before anything is written."""
   shards: List[Campaign] = [Campaign.load(d, "merge") for d in shard_dirs]
   if not shards:
     raise FuzzError("merge names the shard directories to merge, e.g. merge --out=DIR A B.")
   for other in shards[1:]:
     _same_campaign(shards[0], other)
+  _each_module_once(directory, shards)
+  _not_a_campaign(directory)
+  sources = [(finding, _test_source(shard, finding))
+             for shard in shards for finding in shard.findings.values()]
   first = shards[0]
   merged = Campaign(directory, first.seed, first.ops, first.targets,
                     generation=first.generation,
@@ -215,8 +277,14 @@ def merge(directory: str, shard_dirs: Sequence[str]) -> Campaign:
     merged.precision += shard.precision
     merged.seconds = max(merged.seconds, shard.seconds)  # shards run side by side.
     merged.aliases.update(shard.aliases)
-    for finding in shard.findings.values():
-      merge_findings(merged.findings, _copied(finding, directory))
+  kept: Dict[str, Tuple[int, str, bytes]] = {}  # the test file of each row's first hit
+  for finding, (relative, source) in sources:
+    target = os.path.join(directory, "findings", relative)
+    merge_findings(merged.findings, dataclasses.replace(finding, test_file=target))
+    if finding.signature not in kept or finding.first_module < kept[finding.signature][0]:
+      kept[finding.signature] = (finding.first_module, target, source)
+  for _, target, source in kept.values():
+    safe_files.write_bytes(target, source)  # the merge's own modes, as any file it writes.
   merged.save()
   return merged
 

@@ -12,14 +12,14 @@ Shards on other machines are the same command with `--shard=I/N` and their own `
 """
 
 import os
-import re
 import signal
 import subprocess
 import sys
 import time
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from pyiree_tf_support.fuzzing import findings
+from pyiree_tf_support.fuzzing import state_schema
 from pyiree_tf_support.fuzzing import stopping
 from pyiree_tf_support.fuzzing.findings import FuzzError
 
@@ -29,10 +29,37 @@ _OWN_FLAGS = ("out", "jobs", "shard", "resume", "max_modules")
 
 def parse_shard(spec: str) -> Tuple[int, int]:
   """--shard=I/N with 0 <= I < N; FuzzError otherwise."""
-  match = re.match(r"^(\d+)/(\d+)$", spec or "")
-  if not match or not int(match.group(1)) < int(match.group(2)):
-    raise FuzzError(f"--shard={spec} is not I/N with 0 <= I < N, e.g. --shard=0/4.")
-  return int(match.group(1)), int(match.group(2))
+  try:
+    if spec:
+      return state_schema.parse_shard(spec, "--shard")
+  except state_schema.SchemaError:
+    pass
+  raise FuzzError(f"--shard={spec} is not I/N with 0 <= I < N, e.g. --shard=0/4.")
+
+
+def jobs_run(campaign: findings.Campaign) -> Optional[int]:
+  """The --jobs a campaign ran with (1 without), or None for a `merge` of shards made elsewhere:
+  a --jobs campaign's DIR lists its workers' dirs, .../jobs/0 to .../jobs/N-1."""
+  dirs = campaign.merged_from
+  if not dirs:
+    return 1
+  if all(os.path.basename(d) == str(i) and os.path.basename(os.path.dirname(d)) == "jobs"
+         for i, d in enumerate(dirs)):
+    return len(dirs)
+  return None
+
+
+def check_resumable(campaign: findings.Campaign, jobs: int) -> None:
+  """FuzzError unless `--resume --jobs=jobs` goes on with `campaign` as it ran: other --jobs
+  would generate again the modules its shards (or its one process) already ran."""
+  ran = jobs_run(campaign)
+  if ran is None:
+    raise FuzzError(f"--resume: {campaign.directory} is a merge of {len(campaign.merged_from)} "
+                    "shards, not a campaign: resume each shard in its own dir, then merge.")
+  if ran != jobs:
+    how = "one job (no --jobs)" if ran == 1 else f"--jobs={ran}"
+    fix = "without --jobs" if ran == 1 else f"with --jobs={ran}"
+    raise FuzzError(f"--resume: {campaign.directory} ran with {how}; resume it {fix}.")
 
 
 def _forwarded(argv: Sequence[str]) -> List[str]:
@@ -62,7 +89,7 @@ def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int],
              argv: Sequence[str]) -> int:
   """Runs `jobs` shard workers of `campaign` (new, or DIR's state on `resume`) into DIR/jobs/I
   and merges them into DIR; the exit status of the campaign (130 when interrupted, 2 when a
-  worker refused its input).
+  worker refused its input, 1 when one died: killed, or ended by a fault such as a full disk).
 
   The campaign's state (DIR's, and each shard's that has none yet) is saved before any worker
   starts, and every worker resumes its shard's: a Ctrl-C at any moment leaves a campaign that
@@ -70,9 +97,6 @@ def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int],
   says (a worker stopped before it saved would otherwise start afresh from that line's flags)."""
   directory = campaign.directory
   dirs = findings.shard_dirs(directory, jobs)
-  if resume and len(campaign.merged_from) != jobs:
-    raise FuzzError(f"--resume: {directory} ran with --jobs={len(campaign.merged_from)}; "
-                    "resume it with the same --jobs.")
   campaign.merged_from = tuple(os.path.abspath(d) for d in dirs)
   if not resume:
     campaign.save()
@@ -81,6 +105,7 @@ def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int],
       findings.Campaign(shard_dir, campaign.seed, campaign.ops, campaign.targets,
                         shard=f"{index}/{jobs}", generation=campaign.generation).save()
   workers = []
+  deaths: Dict[str, str] = {}  # shard dir -> the line saying how its worker died
   interrupted = False
   try:
     for index, shard_dir in enumerate(dirs):
@@ -97,6 +122,10 @@ def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int],
     while any(w.poll() is None for w, _ in workers):
       time.sleep(POLL_SECONDS)
       _merge_progress(directory, dirs)
+      for worker, shard_dir in workers:  # said as soon as seen: the others go on meanwhile.
+        if shard_dir not in deaths and _death(worker, shard_dir, jobs):
+          deaths[shard_dir] = _death(worker, shard_dir, jobs)
+          print(deaths[shard_dir], file=sys.stderr, flush=True)
   except KeyboardInterrupt:
     interrupted = True
   if stopping.terminated():  # a terminal's Ctrl-C reaches every worker; a SIGTERM only this.
@@ -119,12 +148,18 @@ def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int],
       return 2
     for line in lines:
       print(line, file=sys.stderr)
-  merged = _merge_progress(directory, dirs)
+    death = _death(worker, shard_dir, jobs)
+    if death:
+      deaths[shard_dir] = death
+      print(death, file=sys.stderr)
+  merged = _merge_progress(directory, dirs, final=True)
   stopped = (stopping.INTERRUPTED, stopping.EXIT_STATUS)
   if interrupted or any(w.returncode in stopped for w, _ in workers):
     print(f"fuzz: {stopping.stopped_how()}; {len(merged.findings) if merged else 0} findings "
           f"kept in {os.path.join(directory, 'findings.md')}", file=sys.stderr)
     return stopping.exit_status()
+  if deaths:
+    return 1
   if merged is None:
     print("fuzz: no worker saved a campaign", file=sys.stderr)
     return 1
@@ -132,13 +167,33 @@ def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int],
   return 0
 
 
-def _merge_progress(directory: str, dirs: Sequence[str]) -> Optional[findings.Campaign]:
+def _death(worker: subprocess.Popen, shard_dir: str, jobs: int) -> str:
+  """The line saying how `worker` of `shard_dir` died ("" while it runs, or when it ended as a
+  worker does: done, bad input, interrupted). A worker killed (the OOM killer, a `kill -9`) or
+  crashed saved its shard at its last module: what it left is its shard's to `--resume`."""
+  code = worker.returncode
+  if code in (None, 0, 2, stopping.INTERRUPTED, stopping.EXIT_STATUS):
+    return ""
+  index = os.path.basename(shard_dir)
+  how = (f"was killed by {signal.Signals(-code).name}" if code < 0 and -code in
+         signal.valid_signals() else f"ended with exit status {code}")
+  return (f"fuzz: worker {index} (shard {index}/{jobs}, {shard_dir}) {how}: its modules saved "
+          f"so far are merged, the rest of its share was not run (its log: {shard_dir}.log); "
+          f"--resume --jobs={jobs} goes on from there.")
+
+
+def _merge_progress(directory: str, dirs: Sequence[str],
+                    final: bool = False) -> Optional[findings.Campaign]:
+  """The shards merged into DIR, None when none has saved yet. A shard's state that cannot be
+  merged is retried at the next poll, and said in one line (FuzzError) at the `final` merge."""
   present = [d for d in dirs if findings.existing(d)]
   if not present:
     return None
   try:
     merged = findings.merge(directory, present)
-  except FuzzError:  # a worker mid-write: the next poll merges it.
+  except FuzzError:
+    if final:
+      raise
     return None
   merged.merged_from = tuple(os.path.abspath(d) for d in dirs)
   merged.save()

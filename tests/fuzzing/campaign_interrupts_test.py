@@ -16,7 +16,9 @@ from typing import List
 
 from absl.testing import absltest
 
+from pyiree_tf_support.fuzzing import campaign_lock
 from pyiree_tf_support.fuzzing import programs
+from pyiree_tf_support.fuzzing.findings import FuzzError
 from tests.fuzzing.campaigns import findings
 from tests.fuzzing.campaigns import fuzz
 from tests.support import child_processes
@@ -181,6 +183,60 @@ class JobsInterruptTest(absltest.TestCase):
                    "--max_modules=2", "--nolocalize_findings")
     self.assertEqual(resumed.returncode, 0, resumed.stderr[-3000:])
     self.assertEqual(findings(out)["modules"], data["modules"] + 2)
+
+  def test_a_killed_worker_is_said_and_resume_runs_what_it_left(self):
+    # The OOM killer or a `kill -9` of one worker: the parent says which and exits 1, not 0
+    # with some of the campaign's modules silently missing; `--resume` runs the rest.
+    out = os.path.join(tempfile.mkdtemp(), "killed")
+    agreeing = ("--target_backends=iree_llvmjit", "--seed=5", "--jobs=2", "--ops=add,multiply",
+                "--functions_per_module=2", "--nolocalize_findings", *OLD_STREAM)
+    process = self.start(out, agreeing)
+    workers = {}
+    deadline = time.monotonic() + 120
+    while len(workers) < 2 and time.monotonic() < deadline and process.poll() is None:
+      workers = {a[len("--out="):]: pid for pid in child_processes.descendants(process.pid)
+                 for a in child_processes.cmdline(pid)
+                 if a.startswith(f"--out={os.path.join(out, 'jobs')}")}
+      time.sleep(0.05)
+    self.assertLen(workers, 2)
+    killed = os.path.join(out, "jobs", "1")
+    os.kill(workers[killed], signal.SIGKILL)
+    # Worker 0 goes on: DIR is still the parent's, and a shard dir its worker's (a merge or a
+    # second campaign there is refused, naming the holder).
+    for directory, holder in ((out, process.pid), (os.path.join(out, "jobs", "0"),
+                                                   workers[os.path.join(out, "jobs", "0")])):
+      _wait_for_holder(directory, holder)  # a worker locks its dir once it has imported
+      with self.assertRaisesRegex(FuzzError, f"is in use by another campaign or merge "
+                                  f"\\(pid {holder},"):
+        with campaign_lock.held(directory, "merge --out"):
+          pass
+    output, _ = process.communicate(timeout=600)
+    log = output.decode("utf-8", "replace")
+    self.assertEqual(process.returncode, 1, log[-3000:])
+    self.assertIn(f"fuzz: worker 1 (shard 1/2, {killed}) was killed by SIGKILL", log)
+    self.assertIn("--resume --jobs=2 goes on from there", log)
+    before = findings(out)
+    self.assertEqual(before["modules"], findings(os.path.join(out, "jobs", "0"))["modules"]
+                     + findings(killed)["modules"])
+    resumed = fuzz("--target_backends=iree_llvmjit", f"--out={out}", "--resume", "--jobs=2",
+                   "--max_modules=2", "--nolocalize_findings")
+    self.assertEqual(resumed.returncode, 0, resumed.stderr[-3000:])
+    self.assertEqual(findings(out)["modules"], before["modules"] + 2)
+    self.assertGreater(findings(killed)["modules"], 0)
+
+
+def _wait_for_holder(directory: str, pid: int, timeout: float = 120.0) -> None:
+  """Until the lock file of `directory` names `pid` (its holder writes it once it holds it)."""
+  path = os.path.join(directory, campaign_lock.LOCK_NAME)
+  deadline = time.monotonic() + timeout
+  while time.monotonic() < deadline:
+    try:
+      with open(path) as f:
+        if f.read().strip() == str(pid):
+          return
+    except FileNotFoundError:
+      pass
+    time.sleep(0.05)
 
 
 def _a_module_done(out: str) -> bool:

@@ -300,12 +300,14 @@ class ShardsTest(absltest.TestCase):
       campaign.findings["sig_a"] = findings.Finding(
           "sig_a", "MISMATCH", "iree_vmvx", "values", ("add",) * (index + 1), hits, first, 5,
           test_file, True, ())
+      only = os.path.join(directory, "findings", f"only_{index}", f"only_{index}_test.py")
       campaign.findings[f"only_{index}"] = findings.Finding(
           f"only_{index}", "MISMATCH", "iree_vmvx", "values", ("add",), 1, first, 5,
-          test_file, True, ())
-      os.makedirs(os.path.dirname(test_file))
-      with open(test_file, "w") as f:
-        f.write(f"# shard {index}\n")
+          only, True, ())
+      for path in (test_file, only):  # each finding's test file in its own dir, as written.
+        os.makedirs(os.path.dirname(path))
+        with open(path, "w") as f:
+          f.write(f"# shard {index}\n")
       campaign.save()
       parts.append(directory)
     merged = findings.merge(os.path.join(root, "merged"), parts)
