@@ -30,6 +30,7 @@ from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import bazel_paths
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import quoting
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.core.signatures import FunctionSignature
@@ -274,8 +275,9 @@ def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, index: int,
   with faults.writing(call_dir):
     safe_files.make_dirs(call_dir)
   lines = [
-      f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
-      f"backend '{tar_trace.backend}' alone, from the module's initial state.",
+      "# " + quoting.comment(
+          f"Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
+          f"backend '{tar_trace.backend}' alone, from the module's initial state."),
       "# From this directory: iree-run-module --flagfile=flagfile",
       "--module=" + os.path.relpath(vmfb_path, call_dir),
       f"--device={driver}",
