@@ -240,6 +240,9 @@ def _write_call(root: str, replay: str, index: int, tar_trace: Trace, ref_trace:
               "package.")
   if not reason and signature is None:
     reason = f"the compiled module exports no function '{tar_call.method}'."
+  if not reason and signature is not None and not quoting.function_name(signature.name):
+    reason = (f"its function's name {quoting.shown(signature.name)} is not one a Python function "
+              "has, and a flagfile holds it as it is, one flag a line.")
   if not reason and signature is not None:  # (None is a reason above)
     try:
       inputs = signature.flatten_inputs(tar_trace.module_name, tar_call.inputs, tar_call.kwargs)

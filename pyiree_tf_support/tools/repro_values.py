@@ -14,6 +14,7 @@ import numpy as np
 
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.core import mlir_symbols
+from pyiree_tf_support.core import quoting
 from pyiree_tf_support.core import signatures as signatures_lib
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.reporting import import_repro
@@ -138,6 +139,10 @@ def plan_run(module_dir: str, trace_record: Dict[str, Any], record: Dict[str, An
     signatures = signatures_lib.signatures_from_json(f.read())
   index, _ = failing_call(record)
   first = 0 if index > 0 and repro.has_state(iree_input) else index
+  for call in ref.calls[first:index + 1]:  # written into repro.sh and driver.mlir: names only.
+    if not quoting.function_name(call.method):
+      raise ValueError(f"{traces_dir}: the reference trace calls {quoting.shown(call.method)}, "
+                       "which is not a name a test run gives a method (a Python identifier).")
   flags = []
   for number in range(first, index + 1):
     call = ref.calls[number]

@@ -8,8 +8,8 @@ must parse to the same program as with a plain name (the payload changed only st
 every shell file must pass `bash -n` and run without making `pwned` where running is cheap
 (iree-compile of a four-element add), and every printed command must split into the words it
 was made of. Writers only an expensive run reaches (the reducer's, the op level's) are driven
-directly with the planted values; the end-to-end case pastes split_dispatches' printed
-command from a module dir whose path holds `$(...)`. The module dirs are made by
+directly with the planted values; the loaders then refuse such names in a module dir, which
+the end-to-end cases show for reduce, split_dispatches and bundle. The module dirs are made by
 hand, as someone handing one over would make it (no TensorFlow); IREE's compiler and runtime
 are real.
 """
@@ -27,6 +27,7 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import numpy as np
 
+from pyiree_tf_support import bundle
 from pyiree_tf_support import reduce
 from pyiree_tf_support import split_dispatches
 from pyiree_tf_support.comparing import tolerances
@@ -36,6 +37,7 @@ from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import mlir_symbols
+from pyiree_tf_support.core import quoting
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.core.signatures import InputSpec
@@ -49,6 +51,7 @@ from pyiree_tf_support.reporting import repro
 from pyiree_tf_support.reporting import verdicts
 from pyiree_tf_support.reporting.replay_input import ReplayInput
 from pyiree_tf_support.tools import make_repros
+from pyiree_tf_support.tools import repro_values
 from pyiree_tf_support.tools.repro_layout import Listed
 
 MARKER = "pwned"
@@ -290,6 +293,13 @@ class GeneratedFilesTest(parameterized.TestCase):
                          self.cwd).returncode, 0)
 
   @parameterized.named_parameters(*CASES)
+  def test_no_flagfile_holds_a_function_that_is_no_name(self, name):
+    _, call = self.flagfile(name, exported=name)
+    self.assertIsNone(call.run_module_command)
+    self.assertIn(f"its function's name {quoting.shown(name)} is not one",
+                  call.no_run_module_reason)
+
+  @parameterized.named_parameters(*CASES)
   def test_make_repros_compile_script(self, name):
     module_dir = os.path.dirname(os.path.dirname(handed_module_dir(
         os.path.join(self.directory(name), "Handed"))))
@@ -305,17 +315,68 @@ class GeneratedFilesTest(parameterized.TestCase):
     self.assertEqual((ran.returncode, ran.stdout.splitlines()[-1]), (0, "NO FAILURE"),
                      ran.stdout[-2000:])
 
+  @parameterized.named_parameters(*CASES)
+  def test_make_repros_refuses_a_planted_method(self, name):
+    trace_dir = handed_module_dir(os.path.join(self.directory(name), "Handed"), method=name)
+    module_dir = os.path.dirname(os.path.dirname(trace_dir))
+    with self.assertRaisesRegex(ValueError, "is not a name a test run gives a method"):
+      repro_values.plan_run(module_dir, {"trace": "trace", "reference": "tf_ref"},
+                            {"backend": "tf_ref", "call": {"index": 0, "method": name}},
+                            module_text(name), self.directory(name))
+
+
 def tool(module: str, *args: str, cwd: str) -> subprocess.CompletedProcess:
   return run([sys.executable, "-m", f"pyiree_tf_support.{module}", *args,
               "--target_backends=iree_vmvx"], cwd)
 
 
 class PlantedModuleDirTest(parameterized.TestCase):
-  """Guarantee: a printed command splits into its words, whatever a module dir's path holds."""
+  """Guarantee: a module dir naming a method or trace by what no function can be named is
+  refused where it is loaded, in one line naming the file and the name; nothing is written."""
 
   def setUp(self):
     super().setUp()
     self.cwd = tempfile.mkdtemp()
+
+  def assert_refused(self, command: str, written: str, name: str, **planted: str) -> None:
+    """`command` on a module dir with `planted` names is refused in one line naming its
+    trace.json and `name`; its module dir gets no `written`."""
+    trace_dir = handed_module_dir(os.path.join(tempfile.mkdtemp(), "Handed"), **planted)
+    module_dir = os.path.dirname(os.path.dirname(trace_dir))
+    completed = tool(command, trace_dir, cwd=self.cwd)
+    lines = completed.stderr.strip().splitlines()
+    self.assertEqual(completed.returncode, 2, completed.stderr[-2000:])
+    self.assertLen(lines, 1, completed.stderr)
+    file = os.path.join(trace_dir, "trace.json").replace("\n", " ")  # the message is one line.
+    self.assertIn(f"{file}: ", lines[0])
+    self.assertIn(quoting.shown(name), lines[0])
+    self.assertIn("not a name a test run gives", lines[0])
+    self.assertFalse(os.path.exists(os.path.join(module_dir, written)), written)
+    self.assertFalse(os.path.exists(os.path.join(self.cwd, MARKER)))
+
+  @parameterized.named_parameters(*CASES)
+  def test_reduce_refuses_a_planted_method(self, name):
+    self.assert_refused("reduce", "reduce", name, method=name)
+
+  @parameterized.named_parameters(*CASES)
+  def test_split_dispatches_refuses_a_planted_trace_name(self, name):
+    self.assert_refused("split_dispatches", "dispatches", name, trace_name=name)
+
+  def test_bundle_refuses_a_planted_function_no_call_makes(self):
+    name = PLANTED["everything"]
+    trace_dir = handed_module_dir(os.path.join(tempfile.mkdtemp(), "Handed"),
+                                  extra_function=name)
+    module_dir = os.path.dirname(os.path.dirname(trace_dir))
+    out = tempfile.mkdtemp()
+    with self.assertRaisesRegex(bundle.BundleError, re.escape(
+        f"{artifacts.signatures_path(module_dir)}: the function {quoting.shown(name)}")):
+      bundle.write(module_dir, out, ["iree_vmvx"])
+    self.assertEqual(os.listdir(out), [])
+
+  def test_a_non_ascii_method_is_a_name(self):
+    trace_dir = handed_module_dir(os.path.join(tempfile.mkdtemp(), "Handed"), method="größe")
+    split = tool("split_dispatches", trace_dir, cwd=self.cwd)
+    self.assertEqual(split.returncode, 0, split.stderr[-2000:])
 
   def test_the_printed_run_line_of_split_dispatches_runs_as_pasted_and_nothing_else(self):
     root = os.path.join(tempfile.mkdtemp(), f"it's $(touch {MARKER}) `touch {MARKER}`")
