@@ -31,6 +31,7 @@ from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import verbosity
+from pyiree_tf_support.core.signatures import signatures_from_json
 from pyiree_tf_support.reporting import replay_input
 
 __all__ = ["FORMAT", "MANIFEST", "BundleError", "compiled_vmfb", "main", "write"]
@@ -84,8 +85,10 @@ def write(module_dir: str, bundle_dir: str, target_backends: Sequence[str], cach
   except (UnicodeDecodeError, ValueError) as e:
     raise BundleError(f"{os.path.join(module_dir, 'iree_input.mlir')} is neither MLIR text nor "
                       f"MLIR bytecode ({e}).") from None
-  try:  # a module dir someone handed over may link native code into what is compiled here.
+  try:  # a module dir someone handed over may link native code into what is compiled here,
+    # or name functions by code that the replay's repros would write into scripts.
     replay_input.refuse_hand_written_code(iree_input, os.path.join(module_dir, "iree_input.mlir"))
+    _refuse_unusable_names(module_dir, contents)
   except replay_input.ReplayError as e:
     raise BundleError(str(e)) from None
   module = os.path.basename(module_dir)
@@ -129,6 +132,24 @@ def _module_files(module_dir: str) -> Dict[str, bytes]:
     relatives += [os.path.join(relative, name) for name in ("trace.json", "arrays.npz")]
   return {relative: _read(module_dir, relative, "a file of the module directory")
           for relative in relatives}
+
+
+def _refuse_unusable_names(module_dir: str, contents: Dict[str, bytes]) -> None:
+  """ReplayError when signatures.json or a trace.json names a function or trace by what no test
+  run names one (replay refuses it too; the bundle is not made to carry it elsewhere)."""
+  for relative, data in contents.items():
+    path = os.path.join(module_dir, relative)
+    is_signatures = path == artifacts.signatures_path(module_dir)
+    if not is_signatures and os.path.basename(relative) != "trace.json":
+      continue
+    try:
+      document = signatures_from_json(data.decode("utf-8")) if is_signatures else json.loads(data)
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+      raise BundleError(f"{path} is not valid ({type(e).__name__}: {e}).") from None
+    if is_signatures:
+      replay_input.refuse_unusable_signature_names(path, document)
+    elif isinstance(document, dict):
+      replay_input.refuse_unusable_trace_names(path, document)
 
 
 def _compile(iree_input: str, module: str, name: str, cache) -> Tuple[bytes, Dict[str, str]]:

@@ -264,9 +264,10 @@ def _triage(runner: _Runner, campaign: Campaign, index: int, program: programs.P
     directory = os.path.join(campaign.directory, "findings", signature)
     class_name = "Finding" + signature.split("_")[-1]
     test_file = os.path.join(directory, f"{signature.lower()}_test.py")
+    run = shlex.join(["python", os.path.basename(test_file), f"--target_backends={target}"])
     header = (f"Fuzzer finding {signature}: {failure.describe()}.\n\nFirst hit: module {index} "
               f"of the campaign with seed {campaign.seed}; reduced to {len(ops)} op(s). Run:\n"
-              f"  python {os.path.basename(test_file)} --target_backends={target}")
+              f"  {run}")
     safe_files.write_text(test_file, programs.module_source(
         class_name, [reduced],
         [(reduced.name, programs.inputs_for(reduced, program, c)) for c in calls], runner.rtol,

@@ -63,6 +63,7 @@ from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import phases
+from pyiree_tf_support.core import quoting
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.core import timeouts
@@ -436,7 +437,8 @@ def _write(result: Reduction, loaded: ReplayInput, trace: Trace, iree_input: str
   compile_command = shlex.join([_compile_tool(), os.path.join(directory, "iree_input.mlir"),
                                 "--iree-input-type=stablehlo_xla", *flags_line,
                                 "-o", os.path.join(directory, "reduced.vmfb")])
-  lines = ["#!/bin/sh", f"# Reproduces {result.failure.describe()} (exit 1 while it does).",
+  lines = ["#!/bin/sh",
+           f"# Reproduces {quoting.comment(result.failure.describe())} (exit 1 while it does).",
            "# Needs no TensorFlow: the reduced trace replayed on the reduced module."]
   if result.failure.status is verdicts.Status.COMPILE_ERROR:
     lines += [compile_command + " && exit 0", "exit 1"]
@@ -472,7 +474,7 @@ def _report(result: Reduction, loaded: ReplayInput, trace: Trace, iree_input: st
           f"{result.ops_before} -> {result.ops} ({result.tried} candidates, "
           f"{result.seconds:.1f} s"
           f"{'; the time budget ended the search' if result.timed_out else ''}).", "",
-          "## Reproduce", "", "```sh", script, "```", "",
+          "## Reproduce", "", "```sh", shlex.quote(script), "```", "",
           "## Compile", "", "```sh", compile_command, "```", "",
           "## Expected vs got", "", "```", verdicts.format_outcome(outcome), "```", "",
           "## The reduced program", "", "```mlir", _BLANK_RUN.sub("\n\n", iree_input.strip()),

@@ -22,6 +22,7 @@ Exit status: 0 written, 2 bad input or a formation or run that failed (one line 
 
 import json
 import os
+import shlex
 import sys
 from typing import Dict, List, Sequence, Tuple
 
@@ -37,6 +38,7 @@ from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import quoting
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core import verbosity
@@ -157,11 +159,7 @@ def _write_case(case_dir: str, text: str, inputs: Sequence[np.ndarray],
   return values
 
 
-TEST_TEMPLATE = '''"""Each dispatch of {trace} alone on each backend, against {source}'s outputs.
-
-Written by pyiree_tf_support.split_dispatches; needs pytest, numpy and IREE's tools only:
-  {python} -m pytest {path}
-"""
+TEST_TEMPLATE = '''{docstring}
 import os
 import subprocess
 
@@ -201,6 +199,12 @@ def test_dispatch(case, backend, tmp_path):
 '''
 
 
+def run_command(test_file: str) -> str:
+  """The shell command running the suite `test_file`, its paths quoted (a `$(...)` in one is
+  data when it is pasted)."""
+  return shlex.join([sys.executable, "-m", "pytest", test_file])
+
+
 def _write_test_file(directory: str, cut: Sequence[dict], source: str,
                      specs: Sequence[backends.BackendSpec], extra_flags: compile_flags.Entries,
                      policy: tolerances.TolerancePolicy) -> None:
@@ -214,8 +218,11 @@ def _write_test_file(directory: str, cut: Sequence[dict], source: str,
         table[spec.name][dtype] = (tolerance.rtol, tolerance.atol)
   path = os.path.join(directory, TEST_FILE)
   text = TEST_TEMPLATE.format(
-      trace=os.path.basename(directory), source=source,
-      python=sys.executable, path=path, compile_tool=formation.compiler_tool(),
+      docstring=quoting.docstring(
+          f"Each dispatch of {os.path.basename(directory)} alone on each backend, against "
+          f"{source}'s outputs.\n\nWritten by pyiree_tf_support.split_dispatches; needs pytest, "
+          f"numpy and IREE's tools only:\n  {run_command(path)}\n"),
+      compile_tool=formation.compiler_tool(),
       run_tool=repro.iree_run_module_binary() or "iree-run-module",
       backends=[(spec.name, spec.driver,
                  [f"--iree-hal-target-backends={t}" for t in spec.compiler_targets]
@@ -243,7 +250,7 @@ def main(argv: Sequence[str]) -> int:
         f"{result['directory']}" + (f" ({len(result['skipped'])} not cut out: "
                                     + "; ".join(sorted({s['reason'] for s in result['skipped']}))
                                     + ")" if result["skipped"] else ""))
-  print(f"run: {sys.executable} -m pytest {result['test_file']}")
+  print(f"run: {run_command(result['test_file'])}")
   return 0
 
 

@@ -4,12 +4,13 @@
 (`phases`), nested structures (`structure`), function signatures and input casting
 (`signatures`, `casting`), what a run was asked (`run_settings`), the compile flags a run adds
 (`compile_flags`), compile, load and call limits (`timeouts`), our own faults, never a backend's
-verdict (`faults`), a name as MLIR spells its symbol (`mlir_symbols`), the garbage collector
-around TensorFlow's import (`collector`), a trace's calls with the runtimes' threads on one CPU
-(`colocation`), Ctrl-C and the watchdog of in-process calls (`interrupts`), long set-up steps
-said (`progress`), log verbosity (`verbosity`), exit statuses (`exit_status`) and the end of a
-finished test process without the interpreter's teardown (`quick_exit`); where the tflite
-backend's models are and how their inputs are named (`tflite_layout`).
+verdict (`faults`), a name as MLIR spells its symbol (`mlir_symbols`), values in generated
+Python and shell files as data and the names a function can have (`quoting`), the garbage
+collector around TensorFlow's import (`collector`), a trace's calls with the runtimes' threads
+on one CPU (`colocation`), Ctrl-C and the watchdog of in-process calls (`interrupts`), long
+set-up steps said (`progress`), log verbosity (`verbosity`), exit statuses (`exit_status`) and
+the end of a finished test process without the interpreter's teardown (`quick_exit`); where the
+tflite backend's models are and how their inputs are named (`tflite_layout`).
 
 Import rule: imports nothing of the package outside `core`, and neither TensorFlow nor IREE
 (numpy and ml_dtypes only), so that every other folder, the Vulkan worker and replay can use it.

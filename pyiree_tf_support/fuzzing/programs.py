@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from pyiree_tf_support.core import quoting
 from pyiree_tf_support.examples import strategies
 from pyiree_tf_support.fuzzing import ops as ops_lib
 from pyiree_tf_support.fuzzing.findings import FuzzError
@@ -325,7 +326,8 @@ def module_source(class_name: str, programs: Sequence[Program],
                   rtol: float, atol: float, header: str = "") -> str:
   """A test file in the corpus' format: the module with one method per program, and a test
   class whose one trace makes `calls` (method name, inputs) in order, with per-call tolerances
-  (`Program.tolerances`)."""
+  (`Program.tolerances`). `header`, its docstring's text, may hold a backend's error message:
+  it is a string literal of the file, whatever it holds."""
   by_name: Dict[str, Program] = {p.name: p for p in programs}
   indent = "\n" + " " * 10
   lines = []
@@ -334,7 +336,7 @@ def module_source(class_name: str, programs: Sequence[Program],
     lines.append(f"      module.{name}({indent}{(',' + indent).join(_literal(a) for a in arrays)},"
                  f"{indent}rtol={call_rtol!r}, atol={call_atol!r})")
   trace = "\n".join(lines)
-  return f'''"""{header or "A module the fuzzer generated."}"""
+  return f'''{quoting.docstring(header or "A module the fuzzer generated.")}
 
 import numpy as np
 from pyiree_tf_support import tf_test_utils

@@ -23,11 +23,12 @@ import numpy as np
 
 from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import quoting
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.localizing import tensors
 
 SCRIPT = '''#!{python}
-"""Runs dispatch {key} alone on {suspect} and {trusted}; prints DIVERGES (exit 1) or same."""
+{docstring}
 import os, subprocess, sys
 import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -265,6 +266,28 @@ def cut(flow_path: str, key: str, shapes: Optional[Sequence[Sequence[int]]] = No
     return text, "", count
 
 
+def script_text(key: str, sides: Sequence[Tuple[backends.BackendSpec, Sequence[str]]],
+                compile_tool: str, run_tool: str, inputs: Sequence[str], results: int,
+                policy: tolerances.TolerancePolicy) -> str:
+  """repro.py of dispatch `key`: `inputs` (.npy files beside it) in, `results` results out, on
+  `sides` (suspect, trusted); every value in it a Python literal (`key` is the flow IR's, whose
+  names come from the module dir)."""
+  table = {}
+  for name in tolerances.DEFAULT_TOLERANCES:
+    tolerance = policy.for_dtype(np.dtype("float32") if name == "bfloat16" else np.dtype(name),
+                                 (sides[0][0].name,))
+    table[name] = (tolerance.rtol, tolerance.atol)
+  return SCRIPT.format(
+      python=sys.executable, docstring=quoting.docstring(
+          f"Runs dispatch {key} alone on {sides[0][0].name} and {sides[1][0].name}; prints "
+          "DIVERGES (exit 1) or same."),
+      compile_tool=compile_tool, run_tool=run_tool, inputs=list(inputs), results=int(results),
+      tolerances=table,
+      sides=[(spec.name, spec.driver,
+              [f"--iree-hal-target-backends={t}" for t in spec.compiler_targets] + list(flags))
+             for spec, flags in sides])
+
+
 def write(directory: str, flow_path: str, key: str, inputs: Sequence[np.ndarray],
           sides: Sequence[Tuple[backends.BackendSpec, Sequence[str]]], compile_tool: str,
           run_tool: Optional[str], policy: tolerances.TolerancePolicy,
@@ -287,18 +310,8 @@ def write(directory: str, flow_path: str, key: str, inputs: Sequence[np.ndarray]
     safe_files.write_with(os.path.join(directory, names[-1]),
                          lambda f, a=array: np.save(f, a, allow_pickle=False))
     tensors.release_pages(array)  # a mapped trusted tensor: its pages were read whole.
-  table = {}
-  for name in tolerances.DEFAULT_TOLERANCES:
-    tolerance = policy.for_dtype(np.dtype("float32") if name == "bfloat16" else np.dtype(name),
-                                 (sides[0][0].name,))
-    table[name] = (tolerance.rtol, tolerance.atol)
-  script = SCRIPT.format(
-      python=sys.executable, key=key, suspect=sides[0][0].name, trusted=sides[1][0].name,
-      compile_tool=compile_tool, run_tool=run_tool, inputs=names, results=count,
-      tolerances=table,
-      sides=[(spec.name, spec.driver,
-              [f"--iree-hal-target-backends={t}" for t in spec.compiler_targets] + list(flags))
-             for spec, flags in sides])
+  script = script_text(key, sides, compile_tool, run_tool, names, count, policy)
+
   def executable(f) -> None:
     f.write(script.encode("utf-8"))
     os.fchmod(f.fileno(), 0o755)  # the file, never what a name might link to.

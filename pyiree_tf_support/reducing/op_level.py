@@ -50,6 +50,7 @@ from pyiree_tf_support.comparing import tolerances
 from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling.vmfb_cache import CompileCache
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import quoting
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.reducing import failures
@@ -680,8 +681,7 @@ def reduce_compile_error(text: str, function_name: str, failure: failures.Failur
 
 
 SCRIPT = '''#!{python}
-"""{title}
-Needs numpy and IREE's tools only (absolute paths); prints {verdicts}."""
+{docstring}
 import os, subprocess, sys
 import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -763,10 +763,11 @@ def write(result: OpReduction, directory: str, suspect: Side,
   title = (f"The reduced program of {result.function} on {suspect.spec.name}: "
            + ("its compile error." if result.error else
               f"its outputs against {result.trusted}'s."))
+  prints = ("the compile error (exit 1) or `compiles`" if result.error
+            else "DIVERGES (exit 1) or same (exit 0); a compile error exits 1 too")
   script = SCRIPT.format(
-      python=sys.executable, title=title,
-      verdicts="the compile error (exit 1) or `compiles`" if result.error
-      else "DIVERGES (exit 1) or same (exit 0); a compile error exits 1 too",
+      python=sys.executable, docstring=quoting.docstring(
+          f"{title}\nNeeds numpy and IREE's tools only (absolute paths); prints {prints}."),
       compile_tool=compile_tool, run_tool=repro.iree_run_module_binary() or "iree-run-module",
       flags=suspect.command_flags(), device=suspect.spec.driver, function=result.function,
       inputs=inputs, expected=expected, tolerances=table)

@@ -13,15 +13,11 @@ import sys
 from typing import Optional, Tuple
 
 from pyiree_tf_support.core import bazel_paths
+from pyiree_tf_support.core import quoting
 from pyiree_tf_support.core import safe_files
 
 # The TF-only import script: the test file's module source, then SavedModel -> MLIR -> StableHLO.
-IMPORT_SCRIPT = '''"""{title}
-
-TensorFlow only: the module source of {source} (its tests left out), saved as a SavedModel,
-converted with convert_saved_model and lowered with run_pass_pipeline("{pipeline}"), as
-pyiree_tf_support does. Prints "error: ..." and exits 1 while the import fails.
-"""
+IMPORT_SCRIPT = '''{docstring}
 # pylint: skip-file
 import os
 import re
@@ -32,7 +28,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 {env_lines}import numpy as np
 import tensorflow.compat.v2 as tf
 {shim}
-# ---- {source}, without its tests ----
+# ---- {source_comment}, without its tests ----
 {module_source}
 # ---- the import ----
 EXPORTED_NAMES = {exported_names!r}  # empty: every tf.function with an input_signature
@@ -150,9 +146,16 @@ def import_script(source_path: str, module_class: str, pipeline: str, title: str
                   keras: bool, source_label: str) -> str:
   """repro.py for an import failure (TensorFlow only): the module source of `source_path`
   (named `source_label` in the script) and the import of `module_class`."""
+  if not quoting.function_name(module_class):  # the script calls it: a name, not code.
+    raise ValueError(f"the module class {quoting.shown(module_class)} is not a Python name")
   body = module_source(source_path)
   return IMPORT_SCRIPT.format(
-      title=title, source=source_label, pipeline=pipeline,
+      docstring=quoting.docstring(
+          f"{title}\n\nTensorFlow only: the module source of {source_label} (its tests left "
+          "out), saved as a SavedModel,\nconverted with convert_saved_model and lowered with "
+          f'run_pass_pipeline("{pipeline}"), as\npyiree_tf_support does. Prints "error: ..." '
+          "and exits 1 while the import fails.\n"),
+      source_comment=quoting.comment(source_label), pipeline=pipeline,
       env_lines='os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")  # Keras 2, as the suite runs\n'
       if keras else "",
       shim=TF_UTILS_SHIM if "tf_utils." in body else "",
@@ -176,6 +179,8 @@ def write(module_dir: str, source_path: Optional[str], module_class: str, pipeli
                            "(before any backend)", keras, source_path)
   except (SyntaxError, UnicodeDecodeError, OSError) as e:
     return None, f"its source file {source_path} could not be read ({type(e).__name__})"
+  except ValueError as e:
+    return None, str(e)
   path = repro_path(module_dir)
   safe_files.make_dirs(os.path.dirname(path))
   safe_files.write_text(path, script)

@@ -15,7 +15,10 @@ iree_input.mlir can name object files to link into a dispatch (`hal.executable` 
 `objects([...])`, `#hal.executable.object` attributes) or bring executables of its own
 (`flow.executable`), which compiling and running it would run as native code in this process.
 The import writes none of IREE's executable dialects, so `refuse_hand_written_code` refuses
-every loaded iree_input.mlir (text, or the text of its bytecode) that holds one.
+every loaded iree_input.mlir (text, or the text of its bytecode) that holds one. Its names
+are data too: the reducer, split_dispatches and the repros write method and trace names into
+Python and shell files, so a signatures.json or trace.json naming a function or trace by
+anything a Python function cannot be named (`core.quoting`: `größe` is one) is refused.
 """
 
 import dataclasses
@@ -24,7 +27,7 @@ import glob
 import json
 import os
 import re
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, NoReturn, Optional, Tuple
 
 import numpy as np
 
@@ -32,6 +35,7 @@ from pyiree_tf_support.comparing import mapped_npz
 from pyiree_tf_support.comparing import trace_io
 from pyiree_tf_support.comparing.traces import Trace
 from pyiree_tf_support.core import artifacts
+from pyiree_tf_support.core import quoting
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core.signatures import FunctionSignature
 from pyiree_tf_support.core.signatures import signatures_from_json
@@ -143,6 +147,39 @@ def refuse_hand_written_code(text: str, path: str) -> None:
         "module, which compiling and running it would run as native code here; refusing to "
         "compile it (re-run the test to make the module dir yourself, or compile the file with "
         "iree-compile only if you trust its author).")
+
+
+_NAMES_VALID = ("valid: a Python identifier (letters, digits and _, not starting with a digit; "
+                "non-ASCII letters too, as in größe), not a keyword")
+
+
+def _refuse_name(path: str, what: str, name: object, valid: str = _NAMES_VALID) -> NoReturn:
+  raise ReplayError(
+      f"{path}: {what} {quoting.shown(str(name))} is not a name a test run gives ({valid}); a "
+      "module dir's names are written into generated scripts, so it is refused.")
+
+
+def refuse_unusable_trace_names(path: str, document: Dict[str, Any]) -> None:
+  """ReplayError (one line naming `path` and the name) when the trace.json `document` names its
+  trace or a call's method by what no trace or function of a run is named."""
+  if not quoting.trace_name(document.get("function_name")):
+    _refuse_name(path, "the trace", document.get("function_name"),
+                 "valid: a function's name, as a Python identifier, or <lambda>, then the "
+                 "test's and a number when two tests share it, joined by '.'")
+  for call in document.get("calls") or ():
+    method = call.get("method") if isinstance(call, dict) else None
+    if not quoting.function_name(method):
+      _refuse_name(path, "the method", method)
+
+
+def refuse_unusable_signature_names(path: str, signatures: Dict[str, FunctionSignature]) -> None:
+  """ReplayError (one line naming `path` and the name) when the signatures file names a function
+  or an argument by what no Python function or argument is named."""
+  for method, signature in signatures.items():
+    for what, name in [("the function", method), ("the function", signature.name)] + [
+        (f"an argument of {method}", arg) for arg in signature.arg_names]:
+      if not quoting.function_name(name):
+        _refuse_name(path, what, name)
 
 
 def _read_bytes(path: str, what: str, module_dir: str) -> bytes:
@@ -295,6 +332,7 @@ def load(trace_dir: str, to_text: Optional[Callable[[bytes], str]] = None) -> Re
                       "(a directory <artifacts_dir>/<Module>/traces/<trace>__<reference>_ref).")
   module_dir = os.path.dirname(os.path.dirname(trace_dir))
   document = _read_document(trace_json, module_dir)
+  refuse_unusable_trace_names(trace_json, document)
   _check_reference(trace_dir, trace_json, document)
   arrays = _open_arrays(os.path.join(trace_dir, trace_io.ARRAYS_NAME), trace_json,
                         document["arrays_sha256"], module_dir)
@@ -302,6 +340,7 @@ def load(trace_dir: str, to_text: Optional[Callable[[bytes], str]] = None) -> Re
                                  document["iree_input_sha256"])
   signatures_path = artifacts.signatures_path(module_dir)
   signatures = _load_signatures(signatures_path)
+  refuse_unusable_signature_names(signatures_path, signatures)
   unknown = sorted({str(c["method"]) for c in document["calls"]} - set(signatures))
   if unknown:
     raise ReplayError(f"{signatures_path} has no function {', '.join(unknown)} that {trace_json} "

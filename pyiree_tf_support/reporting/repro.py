@@ -30,6 +30,7 @@ from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import bazel_paths
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import quoting
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.core.signatures import FunctionSignature
@@ -239,6 +240,9 @@ def _write_call(root: str, replay: str, index: int, tar_trace: Trace, ref_trace:
               "package.")
   if not reason and signature is None:
     reason = f"the compiled module exports no function '{tar_call.method}'."
+  if not reason and signature is not None and not quoting.function_name(signature.name):
+    reason = (f"its function's name {quoting.shown(signature.name)} is not one a Python function "
+              "has, and a flagfile holds it as it is, one flag a line.")
   if not reason and signature is not None:  # (None is a reason above)
     try:
       inputs = signature.flatten_inputs(tar_trace.module_name, tar_call.inputs, tar_call.kwargs)
@@ -274,8 +278,9 @@ def _write_flagfile(call_dir: str, tar_trace: Trace, tar_call, index: int,
   with faults.writing(call_dir):
     safe_files.make_dirs(call_dir)
   lines = [
-      f"# Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
-      f"backend '{tar_trace.backend}' alone, from the module's initial state.",
+      "# " + quoting.comment(
+          f"Re-runs call {index} ({tar_call.method}) of trace '{tar_trace.function_name}' on "
+          f"backend '{tar_trace.backend}' alone, from the module's initial state."),
       "# From this directory: iree-run-module --flagfile=flagfile",
       "--module=" + os.path.relpath(vmfb_path, call_dir),
       f"--device={driver}",

@@ -40,6 +40,7 @@ from pyiree_tf_support.compiling import compiler
 from pyiree_tf_support.compiling import mlir_files
 from pyiree_tf_support.compiling import mlir_functions
 from pyiree_tf_support.core import backends
+from pyiree_tf_support.core import quoting
 from pyiree_tf_support.reporting import replay_input
 from pyiree_tf_support.tools import repro_layout
 from pyiree_tf_support.tools import repro_templates
@@ -131,7 +132,8 @@ def _write(path: str, text: str, executable: bool = False) -> None:
 
 
 def _title(entry: Listed, phase: str) -> str:
-  return f"{entry.suite}/{entry.key} on {entry.backend}: {phase} failure"
+  """The title line of a repro.sh: a comment, so one printable line whatever the names hold."""
+  return quoting.comment(f"{entry.suite}/{entry.key} on {entry.backend}: {phase} failure")
 
 
 def write_import(entry: Listed, found: Found, out: str) -> None:
@@ -147,7 +149,7 @@ def write_import(entry: Listed, found: Found, out: str) -> None:
   _write(os.path.join(out, "repro.py"), script)
   env = "TF_USE_LEGACY_KERAS=1 " if keras else ""
   _write(os.path.join(out, "repro.sh"),
-         repro_templates.IMPORT.format(title=title, env=env), executable=True)
+         repro_templates.IMPORT.format(title=quoting.comment(title), env=env), executable=True)
 
 
 # The library's detail when a method failed to compile alone (the module failed as a whole).
@@ -195,7 +197,8 @@ def write_run(entry: Listed, found: Found, out: str) -> None:
       title=_title(entry, found.phase),
       compile_flags=" ".join(map(shlex.quote, _compile_flags(entry.backend))),
       driver_compile=driver_compile, device=spec.driver, driver_module=driver_module,
-      function=plan.function, run_flags=run_flags, attempts=repro_templates.RUN_ATTEMPTS),
+      function=shlex.quote(plan.function), run_flags=run_flags,
+      attempts=repro_templates.RUN_ATTEMPTS),
       executable=True)
 
 

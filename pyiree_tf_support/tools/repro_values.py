@@ -13,6 +13,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from pyiree_tf_support.comparing import trace_io
+from pyiree_tf_support.core import mlir_symbols
+from pyiree_tf_support.core import quoting
 from pyiree_tf_support.core import signatures as signatures_lib
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.reporting import import_repro
@@ -71,11 +73,17 @@ def function_types(iree_input: str) -> Dict[str, Tuple[List[str], List[str]]]:
   return types
 
 
+def _symbol(module_name: str, name: str) -> str:
+  """The symbol of function `name` of the module `module_name` as MLIR spells it (`größe`'s
+  quoted): a name is data in the driver module, as in every module."""
+  return mlir_symbols.spelling(f"{module_name}.{name}")
+
+
 def driver_module(module_name: str, calls: Sequence[str], iree_input: str) -> str:
   """A module calling `calls` (function names, in order) of `module_name`, returning the last's
   results; the arguments of every call are its arguments, in order."""
   types = function_types(iree_input)
-  imports = [f"  func.func private @{module_name}.{name}({', '.join(types[name][0])})"
+  imports = [f"  func.func private @{_symbol(module_name, name)}({', '.join(types[name][0])})"
              + (f" -> ({', '.join(types[name][1])})" if types[name][1] else "")
              for name in sorted(set(calls))]
   arguments, lines, returned = [], [], []
@@ -86,7 +94,8 @@ def driver_module(module_name: str, calls: Sequence[str], iree_input: str) -> st
     results = [f"%r{index}_{i}" for i in range(len(result_types))]
     signature = f"({', '.join(argument_types)}) -> ({', '.join(result_types)})"
     prefix = f"{', '.join(results)} = " if results else ""
-    lines.append(f"    {prefix}call @{module_name}.{name}({', '.join(names)}) : {signature}")
+    lines.append(f"    {prefix}call @{_symbol(module_name, name)}({', '.join(names)}) : "
+                 f"{signature}")
     returned = results
   last_types = types[calls[-1]][1]
   return repro_templates.DRIVER.format(
@@ -130,6 +139,10 @@ def plan_run(module_dir: str, trace_record: Dict[str, Any], record: Dict[str, An
     signatures = signatures_lib.signatures_from_json(f.read())
   index, _ = failing_call(record)
   first = 0 if index > 0 and repro.has_state(iree_input) else index
+  for call in ref.calls[first:index + 1]:  # written into repro.sh and driver.mlir: names only.
+    if not quoting.function_name(call.method):
+      raise ValueError(f"{traces_dir}: the reference trace calls {quoting.shown(call.method)}, "
+                       "which is not a name a test run gives a method (a Python identifier).")
   flags = []
   for number in range(first, index + 1):
     call = ref.calls[number]
