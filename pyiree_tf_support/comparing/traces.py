@@ -321,7 +321,11 @@ class TracedModule:
       if pin is not None and pin.enabled:
         pin.before_call(method_name)
         start = time.perf_counter()
-        outputs = method(*args, **kwargs)
+        try:
+          outputs = method(*args, **kwargs)
+        except BaseException:
+          pin.release()  # the caller's code runs next, perhaps catching it: every CPU back.
+          raise
         pin.after_call(method_name, time.perf_counter() - start)
       else:
         outputs = method(*args, **kwargs)

@@ -24,23 +24,25 @@ from 0.146-0.175 ms to 0.110 ms.
 reference, an in-process IREE driver: `runs_in_process` on the compiled module; never a worker
 process's). Before a call of a method judged short, every native thread of this process that is
 not a Python thread (the runtimes' pools and task workers) is allowed only the CPU the calling
-thread is on; before any other call, and when the trace ends (also by an exception), every
-thread gets back the CPUs it had. The Python threads are never pinned, the caller included: the
-trace function's own code between calls, and the threads, pools and processes it starts, keep
-every CPU (the caller's threads and children inherit its affinity). A thread or process started
-by a pinned thread during a call (a `tf.py_function`'s Python runs on TensorFlow's threads)
-inherits the one CPU: at the release each such thread, Python's too, and each thread of each
-such process and of its descendants gets the caller's CPUs back. They are told from older ones
-by their ids, handed out after the last id the kernel gave when the pin began (the last field
-of `/proc/loadavg`); when no id was handed out meanwhile, nothing is looked for. Results do not
-depend on it: the runtimes keep their threads and their partitioning of the work; only where
-those threads run changes, for the length of short calls.
+thread is on; when the call returns (also by an exception) every thread gets back the CPUs it
+had, before control leaves the library: the trace function's own code between calls (TensorFlow
+ops it runs eagerly, on those same pools) and the threads and processes it starts keep every
+CPU. The Python threads are never pinned, the caller included. A thread or process started by a
+pinned thread during a call (a `tf.py_function`'s Python runs on TensorFlow's threads) inherits
+the one CPU: at the release each such thread, Python's too, and each thread of each such process
+and of its descendants gets the caller's CPUs back. They are told from older ones by their ids,
+handed out after the last id the kernel gave when the pin began (the last field of
+`/proc/loadavg`); when no id was handed out meanwhile, nothing is looked for, and the next pin
+reuses the list of threads. Results do not depend on it: the runtimes keep their threads and
+their partitioning of the work; only where those threads run changes, for the length of a call.
 
-Pinning each call alone (and releasing after it) was measured and rejected: the pin and release
-around every call of that 3000-call loop cost more than they saved (TF 376 us a call, llvm-cpu
-226 us, against 188 and 71 us unpinned); leaving the caller unpinned kept llvm-cpu's gain
-(46-50 us against 62-150 unpinned) and made TF's none (181-198 us against 172 pinned with the
-caller, 184-211 unpinned), on the same VM under other work.
+A pin used to last from one short call to the next, so the code between them ran with the
+runtimes' threads on one CPU (9 of 11 threads of an llvm-cpu process, read from
+/proc/self/task/*/status between two calls). A pin and its release around each call cost ~17 us
+(11 threads; 36 us before the /proc files were kept open and the thread list reused); on this
+VM that takes the gain of the table above: 2000 calls of the 16-float module took 71-74 us each
+on llvm-cpu pinned around each call, 67-77 us not (47-56 pinned across calls), and TF 131-205
+against 128-160.
 
 A trace's first call is never pinned: a pin and its release cost about what a call saves
 (~0.08 ms for a process of 10 threads), so a trace of one call, such as each example of
@@ -111,22 +113,40 @@ def setting() -> str:
   return value
 
 
-def _current_cpu() -> Optional[int]:
-  """The CPU this thread runs on (the 39th field of /proc/thread-self/stat)."""
+class _ProcFile:
+  """A /proc file read again and again through one descriptor, opened at the first read: read
+  from offset 0, the kernel makes its text anew; an open and a close cost twice the read, and a
+  call is pinned and released around every call (~2 us a read)."""
+
+  def __init__(self, path: str):
+    self._path = path
+    self._fd = -1
+
+  def read(self) -> bytes:
+    if self._fd < 0:
+      self._fd = os.open(self._path, os.O_RDONLY | os.O_CLOEXEC)
+    return os.pread(self._fd, 4096, 0)
+
+  def close(self) -> None:
+    if self._fd >= 0:
+      os.close(self._fd)
+      self._fd = -1
+
+
+def _current_cpu(stat: _ProcFile) -> Optional[int]:
+  """The CPU this thread runs on (the 39th field of /proc/thread-self/stat, `stat`)."""
   try:
-    with open("/proc/thread-self/stat", "rb") as f:
-      stat = f.read()
-    return int(stat[stat.rfind(b")") + 2:].split()[36])
+    text = stat.read()
+    return int(text[text.rfind(b")") + 2:].split()[36])
   except (OSError, ValueError, IndexError):
     return None
 
 
-def _last_id() -> Optional[int]:
+def _last_id(loadavg: _ProcFile) -> Optional[int]:
   """The last process or thread id the kernel handed out in this PID namespace (the last field
-  of /proc/loadavg): unchanged, nothing was started anywhere meanwhile."""
+  of /proc/loadavg, `loadavg`): unchanged, nothing was started anywhere meanwhile."""
   try:
-    with open("/proc/loadavg", "rb") as f:
-      return int(f.read().split()[-1])
+    return int(loadavg.read().split()[-1])
   except (OSError, ValueError, IndexError):
     return None
 
@@ -181,6 +201,12 @@ class Colocation:
     self._home: FrozenSet[int] = frozenset()
     self._cpu: Optional[int] = None
     self._last_id: Optional[int] = None  # the kernel's last id when the pin began.
+    # The threads the last pin listed, kept while the kernel hands out no id: listing them
+    # costs more than pinning them.
+    self._threads: Optional[FrozenSet[int]] = None
+    self._released_id: Optional[int] = None  # the kernel's last id at the last release.
+    self._stat = _ProcFile("/proc/thread-self/stat")
+    self._loadavg = _ProcFile("/proc/loadavg")
     self._calls = 0  # calls of the trace so far.
     self.pinned = False
 
@@ -189,33 +215,34 @@ class Colocation:
 
   def __exit__(self, *exc_info: Any) -> None:
     self.release()
+    self._stat.close()
+    self._loadavg.close()
 
   def before_call(self, method: str) -> None:
-    """Pins before a call of a method judged short (not the trace's first call), releases
-    before any other."""
+    """Pins before a call of a method judged short (not the trace's first call)."""
     judgement = self._judged.get(method)
     self._calls += 1
-    if judgement is not None and judgement.pin:
-      if not self.pinned and self._calls > 1:
-        self._pin()
-    elif self.pinned:
-      self.release()
+    if judgement is not None and judgement.pin and self._calls > 1:
+      self._pin()
 
   def after_call(self, method: str, seconds: float) -> None:
-    """Judges `method` by this call, which took `seconds` (pinned or not: `self.pinned`)."""
+    """Judges `method` by this call, which took `seconds` (pinned or not: `self.pinned`), and
+    releases: the caller's code runs next, and must find every thread on its own CPUs."""
     judgement = self._judged.get(method)
     if judgement is None:  # not setdefault: no record built on every call of a long trace.
       judgement = self._judged[method] = _Judgement()
     if not self.pinned:
       judgement.fastest_unpinned = min(judgement.fastest_unpinned, seconds)
-    elif seconds > judgement.fastest_unpinned + PIN_SLACK_SECONDS:
+      return
+    if seconds > judgement.fastest_unpinned + PIN_SLACK_SECONDS:
       judgement.slow_pinned += 1
       judgement.never = judgement.slow_pinned >= SLOW_PINNED_CALLS
     else:
       judgement.slow_pinned = 0
+    self.release()
 
   def _pin(self) -> None:
-    cpu = _current_cpu()
+    cpu = _current_cpu(self._stat)
     try:
       home = frozenset(os.sched_getaffinity(0))
     except OSError:
@@ -226,8 +253,11 @@ class Colocation:
       return
     self._home, self._cpu = home, cpu
     with _lock:
-      self._last_id = _last_id()
-      for tid in _pinnable_threads():
+      self._last_id = _last_id(self._loadavg)
+      if (self._threads is None or self._last_id is None
+          or self._last_id != self._released_id):
+        self._threads = _pinnable_threads()
+      for tid in self._threads:
         try:
           self._saved[tid] = frozenset(os.sched_getaffinity(tid))
           os.sched_setaffinity(tid, (cpu,))
@@ -247,9 +277,11 @@ class Colocation:
           os.sched_setaffinity(tid, cpus)
         except OSError:  # it ended.
           pass
-      first, last = self._last_id, _last_id()
+      first, last = self._last_id, _last_id(self._loadavg)
       if first is None or last is None or last != first:
         self._release_started(first, last)
+        self._threads = None  # threads were started: the next pin lists them again.
+      self._released_id = last
     self._saved.clear()
 
   def _release_started(self, first: Optional[int], last: Optional[int]) -> None:

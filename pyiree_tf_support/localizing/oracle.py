@@ -31,7 +31,8 @@ NAME = "oracle"  # what --trusted_backend names it by.
 
 
 class OracleError(Exception):
-  """The oracle could not run (jaxlib missing, an op it does not support); one line."""
+  """The oracle could not run (jaxlib missing or failing to import, an op it does not support);
+  one line."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,6 +93,8 @@ def run(source: str, calls: Sequence[dict], inputs: Dict[str, np.ndarray], run_d
   lines = completed.stderr.decode("utf-8", "replace").strip().splitlines()
   if completed.returncode == oracle_run.MISSING:
     raise OracleError(oracle_run.MISSING_MESSAGE)
+  if completed.returncode == oracle_run.BROKEN and lines:
+    raise OracleError(lines[-1])
   result_path = os.path.join(run_dir, oracle_run.RESULT)
   if completed.returncode != 0 or not os.path.exists(result_path):
     aborted = next((line for line in lines if line.startswith("LLVM ERROR")), None)

@@ -18,11 +18,12 @@ Never TensorFlow, never IREE.
 """
 
 import csv
+import importlib.util
 import json
 import os
 import sys
 import traceback
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
@@ -33,6 +34,7 @@ PATH_VARIABLE = "PYIREE_TF_SUPPORT_ORACLE_PATH"
 MISSING = 4  # the exit status when jaxlib is missing (its stderr's last line says so)
 MISSING_MESSAGE = ("the oracle needs jaxlib (the StableHLO reference interpreter): "
                    "pip install 'pyiree-tf-support[oracle]'")
+BROKEN = 5  # the exit status when jaxlib is there but fails to import (stderr's last line: why)
 
 
 # Where scripts/bootstrap.sh installs jaxlib: inside the venv's directory, not on its path.
@@ -64,6 +66,20 @@ def _interpreter():
   from jaxlib.mlir._mlir_libs import _jax_mlir_ext
   from jaxlib.mlir.dialects import stablehlo
   return ir, stablehlo, _jax_mlir_ext
+
+
+def import_failure(error: ImportError) -> Optional[str]:
+  """What is wrong with a jaxlib whose import raised `error`, in one line; None when there is no
+  jaxlib at all (then installing it is the fix). A jaxlib that is there but fails to import (a
+  wheel for another CPU or Python, a missing shared library) needs no install but its own error:
+  an install hint would send its user to reinstall what is already installed."""
+  if isinstance(error, ModuleNotFoundError) and error.name == "jaxlib":
+    return None
+  spec = importlib.util.find_spec("jaxlib")
+  where = (spec.submodule_search_locations or [spec.origin])[0] if spec else None
+  why = " ".join(str(error).split()) or "no message"
+  return (f"the oracle's jaxlib{f' ({where})' if where else ''} failed to import: "
+          f"{type(error).__name__}: {why}")
 
 
 def run(run_dir: str) -> Dict[str, Any]:
@@ -137,9 +153,10 @@ def main(argv: List[str]) -> int:
     return 2
   try:
     _interpreter()
-  except ImportError:
-    print(MISSING_MESSAGE, file=sys.stderr)
-    return MISSING
+  except ImportError as e:
+    failure = import_failure(e)
+    print(failure or MISSING_MESSAGE, file=sys.stderr)
+    return MISSING if failure is None else BROKEN
   try:
     run(argv[1])
   except Exception:  # our own fault: the parent reports it.

@@ -89,6 +89,7 @@ class Spawning(tf.Module):
     self.calls = 0
     self.thread = None
     self.child = None
+    self.started_with = None  # the thread's CPUs as it starts, inside the call.
     self.stop = threading.Event()
 
   def _start(self, x):
@@ -96,6 +97,7 @@ class Spawning(tf.Module):
     if self.calls == 3:
       self.thread = threading.Thread(target=self.stop.wait, name="started-in-a-call")
       self.thread.start()
+      self.started_with = frozenset(os.sched_getaffinity(self.thread.native_id))
       self.child = subprocess.Popen(["sleep", "60"])
     return x
 
@@ -175,16 +177,37 @@ class ColocationTest(absltest.TestCase):
         self.assertTrue(_pinned(seen[-1]), seen[-1])  # the runtime's threads were pinned,
         self.assertEqual(between, [self.home] * 4)  # the caller, which runs the trace, not.
 
+  def test_between_calls_every_thread_has_its_cpus_back(self):
+    # The trace function's own code (TF ops it runs eagerly, threads the runtimes start for
+    # it) runs on the runtimes' threads too: none may be left on one CPU when a call returns.
+    for name in self.modules:
+      with self.subTest(name):
+        module = self._fresh(name)
+        self._watch(module)  # judged short: the next trace pins.
+        before = _affinities()
+        seen, between = [], []
+
+        def trace(m):
+          for _ in range(4):
+            m.double(np.ones([4], np.float32))
+            between.append(_affinities())
+
+        _, error = traces.run_trace(self._watched(module, seen), trace)
+        self.assertIsNone(error)
+        self.assertTrue(_pinned(seen[-1]), seen[-1])  # the calls ran pinned,
+        for affinities in between:  # the code between them on every thread's own CPUs.
+          self.assertEqual(affinities, {t: a for t, a in before.items() if t in affinities})
+
   def test_threads_and_children_started_during_a_pinned_call_get_their_cpus_back(self):
     module = Spawning()
     self.addCleanup(module.stop.set)
-    pinned_during, between = [], []
+    after_calls, between = [], []
 
     def trace(m):
       for _ in range(4):
         m.spawn(np.ones([4], np.float32))
-        pinned_during.append(module.thread is not None
-                             and os.sched_getaffinity(module.thread.native_id) != self.home)
+        after_calls.append(module.thread is not None
+                             and frozenset(os.sched_getaffinity(module.thread.native_id)))
         between.append(frozenset(os.sched_getaffinity(0)))
 
     class InProcess:  # the TF module as run_trace sees a compiled module running here.
@@ -202,7 +225,8 @@ class ColocationTest(absltest.TestCase):
     self.addCleanup(module.child.kill)
     self.assertEqual(frozenset(os.sched_getaffinity(module.thread.native_id)), self.home)
     self.assertEqual(frozenset(os.sched_getaffinity(module.child.pid)), self.home)
-    self.assertEqual(pinned_during, [False, False, True, True])  # it was started pinned,
+    self.assertEqual(len(module.started_with), 1)  # it was started pinned,
+    self.assertEqual(after_calls, [False, False, self.home, self.home])  # back as it returned,
     self.assertEqual(between, [self.home] * 4)  # not by the caller's code.
 
   def test_iree_task_workers_are_on_the_callers_cpu(self):

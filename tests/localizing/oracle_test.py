@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from unittest import mock
 
 from absl.testing import absltest
 import numpy as np
@@ -144,6 +145,25 @@ class OracleTest(absltest.TestCase):
     self.assertEqual(completed.returncode, oracle_run.MISSING)
     self.assertEqual(completed.stderr.strip().splitlines(), [oracle_run.MISSING_MESSAGE])
     self.assertIn("[oracle]", oracle_run.MISSING_MESSAGE)
+
+  def test_a_jaxlib_that_fails_to_import_is_named_with_its_error_not_as_missing(self):
+    with tempfile.TemporaryDirectory() as scratch:
+      broken = os.path.join(scratch, "jaxlib")
+      os.makedirs(broken)
+      with open(os.path.join(broken, "__init__.py"), "w") as f:  # as a wheel for another CPU.
+        f.write("raise ImportError('libjax_common.so: cannot open shared object file:\\n'\n"
+                "                  '  No such file or directory')\n")
+      # Where the oracle looks for jaxlib, first on its child's path.
+      with mock.patch.dict(os.environ, {oracle_run.PATH_VARIABLE: scratch}), \
+          self.assertRaises(oracle.OracleError) as raised:
+        oracle.run(MODULE, [{"function": "matmul", "inputs": 2}],
+                   {"c0_0": np.ones([2, 3], np.float32), "c0_1": np.ones([3, 2], np.float32)},
+                   os.path.join(scratch, "run"))
+    message = str(raised.exception)
+    self.assertEqual(message, f"the oracle's jaxlib ({broken}) failed to import: ImportError: "
+                     "libjax_common.so: cannot open shared object file: No such file or "
+                     "directory")
+    self.assertNotIn("pip install", message)
 
 
 if __name__ == "__main__":
