@@ -91,6 +91,39 @@ class CallTimeoutError(RuntimeError):
   """A call of an in-process backend ran past its limit and was cancelled."""
 
 
+class PastTimeBoxError(CallTimeoutError):
+  """A cancellable call ran past the time box of the work that made it (`time_box`)."""
+
+
+class TimeBox:
+  """A deadline the calls made within `time_box()` end by, if they can be cancelled; `passed`
+  says whether one ran past it (the call then raised PastTimeBoxError)."""
+
+  def __init__(self, deadline: float, explain: str):
+    self.deadline = deadline
+    self.explain = explain  # e.g. "the time box (10 s, --examples_timeout)".
+    self.passed = False
+
+
+_time_box: Optional[TimeBox] = None
+
+
+@contextlib.contextmanager
+def time_box(deadline: Optional[float], explain: str) -> Iterator[Optional[TimeBox]]:
+  """Within, every watched call that can be cancelled (the TF reference's) ends by `deadline`
+  (time.monotonic(); None: no box) as well as by its own limit: a run of examples bounded in
+  time is bounded in each of its calls too, a loop that never ends on a drawn input included.
+  A call that cannot be cancelled keeps its own limit only: past it the process would end,
+  losing the work done so far."""
+  global _time_box
+  box = None if deadline is None else TimeBox(deadline, explain)
+  outer, _time_box = _time_box, box
+  try:
+    yield box
+  finally:
+    _time_box = outer
+
+
 class _Watch:
   """One watched call: its deadline, how to cancel it, and what ended it."""
 
@@ -168,7 +201,8 @@ def watched_call(what: str, seconds: Optional[float] = None, explain: str = "",
                  cancel: Optional[Callable[[], None]] = None) -> Iterator[_Watch]:
   """Runs a call of an in-process backend (`what`: "call 'f' of tf") under the watchdog: past
   `seconds` (None: no limit) `cancel()` is called and CallTimeoutError raised when the call
-  returns (without `cancel`, the process ends with a line saying why); a Ctrl-C cancels it and
+  returns (without `cancel`, the process ends with a line saying why), past the `time_box`
+  around it PastTimeBoxError (only with `cancel`); a Ctrl-C cancels it and
   KeyboardInterrupt is raised, and one it cannot stop within GRACE_SECONDS, or a second Ctrl-C,
   ends the process. Only the main thread's calls are watched (signals reach only it)."""
   global _watchdog
@@ -179,7 +213,11 @@ def watched_call(what: str, seconds: Optional[float] = None, explain: str = "",
     if _watchdog is None:
       _watchdog = _Watchdog()
   dog = _watchdog
-  watch = _Watch(what, None if seconds is None else time.monotonic() + seconds, explain, cancel)
+  deadline = None if seconds is None else time.monotonic() + seconds
+  box = _time_box if cancel is not None else None
+  if box is not None and deadline is not None and deadline <= box.deadline:
+    box = None  # its own limit comes first.
+  watch = _Watch(what, box.deadline if box is not None else deadline, explain, cancel)
   try:
     previous = signal.set_wakeup_fd(dog.write, warn_on_full_buffer=False)
   except ValueError:  # not the main interpreter's main thread.
@@ -193,6 +231,9 @@ def watched_call(what: str, seconds: Optional[float] = None, explain: str = "",
     except Exception as e:  # the cancelled call's own error.
       if watch.interrupted_at is not None:
         raise KeyboardInterrupt(f"Ctrl-C during {what}") from e
+      if watch.timed_out and box is not None:
+        box.passed = True
+        raise PastTimeBoxError(f"{what} ran past {box.explain}; it was cancelled") from e
       if watch.timed_out:
         raise CallTimeoutError(f"{what} did not end {explain}; it was cancelled") from e
       raise

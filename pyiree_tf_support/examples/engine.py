@@ -12,7 +12,10 @@ every example, so none sees what an earlier one left.
 
 Honest counts: an input the reference rejects (TensorFlow raises) is not compared, and its reason
 is counted; an own fault (`faults.OwnFault`) stops the run and is raised, never made a backend's
-verdict; examples past the time box are not run. The caller fails a run that compared nothing.
+verdict; examples past the time box are not run: hypothesis is stopped when it ends, and a
+reference call still running then (a loop that never ends on a drawn input) is cancelled there
+(`interrupts.time_box`) and named, not counted, with the examples done before it kept. The
+caller fails a run that compared nothing.
 """
 
 import collections
@@ -118,6 +121,10 @@ class ExamplesResult:
   # Of `run`, those after the first failure: shrinking it and checking its elements (why more
   # run than were requested).
   after_failure: int = 0
+  # The input whose reference call was still running when the time box ended (stopped there,
+  # not compared), and what the time box was.
+  past_time_box: Optional[Tuple[np.ndarray, ...]] = None
+  time_box: str = ""
 
 
 class _MethodCall:
@@ -135,6 +142,12 @@ class _MethodCall:
 
 
 _RAISED = re.compile(r"raised (\w+)")
+
+
+class _TimeBoxEnded(BaseException):
+  """Raised by the predicate once the time box ended: hypothesis stops at an exception that is
+  no Exception (as at a KeyboardInterrupt) instead of drawing the rest of `max_examples`
+  examples only to be told no each time, minutes and memory for --examples=10000000."""
 
 
 def failure_kind(outcome: Outcome) -> Optional[FailureKind]:
@@ -199,6 +212,10 @@ class _Runner:
     self.others: Dict[FailureKind, None] = {}
     self.first_accepted: Optional[Tuple[np.ndarray, ...]] = None
     self.smallest: Optional[Tuple[np.ndarray, ...]] = None
+    self.past_time_box: Optional[Tuple[np.ndarray, ...]] = None
+    seconds = settings.seconds
+    self.time_box = ("" if seconds is None
+                     else f"the time box ({seconds:g} s, --examples_timeout)")
 
   def time_up(self) -> bool:
     seconds = self.settings.seconds
@@ -206,17 +223,27 @@ class _Runner:
       self.timed_out = True
     return self.timed_out
 
-  def outcomes(self, inputs: Tuple[np.ndarray, ...],
-               only: Optional[str] = None) -> Optional[List[Outcome]]:
+  def outcomes(self, inputs: Tuple[np.ndarray, ...], only: Optional[str] = None,
+               boxed: bool = True) -> Optional[List[Outcome]]:
     """Each target's outcome for one example (only the target named `only`, if given); None
-    when the reference rejects the input (its reason is counted)."""
+    when the reference rejects the input (its reason is counted) or its call ran past the time
+    box (`boxed`: the reference's call ends by it; then `past_time_box` holds the input)."""
     self.notice.check()  # a Ctrl-C whose KeyboardInterrupt was lost ends the run here.
     call = _MethodCall(self.method, self.signature, inputs)
     if self.modules.stateful:
       self.modules.reference.reinitialize()
     self.run += 1
     self.after_failure += self.first is not None
-    ref_trace, error = traces.run_trace(self.modules.reference, call, function_name=self.method)
+    seconds = self.settings.seconds
+    with interrupts.time_box(self.started + seconds if boxed and seconds is not None else None,
+                             self.time_box) as box:
+      ref_trace, error = traces.run_trace(self.modules.reference, call,
+                                          function_name=self.method)
+    if box is not None and box.passed:  # stopped: neither rejected nor compared.
+      self.run -= 1
+      self.after_failure -= self.first is not None
+      self.past_time_box, self.timed_out = inputs, True
+      return None
     if error:
       reason = _reason(error, self.method)  # counted by its words, numbers aside.
       self.rejected[self.reasons.setdefault(re.sub(r"\d+", "N", reason), reason)] += 1
@@ -251,13 +278,17 @@ class _Runner:
   def fails_the_same_way(self, inputs: Tuple[np.ndarray, ...]) -> bool:
     """hypothesis' predicate: the example fails as the first failure did (the first failure
     found fixes the kind); other kinds are remembered, not shrunk."""
-    if self.own_fault is not None or self.time_up():
+    if self.own_fault is not None:
       return False
+    if self.time_up():
+      raise _TimeBoxEnded()
     try:
       outcomes = self.outcomes(inputs, self.first[0].backend if self.first else None)
     except faults.OwnFault as e:  # stop: raised by run_examples, never a verdict.
       self.own_fault = e
       return False
+    if self.past_time_box is not None:
+      raise _TimeBoxEnded()
     for outcome in outcomes or ():
       kind = failure_kind(outcome)
       if kind is None:
@@ -270,11 +301,14 @@ class _Runner:
       self.others[kind] = None
     return False
 
-  def same_failure(self, inputs: Tuple[np.ndarray, ...]) -> Optional[Outcome]:
-    """The outcome of the first failure's backend if `inputs` fail the same way, else None."""
+  def same_failure(self, inputs: Tuple[np.ndarray, ...], boxed: bool = True
+                   ) -> Optional[Outcome]:
+    """The outcome of the first failure's backend if `inputs` fail the same way, else None;
+    `boxed=False`: the reference's call is not bounded by the time box (an input that failed
+    once, run again to report it)."""
     if self.first is None:  # nothing failed yet.
       return None
-    outcomes = self.outcomes(inputs, self.first[0].backend) or ()
+    outcomes = self.outcomes(inputs, self.first[0].backend, boxed) or ()
     return next((o for o in outcomes if failure_kind(o) == self.first[0]), None)
 
 
@@ -319,6 +353,8 @@ def _check_elements(runner: _Runner, shrunk: Tuple[np.ndarray, ...]) -> Tuple[El
       if len(checks) >= MAX_ELEMENT_CHECKS or runner.time_up():
         return tuple(checks)
       still = runner.same_failure(_zeroed(shrunk, which, index))
+      if runner.past_time_box is not None:  # stopped: it says nothing about the element.
+        return tuple(checks)
       checks.append(ElementCheck(which, tuple(int(i) for i in index), array[index].item(),
                                  still is None))
   return tuple(checks)
@@ -361,6 +397,8 @@ def _run_examples(modules: ExampleModules, method: str,
     # hypothesis runs the smallest input once more; the time box (or an own fault) can end
     # the run between the two, and a backend can fail one time and not the next.
     shrunk = runner.smallest
+  except _TimeBoxEnded:
+    shrunk = runner.smallest  # the smallest failing input found so far, if any.
   finally:
     configuration.set_hypothesis_home_dir(home)
   runner.notice.check()  # hypothesis ended the search: not because it was told to stop?
@@ -368,7 +406,7 @@ def _run_examples(modules: ExampleModules, method: str,
     raise runner.own_fault
   failure = None
   if shrunk is not None and runner.first is not None:
-    outcome = runner.same_failure(shrunk)
+    outcome = runner.same_failure(shrunk, boxed=False)
     if outcome is not None:  # else the shrunk input no longer fails: reported as not found.
       failure = FoundFailure(runner.first[0], runner.first[1], shrunk, outcome,
                              _check_elements(runner, shrunk))
@@ -382,4 +420,5 @@ def _run_examples(modules: ExampleModules, method: str,
                                                       key=lambda item: -item[1])),
       timed_out=runner.timed_out, seconds=time.monotonic() - runner.started,
       targets=tuple(t.name for t in modules.targets), failure=failure, other_failures=others,
-      first_accepted=runner.first_accepted, after_failure=runner.after_failure)
+      first_accepted=runner.first_accepted, after_failure=runner.after_failure,
+      past_time_box=runner.past_time_box, time_box=runner.time_box)

@@ -59,6 +59,10 @@ def format_summary(result: ExamplesResult, where: str, rerun_flags: str) -> str:
            f"{', time box reached' if result.timed_out else ''}; {result.seconds:.1f} s."]
   for reason, count in result.rejected[:5]:
     lines.append(f"  rejected {count}x (not compared): {reason}")
+  if result.past_time_box is not None:
+    drawn = "; ".join(_array(a) for a in result.past_time_box)
+    lines.append(f"  stopped: call {result.method}() of the reference on {drawn} ran past "
+                 f"{result.time_box}; not compared")
   failure = result.failure
   if failure is not None:
     lines += [f"  {failure.kind.describe()} first on:", _inputs(failure.first_inputs),
