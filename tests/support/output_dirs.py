@@ -150,12 +150,12 @@ class Reader:
 
 
 class OutputDirCase(absltest.TestCase):
-  """A TestCase (its subclasses list RecordedTraces after it) for a command publishing `OUT` (relative to the
-  module dir) of the module's one recorded trace: each test gets a fresh copy of the module
-  dir, the command's earlier complete result (made once for the class) included, and checks
-  that result is kept. TOOL: the command; ARGS: its arguments
-  after the trace dir; WHOLE: names a complete result holds; KEPT: the one line saying what
-  was kept, `{how}` and `{out}` filled in."""
+  """A TestCase (its subclasses list RecordedTraces after it) for a command publishing `OUT`
+  (relative to the module dir) of the module's one recorded trace: each test gets a fresh copy
+  of the module dir, the command's earlier complete result (made once for the class) included,
+  and checks that result is kept. TOOL: the command; ARGS: its arguments after the trace dir;
+  WHOLE: names a complete result holds; KEPT: the one line saying what was kept, `{how}` and
+  `{out}` filled in."""
 
   TOOL = ""
   ARGS: Sequence[str] = ()
