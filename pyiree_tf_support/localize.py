@@ -12,7 +12,7 @@ differs, no divergence, masked by tracing, not traceable, or target-independent
 the dispatches are judged against the StableHLO reference interpreter instead. Files go to
 <Module>/localize/. --help lists its flags.
 Exit status: 0 a verdict was printed, 2 bad input or the localization could not run (no trusted
-backend could be used, or our own fault such as a full disk).
+backend could be used, or our own fault such as a full disk), 130 Ctrl-C, 143 SIGTERM (one line).
 """
 
 import json
@@ -30,6 +30,7 @@ from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import faults
 from pyiree_tf_support.core import verbosity
+from pyiree_tf_support.fuzzing import stopping
 from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.localizing import report
 from pyiree_tf_support.localizing.engine import Localization
@@ -86,6 +87,7 @@ def _suspect(names: Optional[List[str]]) -> str:
 
 
 def main(argv: Sequence[str]) -> int:
+  stopping.stop_on_sigterm()
   verbosity.apply(cli_flags.verbose())
   if len(argv) != 2:
     print(f"usage: {USAGE} (--help for its flags)", file=sys.stderr)
@@ -109,6 +111,9 @@ def main(argv: Sequence[str]) -> int:
     message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
     print("localize: " + str(message).replace("\n", " "), file=sys.stderr)
     return 2
+  except KeyboardInterrupt:
+    print(f"localize: {stopping.stopped_how()}; no verdict", file=sys.stderr)
+    return stopping.exit_status()
   source = os.path.join(os.path.dirname(os.path.dirname(trace_dir)), "iree_input.mlir")
   if artifacts.is_mlir_bytecode(loaded.saved_iree_input) and result.work_dir:
     source = os.path.join(result.work_dir, "iree_input.mlir")  # its text, which loc()s name.

@@ -31,7 +31,11 @@ as they take the original), `repro.sh` (the TF-free replay of it, failing as the
 and for a compile error the iree-compile command alone) and `report.md`, a bug report to paste
 upstream: IREE's version, the backend's flags, the command, expected vs got, and what was
 removed. `--reduce_timeout` bounds the search; when it ends, the smallest program so far is kept.
-Exit status: 0 reduced, 2 nothing to reduce or input that cannot be trusted (one line on stderr).
+The reduction is written beside the last complete one, which it replaces whole once complete
+(a reduction stopped half-way leaves the last one as it was); a second reduction of the same
+trace and backend waits for the first (it says so) and then reduces afresh.
+Exit status: 0 reduced, 2 nothing to reduce or input that cannot be trusted (one line on stderr),
+130 Ctrl-C, 143 SIGTERM (one line saying what was kept).
 """
 
 import copy
@@ -68,6 +72,7 @@ from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import structure
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core import verbosity
+from pyiree_tf_support.fuzzing import stopping
 from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.reducing import failures
 from pyiree_tf_support.reducing import op_level
@@ -193,9 +198,10 @@ class _Search:
 
   def __init__(self, loaded: ReplayInput, spec: backends.BackendSpec, name: str,
                cache: Optional[CompileCache], policy: tolerances.TolerancePolicy,
-               limits: timeouts.Timeouts, deadline: float):
+               limits: timeouts.Timeouts, started: float, seconds: float):
     self.loaded, self.spec, self.name = loaded, spec, name
-    self.cache, self.policy, self.limits, self.deadline = cache, policy, limits, deadline
+    self.cache, self.policy, self.limits = cache, policy, limits
+    self.started, self.deadline = started, started + seconds
     self.tried = 0
     self.timed_out = False
 
@@ -272,30 +278,38 @@ def reduce_failure(loaded: ReplayInput, backend: str,
                    seconds: float = 600.0,
                    directory: Optional[str] = None) -> Reduction:
   """Reduces the failure of `loaded`'s reference trace on `backend`; writes the reduced module
-  dir (default `<Module>/reduce/<trace>__<backend>`, replaced)."""
+  dir (default `_output_dir`) beside it and publishes it whole once complete
+  (`safe_files.published_dir`): until then the last complete reduction stays, also when this
+  one is stopped, and another reduction of the same directory waits for this one to end."""
   started = time.monotonic()
-  spec = backends.lookup(backend)
-  if not spec.is_iree:
-    raise ReduceError(f"--target_backends={backend} is not an IREE backend; reduce one of: "
-                      + ", ".join(n for n in backends.valid_names()
-                                  if backends.lookup(n).is_iree) + ".")
+  spec = _iree_spec(backend)
   spec = dataclasses.replace(spec, compiler_flags=spec.compiler_flags + compile_flags.for_backend(
       extra_flags, (backend, spec.name)))
   reference, iree_input = loaded.reference, loaded.iree_input
   if not reference.calls:
     raise ReduceError(f"{loaded.trace_dir} records no call: nothing to reduce.")
-  searching = _Search(loaded, spec, backend, cache, policy, limits, started + seconds)
+  directory = directory or _output_dir(loaded, backend)
+  safe_files.open_root(os.path.dirname(os.path.dirname(directory)), "The module's artifacts dir")
+  searching = _Search(loaded, spec, backend, cache, policy, limits, started, seconds)
   original = searching.outcome(reference, iree_input)
   failure = failures.failure_of(original)
   if failure is None:
     raise ReduceError(f"{backend}: {original.status.value} on the whole trace "
                       f"({loaded.trace_dir}): nothing to reduce.")
-  module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
-  directory = directory or os.path.join(module_dir, REDUCE_DIR, artifacts.safe_name(
-      f"{reference.function_name}__{spec.name}"))
-  safe_files.open_root(os.path.dirname(os.path.dirname(directory)), "The module's artifacts dir")
-  safe_files.remove_tree(directory)
-  safe_files.make_dirs(directory)
+  with safe_files.published_dir(directory, lambda lock: print(
+      f"reduce: another reduce of this trace on {spec.name} holds {lock}; waiting for it to end",
+      file=sys.stderr, flush=True)) as work:
+    return _reduce(loaded, backend, spec, searching, original, failure, extra_flags,
+                   directory, work)
+
+
+def _reduce(loaded: ReplayInput, backend: str, spec: backends.BackendSpec, searching: _Search,
+            original: verdicts.Outcome, failure: failures.Failure,
+            extra_flags: compile_flags.Entries, directory: str, work: str) -> Reduction:
+  """The levels of `reduce_failure` after the failure is known: written into `work`, which is
+  then published as `directory` (the paths the files and the result name)."""
+  reference, iree_input = loaded.reference, loaded.iree_input
+  cache, policy, limits = searching.cache, searching.policy, searching.limits
   side = op_level.Side(spec, backend, spec.compiler_flags)
   trusted = _trusted(side, extra_flags)
   # The functions the trace calls first: whether calls share state is then a question about
@@ -310,7 +324,7 @@ def reduce_failure(loaded: ReplayInput, backend: str,
     kept = _reduce_calls(searching, failure, original, reference, reduced_input)
     if len(kept) > 1 and failure.status is verdicts.Status.MISMATCH:
       started_from = _started(searching, failure, loaded, _with_calls(reference, kept),
-                              reduced_input, trusted, directory, cache, policy, limits)
+                              reduced_input, trusted, work, cache, policy, limits)
       if started_from is not None:
         kept, reduced_input, origin = [kept[-1]], started_from[0], started_from[1]
   trace = _with_calls(reference, kept)
@@ -320,17 +334,34 @@ def reduce_failure(loaded: ReplayInput, backend: str,
   if not failures.same_failure(failure, outcome):  # the budget ended between two steps.
     trace, reduced_input, outcome = reference, iree_input, original
   ops_result = _op_level(loaded, trace, reduced_input, failure, side, trusted, origin,
-                         directory, cache, policy, limits, started + seconds)
+                         work, cache, policy, limits, searching.deadline)
   if ops_result is not None and ops_result.program:
-    ops_result = op_level.write(ops_result, directory, side, policy)
+    ops_result = op_level.write(ops_result, work, side, policy, named=directory)
   timed_out = searching.timed_out or bool(ops_result and ops_result.timed_out)
   tried = searching.tried + (ops_result.tried if ops_result else 0)
   result = Reduction(failure, outcome, len(reference.calls), len(trace.calls),
                      _functions(iree_input), _functions(reduced_input), count_ops(iree_input),
-                     count_ops(reduced_input), tried, time.monotonic() - started, timed_out,
-                     directory, ops_result)
-  _write(result, loaded, trace, reduced_input, spec, backend)
+                     count_ops(reduced_input), tried, time.monotonic() - searching.started,
+                     timed_out, directory, ops_result)
+  _write(result, loaded, trace, reduced_input, spec, backend, work)
   return result
+
+
+def _iree_spec(backend: str) -> backends.BackendSpec:
+  spec = backends.lookup(backend)
+  if not spec.is_iree:
+    raise ReduceError(f"--target_backends={backend} is not an IREE backend; reduce one of: "
+                      + ", ".join(n for n in backends.valid_names()
+                                  if backends.lookup(n).is_iree) + ".")
+  return spec
+
+
+def _output_dir(loaded: ReplayInput, backend: str) -> str:
+  """Where the reduction of `loaded`'s reference trace on `backend` is published by default:
+  `<Module>/reduce/<trace>__<backend's canonical name>`."""
+  module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
+  return os.path.join(module_dir, REDUCE_DIR, artifacts.safe_name(
+      f"{loaded.reference.function_name}__{_iree_spec(backend).name}"))
 
 
 def _trusted(side: op_level.Side, extra_flags: compile_flags.Entries) -> List[op_level.Side]:
@@ -420,16 +451,19 @@ def _iree_version() -> str:
 
 
 def _write(result: Reduction, loaded: ReplayInput, trace: Trace, iree_input: str,
-           spec: backends.BackendSpec, backend: str) -> None:
-  """The reduced module dir: itself replayable and localizable, with its repro and report."""
+           spec: backends.BackendSpec, backend: str, into: str) -> None:
+  """The reduced module dir, written into `into` (published as `result.directory`, the paths
+  its files name): itself replayable and localizable, with its repro and report."""
   directory = result.directory
-  safe_files.write_text(os.path.join(directory, "iree_input.mlir"), iree_input)
+  safe_files.write_text(os.path.join(into, "iree_input.mlir"), iree_input)
   module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
-  safe_files.write_bytes(artifacts.signatures_path(directory),
+  safe_files.write_bytes(artifacts.signatures_path(into),
                         safe_files.read_bytes(artifacts.signatures_path(module_dir)))
-  trace_dir = artifacts.trace_path(directory, trace.function_name, trace.backend, suffix="")
-  trace_io.save_trace(trace, trace_dir, reference=True, iree_input=iree_input)
+  trace_io.save_trace(trace, artifacts.trace_path(into, trace.function_name, trace.backend,
+                                                  suffix=""),
+                      reference=True, iree_input=iree_input)
   _drop_pages(trace)
+  trace_dir = artifacts.trace_path(directory, trace.function_name, trace.backend, suffix="")
   replay_command = shlex.join([sys.executable, "-m", "pyiree_tf_support.replay", trace_dir,
                                f"--target_backends={backend}"])
   flags_line = [f"--iree-hal-target-backends={t}" for t in spec.compiler_targets] + list(
@@ -450,8 +484,8 @@ def _write(result: Reduction, loaded: ReplayInput, trace: Trace, iree_input: str
     f.write(("\n".join(lines) + "\n").encode("utf-8"))
     os.fchmod(f.fileno(), 0o755)
 
-  safe_files.write_with(script, executable)
-  safe_files.write_text(os.path.join(directory, "report.md"),
+  safe_files.write_with(os.path.join(into, "repro.sh"), executable)
+  safe_files.write_text(os.path.join(into, "report.md"),
                        _report(result, loaded, trace, iree_input, backend, script,
                                compile_command))
 
@@ -518,10 +552,12 @@ def _op_report(result: Optional[op_level.OpReduction]) -> List[str]:
 
 
 def main(argv: Sequence[str]) -> int:
+  stopping.stop_on_sigterm()
   verbosity.apply(cli_flags.verbose())
   if len(argv) != 2:
     print(f"usage: {USAGE} (--help for its flags)", file=sys.stderr)
     return 2
+  directory = None
   try:
     names = cli_flags.target_backend_names()
     if not names or len(names) != 1:
@@ -532,24 +568,32 @@ def main(argv: Sequence[str]) -> int:
     if error:
       raise ReduceError(f"flag --reduce_timeout={seconds}: {error}.")
     seconds = seconds or float("inf")
+    problem = _REPORT_JSON.value and safe_files.output_file_problem(_REPORT_JSON.value)
+    if problem:  # said now, not after the whole reduction.
+      raise ReduceError(f"--report_json={_REPORT_JSON.value}: {problem}.")
     loaded = replay_input.load(replay_input.reference_trace_dir(argv[1]), mlir_files.text)
+    directory = _output_dir(loaded, names[0])
     result = reduce_failure(
         loaded, names[0], cli_flags.compile_cache_from_flags(), cli_flags.tolerance_policy(),
         cli_flags.timeouts_from_flags(),
-        compile_flags.parse(cli_flags.value("iree_compile_flags")), seconds)
+        compile_flags.parse(cli_flags.value("iree_compile_flags")), seconds, directory)
+    data = to_json(result)
+    print("reduced " + data["summary"])
+    print(f"reproduce: {data['repro']}")
+    if data["op_level"] and "script" in data["op_level"]:
+      print(f"reduced program: {data['op_level']['script']}")
+    print(f"report: {data['report']}")
+    if _REPORT_JSON.value:
+      safe_files.write_text(_REPORT_JSON.value, json.dumps(data, indent=1))
   except (ValueError, KeyError, CompileCacheError, faults.OwnFault) as e:
     message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
     print("reduce: " + str(message).replace("\n", " "), file=sys.stderr)
     return 2
-  data = to_json(result)
-  print("reduced " + data["summary"])
-  print(f"reproduce: {data['repro']}")
-  if data["op_level"] and "script" in data["op_level"]:
-    print(f"reduced program: {data['op_level']['script']}")
-  print(f"report: {data['report']}")
-  if _REPORT_JSON.value:
-    with open(_REPORT_JSON.value, "w") as f:
-      json.dump(data, f, indent=1)
+  except KeyboardInterrupt:
+    kept = (f"the last complete reduction is kept in {directory}"
+            if directory and os.path.isdir(directory) else "no reduction was written")
+    print(f"reduce: {stopping.stopped_how()}; {kept}", file=sys.stderr)
+    return stopping.exit_status()
   return 0
 
 

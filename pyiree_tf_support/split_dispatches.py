@@ -17,7 +17,11 @@ nothing of the model. Dynamic shapes, workloads and results written in place are
 localizer's dispatch repro cuts them (`localizing/dispatch_repro.py`, the traced outputs' shapes
 given for the results' dims); a dispatch whose workload is computed from values at run time is
 not (`manifest.json` says why).
-Exit status: 0 written, 2 bad input or a formation or run that failed (one line on stderr).
+The suite is written beside the last complete one and replaces it whole once complete (a split
+stopped half-way leaves the last one as it was); a second split of the same trace waits for the
+first (it says so) and then splits afresh.
+Exit status: 0 written, 2 bad input or a formation or run that failed (one line on stderr), 130
+Ctrl-C, 143 SIGTERM (one line saying what was kept).
 """
 
 import json
@@ -42,6 +46,7 @@ from pyiree_tf_support.core import quoting
 from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.core import verbosity
+from pyiree_tf_support.fuzzing import stopping
 from pyiree_tf_support.localizing import dispatch_repro
 from pyiree_tf_support.localizing import engine
 from pyiree_tf_support.localizing import events
@@ -94,9 +99,29 @@ def split(path: str, targets: Sequence[str], expected_from: str = "iree_llvmcpu"
     raise SplitError(f"{loaded.trace_dir} records no call: no dispatch to split.")
   module_dir = os.path.dirname(os.path.dirname(loaded.trace_dir))
   safe_files.open_root(module_dir, "The module's artifacts dir")
-  directory = os.path.join(module_dir, SPLIT_DIR, os.path.basename(loaded.trace_dir))
-  safe_files.remove_tree(directory)
-  work_dir = os.path.join(directory, ".formation")
+  directory = _output_dir(loaded.trace_dir)
+  with safe_files.published_dir(directory, lambda lock: print(
+      f"split_dispatches: another split_dispatches of this trace holds {lock}; waiting for it "
+      "to end", file=sys.stderr, flush=True)) as into:
+    manifest = _split(loaded, source, specs, policy, extra_flags, limits, directory, into)
+  return dict(manifest, directory=directory, test_file=os.path.join(directory, TEST_FILE))
+
+
+def _output_dir(trace_dir: str) -> str:
+  """Where the suite of the reference trace at `trace_dir` is published:
+  `<Module>/dispatches/<trace dir's name>`."""
+  module_dir = os.path.dirname(os.path.dirname(os.path.abspath(trace_dir)))
+  return os.path.join(module_dir, SPLIT_DIR, os.path.basename(trace_dir))
+
+
+def _split(loaded: replay_input.ReplayInput, source: backends.BackendSpec,
+           specs: Sequence[backends.BackendSpec], policy: tolerances.TolerancePolicy,
+           extra_flags: compile_flags.Entries, limits: timeouts.Timeouts, directory: str,
+           into: str) -> Dict:
+  """The suite written into `into`, published as `directory` (the paths it names); its
+  manifest."""
+  reference = loaded.reference
+  work_dir = os.path.join(into, ".formation")
   safe_files.make_dirs(work_dir)
   source_path = os.path.join(work_dir, "iree_input.mlir")
   safe_files.write_text(source_path, mlir_functions.only_exporting(
@@ -132,14 +157,14 @@ def split(path: str, targets: Sequence[str], expected_from: str = "iree_llvmcpu"
     name = (f"c{event.call}_{len(cut):03d}_{event.key.split('::')[1].split()[0]}"
             f"_{event.occurrence}")
     cut.append(dict(where, name=name, inputs=_write_case(
-        os.path.join(directory, name), text, event.arrays, outputs.arrays),
+        os.path.join(into, name), text, event.arrays, outputs.arrays),
                     results=count))
   manifest = {"trace": loaded.trace_dir, "expected_from": source.name,
               "backends": [spec.name for spec in specs], "dispatches": cut, "skipped": skipped}
-  safe_files.write_text(os.path.join(directory, "manifest.json"), json.dumps(manifest, indent=1))
-  _write_test_file(directory, cut, source.name, specs, extra_flags, policy)
+  safe_files.write_text(os.path.join(into, "manifest.json"), json.dumps(manifest, indent=1))
+  _write_test_file(directory, cut, source.name, specs, extra_flags, policy, into)
   safe_files.remove_tree(work_dir)
-  return dict(manifest, directory=directory, test_file=os.path.join(directory, TEST_FILE))
+  return manifest
 
 
 def _write_case(case_dir: str, text: str, inputs: Sequence[np.ndarray],
@@ -207,7 +232,8 @@ def run_command(test_file: str) -> str:
 
 def _write_test_file(directory: str, cut: Sequence[dict], source: str,
                      specs: Sequence[backends.BackendSpec], extra_flags: compile_flags.Entries,
-                     policy: tolerances.TolerancePolicy) -> None:
+                     policy: tolerances.TolerancePolicy, into: str) -> None:
+  """The suite's pytest file, written into `into`, naming itself in `directory`."""
   table = {}
   for spec in specs:
     names = (spec.name,) + spec.aliases
@@ -230,14 +256,17 @@ def _write_test_file(directory: str, cut: Sequence[dict], source: str,
       dispatches=[(case["name"], [tuple(v) for v in case["inputs"]], case["results"])
                   for case in cut],
       tolerances=table)
-  safe_files.write_text(path, text)
+  safe_files.write_text(os.path.join(into, TEST_FILE), text)
 
 
 def main(argv: Sequence[str]) -> int:
+  stopping.stop_on_sigterm()
   verbosity.apply(cli_flags.verbose())
+  directory = None
   try:
     if len(argv) != 2:
       raise SplitError(f"one module dir or trace dir is needed; usage: {USAGE}")
+    directory = _output_dir(replay_input.reference_trace_dir(argv[1]))
     targets = cli_flags.target_backend_names() or ["iree_vmvx", "iree_llvmcpu", "iree_vulkan"]
     result = split(argv[1], targets, _EXPECTED_FROM.value, cli_flags.tolerance_policy(),
                    compile_flags.parse(cli_flags.value("iree_compile_flags")),
@@ -246,6 +275,11 @@ def main(argv: Sequence[str]) -> int:
     message = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
     print("split_dispatches: " + str(message).replace("\n", " "), file=sys.stderr)
     return 2
+  except KeyboardInterrupt:
+    kept = (f"the last complete split is kept in {directory}"
+            if directory and os.path.isdir(directory) else "no split was written")
+    print(f"split_dispatches: {stopping.stopped_how()}; {kept}", file=sys.stderr)
+    return stopping.exit_status()
   print(f"split {len(result['dispatches'])} dispatches of {result['trace']} into "
         f"{result['directory']}" + (f" ({len(result['skipped'])} not cut out: "
                                     + "; ".join(sorted({s['reason'] for s in result['skipped']}))

@@ -21,6 +21,7 @@ import collections
 import contextlib
 import ctypes
 import errno
+import fcntl
 import os
 import pwd
 import secrets
@@ -381,19 +382,55 @@ def read_bytes(path: str, root: Optional[str] = None) -> bytes:
     return f.read()
 
 
+_NO_LOCKS_FIX = "pass an --artifacts_dir on a local disk, or start the NFS lock service (rpc.statd)"
+
+
 @contextlib.contextmanager
-def locked(path: str) -> Iterator[None]:
-  """Holds an exclusive lock on the file `path` (created if missing; a link there replaced)."""
+def locked(path: str, waiting: Optional[Callable[[], None]] = None) -> Iterator[None]:
+  """Holds an exclusive lock on the file `path` (created if missing; a link there replaced).
+
+  `waiting` is called once when another process holds it, before this one waits: a command
+  that would otherwise hang without a word says whose turn it waits for."""
   with faults.writing(path), _directory(os.path.dirname(path), create=True,
                                         replace_links=True) as directory:
     descriptor = open_file_at(directory, os.path.basename(path), path, os.O_RDWR | os.O_CREAT,
                             replace_links=True)
   try:
-    faults.lock(descriptor, path, "pass an --artifacts_dir on a local disk, or start the NFS "
-                "lock service (rpc.statd)")
+    try:
+      faults.lock(descriptor, path, _NO_LOCKS_FIX,
+                  fcntl.LOCK_EX | (fcntl.LOCK_NB if waiting else 0))
+    except BlockingIOError:  # only the non-blocking attempt raises it.
+      if waiting is not None:
+        waiting()
+      faults.lock(descriptor, path, _NO_LOCKS_FIX)
     yield
   finally:
     os.close(descriptor)  # releases the lock.
+
+
+@contextlib.contextmanager
+def published_dir(destination: str, waiting: Optional[Callable[[str], None]] = None
+                  ) -> Iterator[str]:
+  """A private directory to fill in place of `destination`, which it replaces whole when the
+  block ends without an exception (`replace_dir`); removed whatever happens.
+
+  Why: a command that empties its output dir and refills it leaves nothing when it is stopped
+  half-way (Ctrl-C, a crash), and two of it at once empty each other's files. Here readers see
+  the last complete result until the next one is complete, and one command at a time works on
+  `destination`: the others wait on `.<name>.lock` beside it (`waiting(lock path)` is called
+  first), so the work dir `.<name>.new` is theirs alone, and one a killed run left is removed.
+  """
+  parent, name = os.path.split(os.path.abspath(destination))
+  lock, work = os.path.join(parent, f".{name}.lock"), os.path.join(parent, f".{name}.new")
+  with locked(lock, waiting and (lambda: waiting(lock))):
+    remove_tree(work)
+    try:
+      make_dirs(work)
+      yield work
+      with faults.writing(destination):
+        replace_dir(work, destination)
+    finally:
+      remove_tree(work)
 
 
 def _write(path: str, fill: Callable[[BinaryIO], Any]) -> None:
@@ -502,6 +539,21 @@ def link_file(source: str, destination: str, identity: Tuple[int, ...]) -> bool:
       if e.errno in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EOPNOTSUPP, errno.EACCES):
         return False
       raise
+
+
+def output_file_problem(path: str) -> Optional[str]:
+  """Why the file `path` a command was told to write cannot be written ("its directory '...'
+  does not exist", "is a directory", ...), or None: asked before the work whose result it
+  records, so that a typo costs a line, not the work."""
+  parent = os.path.dirname(os.path.abspath(path))
+  if os.path.isdir(path):
+    return "is a directory (name a file)"
+  if not os.path.isdir(parent):
+    what = "is not a directory" if os.path.exists(parent) else "does not exist"
+    return f"its directory '{parent}' {what} (name a file in an existing directory)"
+  if not os.access(parent, os.W_OK | os.X_OK):
+    return f"its directory '{parent}' is not writable"
+  return None
 
 
 def write_with(path: str, fill: Callable[[BinaryIO], Any]) -> None:

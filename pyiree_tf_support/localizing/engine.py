@@ -235,7 +235,8 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   be this user's and not writable by every user, and every write and removal below it walks
   there without following links (core/safe_files). Two localizers of one trace and suspect
   (two pytest runs with --localize_mismatches) would empty each other's files mid-run: the
-  second waits on `<work dir>.lock`'s lock until the first is done, then starts afresh.
+  second waits on `<work dir>.lock`'s lock until the first is done (saying so on stderr), then
+  starts afresh.
   """
   if not backends.lookup(suspect).is_iree:  # said before anything is written.
     return _localize(loaded, suspect, trusted, call, work_dir=work_dir, **options)
@@ -245,7 +246,9 @@ def localize(loaded: ReplayInput, suspect: str, trusted: Optional[str] = None,
   root = (os.path.dirname(parent) if os.path.basename(parent) == LOCALIZE_DIR else parent)
   safe_files.open_root(root, "The module's artifacts dir")
   lock = os.path.join(parent, f".{os.path.basename(work_dir)}.lock")
-  with safe_files.locked(lock):
+  with safe_files.locked(lock, lambda: print(
+      f"localize: another localize of this trace on {backends.lookup(suspect).name} holds "
+      f"{lock}; waiting for it to end", file=sys.stderr, flush=True)):
     safe_files.remove_tree(work_dir)
     safe_files.make_dirs(work_dir)
     # A formation started early and never taken is waited for (its compiles killed when the

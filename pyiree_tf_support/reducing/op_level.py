@@ -738,10 +738,11 @@ sys.exit(1 if diverges else 0)
 
 
 def write(result: OpReduction, directory: str, suspect: Side,
-          policy: tolerances.TolerancePolicy) -> OpReduction:
+          policy: tolerances.TolerancePolicy, named: Optional[str] = None) -> OpReduction:
   """Writes reduced.mlir, its inputs (.npy, and the raw bytes iree-run-module reads), the
   trusted outputs (expected_N.npy) and reduced.py into `directory`; returns `result` with the
-  script's path and the compile command."""
+  script's path and the compile command, in `named` (default `directory`): where the files
+  will be once the directory they were written in is published there."""
   safe_files.write_text(os.path.join(directory, PROGRAM_NAME), result.program)
   inputs = []
   for index, array in enumerate(result.inputs):
@@ -771,17 +772,17 @@ def write(result: OpReduction, directory: str, suspect: Side,
       compile_tool=compile_tool, run_tool=repro.iree_run_module_binary() or "iree-run-module",
       flags=suspect.command_flags(), device=suspect.spec.driver, function=result.function,
       inputs=inputs, expected=expected, tolerances=table)
-  path = os.path.join(directory, SCRIPT_NAME)
 
   def executable(f) -> None:
     f.write(script.encode("utf-8"))
     os.fchmod(f.fileno(), 0o755)
 
-  safe_files.write_with(path, executable)
-  command = shlex.join([compile_tool, os.path.join(directory, PROGRAM_NAME),
+  safe_files.write_with(os.path.join(directory, SCRIPT_NAME), executable)
+  named = named or directory
+  command = shlex.join([compile_tool, os.path.join(named, PROGRAM_NAME),
                         "--iree-input-type=stablehlo_xla", *suspect.command_flags(),
-                        "-o", os.path.join(directory, "reduced.vmfb")])
-  return dataclasses.replace(result, script=path, command=command)
+                        "-o", os.path.join(named, "reduced.vmfb")])
+  return dataclasses.replace(result, script=os.path.join(named, SCRIPT_NAME), command=command)
 
 
 def _compile_tool() -> str:

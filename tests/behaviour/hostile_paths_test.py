@@ -16,7 +16,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-from typing import Dict
 import unittest
 import unittest.mock
 import zipfile
@@ -40,6 +39,7 @@ from pyiree_tf_support.core.run_settings import RunSettings
 from pyiree_tf_support.harness import class_setup
 from pyiree_tf_support.reporting import replay_input
 from pyiree_tf_support.tools import make_repros
+from tests.support.output_dirs import snapshot
 from tests.support.second_user import as_nobody
 from tests.support.second_user import needs_second_user
 from tests.support.second_user import NOBODY
@@ -84,17 +84,6 @@ def run_case(test_class, root: str, **flag_values) -> unittest.TestResult:
 
 def messages(result: unittest.TestResult) -> str:
   return "\n".join(text for _, text in result.failures + result.errors)
-
-
-def snapshot(directory: str) -> Dict[str, bytes]:
-  """Every file below `directory` (not following links) with its content."""
-  files = {}
-  for parent, _, names in os.walk(directory):
-    for name in names:
-      path = os.path.join(parent, name)
-      with open(path, "rb") as f:
-        files[os.path.relpath(path, directory)] = f.read()
-  return files
 
 
 class Victim:

@@ -12,7 +12,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import List
 
 from absl.testing import absltest
 
@@ -31,30 +30,6 @@ CAMPAIGN = ("--target_backends=iree_vmla", "--seed=3", "--jobs=2", "--ops=cast_f
 _MODULE_FILE = re.compile(r"^Fuzz3_(\d+)\.py$")
 
 
-def _in_session(session: int) -> List[int]:
-  """Pids of the living processes of `session` (orphans too, which no parent links to)."""
-  found = []
-  for entry in os.listdir("/proc"):
-    if not entry.isdigit():
-      continue
-    try:
-      with open(f"/proc/{entry}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-      continue
-    if fields[0] != "Z" and int(fields[3]) == session:
-      found.append(int(entry))
-  return found
-
-
-def _gone(session: int, timeout: float = 30.0) -> List[int]:
-  """The processes of `session` still there after `timeout` s (none, when all ended)."""
-  deadline = time.monotonic() + timeout
-  while _in_session(session) and time.monotonic() < deadline:
-    time.sleep(0.1)
-  return [(pid, child_processes.cmdline(pid)[:4]) for pid in _in_session(session)]
-
-
 class JobsInterruptTest(absltest.TestCase):
 
   def start(self, out: str, campaign=CAMPAIGN, **env_vars: str) -> subprocess.Popen:
@@ -68,7 +43,7 @@ class JobsInterruptTest(absltest.TestCase):
     return process
 
   def kill_left(self, process: subprocess.Popen) -> None:
-    for pid in _in_session(process.pid):
+    for pid in child_processes.in_session(process.pid):
       os.kill(pid, signal.SIGKILL)
     process.wait()
 
@@ -83,7 +58,8 @@ class JobsInterruptTest(absltest.TestCase):
     log = output.decode("utf-8", "replace")[-3000:]
     self.assertEqual(process.returncode, 143 if terminate else 130, log)
     self.assertIn("fuzz: terminated;" if terminate else "interrupted", log)
-    self.assertEqual(_gone(process.pid), [], "processes of the campaign left: " + log)
+    self.assertEqual(child_processes.left_in_session(process.pid), [],
+                     "processes of the campaign left: " + log)
     return log
 
   def assert_whole(self, out: str) -> dict:

@@ -5,7 +5,7 @@ import os
 import signal
 import threading
 import time
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 from pyiree_tf_support.runtime import worker_client
 
@@ -74,6 +74,31 @@ def gone(pid: int, timeout: float = 5.0) -> bool:
       return False
     time.sleep(0.01)
   return True
+
+
+def in_session(session: int) -> List[int]:
+  """Pids of the living processes of `session` (orphans too, which no parent links to)."""
+  found = []
+  for entry in os.listdir("/proc"):
+    if not entry.isdigit():
+      continue
+    try:
+      with open(f"/proc/{entry}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+      continue
+    if fields[0] != "Z" and int(fields[3]) == session:
+      found.append(int(entry))
+  return found
+
+
+def left_in_session(session: int, timeout: float = 30.0) -> List[Tuple[int, List[str]]]:
+  """(pid, command line) of the processes of `session` still there after `timeout` s (none,
+  when all ended: a child killed on the way out dies a moment later)."""
+  deadline = time.monotonic() + timeout
+  while in_session(session) and time.monotonic() < deadline:
+    time.sleep(0.05)
+  return [(pid, cmdline(pid)[:4]) for pid in in_session(session)]
 
 
 def wait_for(root: int, matches: Callable[[int], bool], timeout: float = 300.0,
