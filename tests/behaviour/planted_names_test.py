@@ -169,7 +169,8 @@ class GeneratedFilesTest(parameterized.TestCase):
     directory = os.path.join(module_dir, reduce.REDUCE_DIR, in_path(name))
     os.makedirs(directory)
     result = reduce.Reduction(failure, outcome, 1, 1, 1, 1, 1, 1, 1, 0.0, False, directory)
-    reduce._write(result, loaded, loaded.reference, module_text("double"), VMVX, "iree_vmvx")
+    reduce._write(result, loaded, loaded.reference, module_text("double"), VMVX, "iree_vmvx",
+                  directory)
     return directory, os.path.join(directory, "repro.sh")
 
   @parameterized.named_parameters(*CASES)
@@ -214,7 +215,7 @@ class GeneratedFilesTest(parameterized.TestCase):
     directory = self.directory(name)
     cases = [{"name": name, "inputs": [(f"{name}.bin", "4xf32")], "results": 1}]
     split_dispatches._write_test_file(directory, cases, name, [VMVX], (),
-                                      tolerances.DEFAULT_POLICY)
+                                      tolerances.DEFAULT_POLICY, into=directory)
     with open(os.path.join(directory, split_dispatches.TEST_FILE), encoding="utf-8") as f:
       return f.read()
 
