@@ -29,6 +29,7 @@ from pyiree_tf_support.core import artifacts
 from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import faults
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import verbosity
 from pyiree_tf_support.fuzzing import stopping
 from pyiree_tf_support.localizing import engine
@@ -93,6 +94,9 @@ def main(argv: Sequence[str]) -> int:
     print(f"usage: {USAGE} (--help for its flags)", file=sys.stderr)
     return 2
   try:
+    problem = _REPORT_JSON.value and safe_files.output_file_problem(_REPORT_JSON.value)
+    if problem:  # before the work: a typo costs a line, not a localization.
+      raise LocalizeError(f"--report_json={_REPORT_JSON.value}: {problem}.")
     suspect = _suspect(cli_flags.target_backend_names())
     trusted = _TRUSTED.value
     if trusted is not None and trusted != engine.ORACLE:
@@ -119,8 +123,7 @@ def main(argv: Sequence[str]) -> int:
     source = os.path.join(result.work_dir, "iree_input.mlir")  # its text, which loc()s name.
   print(report.format_report(result, source))
   if _REPORT_JSON.value:
-    with open(_REPORT_JSON.value, "w") as f:
-      json.dump(report.to_json(result), f, indent=1)
+    safe_files.write_text(_REPORT_JSON.value, json.dumps(report.to_json(result), indent=1))
   return 0
 
 

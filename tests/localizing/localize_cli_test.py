@@ -3,6 +3,7 @@ and its verdict rules judge aligned events as docs/localizing.md says."""
 
 import dataclasses
 import hashlib
+import os
 import subprocess
 import sys
 import tempfile
@@ -47,6 +48,15 @@ class BadInputTest(absltest.TestCase):
     self.assert_one_line_error(
         _run(tempfile.mkdtemp(), "--target_backends=iree_vulkan,iree_vmvx"),
         "names the one suspect")
+
+  def test_a_report_json_it_cannot_write_is_refused_before_any_work(self):
+    # Before the trace is even read: a typo in --report_json costs a line, not a localization.
+    missing = os.path.join(tempfile.mkdtemp(), "no_such_dir", "verdict.json")
+    for path in (missing, tempfile.mkdtemp()):
+      with self.subTest(path=path):
+        self.assert_one_line_error(
+            _run(tempfile.mkdtemp(), "--target_backends=iree_vulkan", f"--report_json={path}"),
+            f"--report_json={path}")
 
   def test_usage(self):
     completed = _run("--target_backends=iree_vulkan")
