@@ -193,6 +193,18 @@ def duration(holder: "flags.FlagHolder[float]") -> "flags.FlagHolder[float]":
   return _checked(holder, timeouts.duration_error)
 
 
+def report_json_flag(records: str) -> "flags.FlagHolder[Optional[str]]":
+  """The `--report_json` flag of a command whose result a test's report.json `records` (e.g.
+  "under `reduction`"): defined by the first command module imported, shared by the others, so
+  that a process importing both reduce and localize (a test, a tool) does not stop at absl's
+  DuplicateFlagError. One command's `main` runs per process, reading it."""
+  if "report_json" in FLAGS:
+    return flags.FlagHolder(FLAGS, FLAGS["report_json"])
+  return flags.DEFINE_string(
+      "report_json", None, "Also write the command's result as JSON to this file (what a "
+      f"test's report.json records {records}).")
+
+
 def command_line_parser(program: str) -> Callable[[List[str]], List[str]]:
   """The flags parser of a command's `app.run`: a bad flag is one line on stderr,
   "<program>: flag --x=v: why", and exit status 2 (bad input), as the command's other
@@ -220,6 +232,7 @@ _define_duration("examples_timeout", 60.0,
 __all__ = [
     "BackendNames", "ENV_VAR", "FLAGS", "FlagsError", "command_line_parser",
     "compile_cache_from_flags", "duration", "ensure_parsed", "finite", "replay_arguments",
+    "report_json_flag",
     "run_settings", "split_backends", "target_backend_names", "timeouts_from_flags",
     "tolerance_policy", "value", "verbose", "xfail_entries",
 ]

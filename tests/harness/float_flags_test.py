@@ -111,6 +111,16 @@ class FloatFlagsTest(absltest.TestCase):
     super().setUpClass()
     cls.flags = float_flags()
 
+  def test_every_module_defining_flags_imports_beside_the_others(self):
+    # A tool or a test importing two commands (reduce and localize both take --report_json)
+    # must not stop at absl's DuplicateFlagError.
+    modules = flag_modules()
+    code = "import importlib, sys\nfor m in sys.argv[1:]: importlib.import_module(m)"
+    done = subprocess.run([sys.executable, "-c", code, *modules], capture_output=True,
+                          text=True, timeout=300, check=False, cwd=ROOT,
+                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    self.assertEqual(done.returncode, 0, done.stderr[-2000:])
+
   def test_the_enumeration_finds_every_known_float_flag(self):
     self.assertContainsSubset(KNOWN, set(self.flags))
     self.assertContainsSubset({"pyiree_tf_support.fuzz", "pyiree_tf_support.reduce",
