@@ -376,6 +376,17 @@ def open_read(path: str, root: Optional[str] = None) -> BinaryIO:
   return os.fdopen(descriptor, "rb")
 
 
+def open_append(path: str) -> BinaryIO:
+  """The regular file `path` open for appending (created if missing), reached as `_write`
+  reaches a file: a link on the way or at `path` is replaced, never followed (a worker's log
+  under a campaign dir, appended to across --resume runs)."""
+  with faults.writing(path), _directory(os.path.dirname(path), create=True,
+                                        replace_links=True) as directory:
+    descriptor = open_file_at(directory, os.path.basename(path), path,
+                              os.O_WRONLY | os.O_APPEND | os.O_CREAT, replace_links=True)
+  return os.fdopen(descriptor, "ab")
+
+
 def read_bytes(path: str, root: Optional[str] = None) -> bytes:
   """The regular file `path` (see `open_read`), read whole."""
   with open_read(path, root) as f:

@@ -18,6 +18,7 @@ import sys
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.fuzzing import findings
 from pyiree_tf_support.fuzzing import state_schema
 from pyiree_tf_support.fuzzing import stopping
@@ -116,7 +117,7 @@ def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int],
                  f"--out={shard_dir}", "--resume"]
       command += [f"--max_modules={share}"] if share else []
       # A file, not a pipe: a worker's progress lines would fill a pipe nobody reads mid-run.
-      with open(f"{shard_dir}.log", "a") as log:
+      with safe_files.open_append(f"{shard_dir}.log") as log:
         workers.append((subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log),
                         shard_dir))
     while any(w.poll() is None for w, _ in workers):
@@ -139,8 +140,7 @@ def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int],
       except KeyboardInterrupt:
         interrupted = True
   for worker, shard_dir in workers:
-    with open(f"{shard_dir}.log") as log:
-      error = log.read()
+    error = safe_files.read_bytes(f"{shard_dir}.log").decode("utf-8", "replace")
     lines = [line for line in (error or "").splitlines() if "fuzz: " in line
              and "functions/min" not in line]
     if worker.returncode == 2:

@@ -283,10 +283,19 @@ class JobsAndMergeTest(absltest.TestCase):
 
   def test_two_workers_and_a_merge_give_one_row_per_bug(self):
     out = os.path.join(tempfile.mkdtemp(), "jobs")
+    # A link planted where a worker's log goes is replaced, never appended through.
+    victim = os.path.join(tempfile.mkdtemp(), "victim")
+    with open(victim, "w") as f:
+      f.write("untouched\n")
+    os.makedirs(os.path.join(out, "jobs"))
+    os.symlink(victim, os.path.join(out, "jobs", "0.log"))
     done = fuzz("--target_backends=iree_vmla", f"--out={out}", "--seed=3", "--jobs=2",
                 "--ops=cast_f32_to_i32,add", "--max_modules=2", "--functions_per_module=3",
                 "--nolocalize_findings", *OLD_STREAM)
     self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+    with open(victim) as f:
+      self.assertEqual(f.read(), "untouched\n")
+    self.assertFalse(os.path.islink(os.path.join(out, "jobs", "0.log")))
     data = findings(out)
     self.assertEqual((data["modules"], data["functions"]), (2, 6))
     shard_data = [findings(os.path.join(out, "jobs", str(i))) for i in range(2)]
