@@ -193,16 +193,17 @@ def duration(holder: "flags.FlagHolder[float]") -> "flags.FlagHolder[float]":
   return _checked(holder, timeouts.duration_error)
 
 
-def report_json_flag(records: str) -> "flags.FlagHolder[Optional[str]]":
+def report_json_flag(module_name: str, records: str) -> "flags.FlagHolder[Optional[str]]":
   """The `--report_json` flag of a command whose result a test's report.json `records` (e.g.
   "under `reduction`"): defined by the first command module imported, shared by the others, so
   that a process importing both reduce and localize (a test, a tool) does not stop at absl's
-  DuplicateFlagError. One command's `main` runs per process, reading it."""
+  DuplicateFlagError. One command's `main` runs per process, reading it. Defined as the flag of
+  `module_name` (the command's), not of this module: it is no flag of a test file."""
   if "report_json" in FLAGS:
     return flags.FlagHolder(FLAGS, FLAGS["report_json"])
   return flags.DEFINE_string(
       "report_json", None, "Also write the command's result as JSON to this file (what a "
-      f"test's report.json records {records}).")
+      f"test's report.json records {records}).", module_name=module_name)
 
 
 def command_line_parser(program: str) -> Callable[[List[str]], List[str]]:

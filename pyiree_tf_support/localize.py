@@ -52,7 +52,7 @@ _TRUSTED = flags.DEFINE_string(
     "outside IREE (the `oracle` extra).")
 _CALL = flags.DEFINE_integer(
     "call", None, "The call to localize (default: the suspect's first mismatching call).")
-_REPORT_JSON = cli_flags.report_json_flag("under `localization`")
+_REPORT_JSON = cli_flags.report_json_flag(__name__, "under `localization`")
 for _name in ("target_backends", "tolerances", "iree_compile_flags", "compile_timeout",
               "load_timeout", "call_timeout", "compile_cache", "compile_cache_dir", "verbose"):
   flags.declare_key_flag(_name)

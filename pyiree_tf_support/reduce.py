@@ -93,7 +93,7 @@ REDUCE_DIR = "reduce"
 _TIMEOUT = cli_flags.duration(flags.DEFINE_float(
     "reduce_timeout", 600.0, "Seconds the search may take; past them the smallest program found "
     "so far is kept; 0 = no limit.", lower_bound=0.0))
-_REPORT_JSON = cli_flags.report_json_flag("under `reduction` with --reduce_failures")
+_REPORT_JSON = cli_flags.report_json_flag(__name__, "under `reduction` with --reduce_failures")
 for _name in ("target_backends", "tolerances", "iree_compile_flags", "compile_cache",
               "compile_cache_dir", "compile_timeout", "load_timeout", "call_timeout", "verbose"):
   flags.declare_key_flag(_name)
