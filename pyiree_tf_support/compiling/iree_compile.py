@@ -34,6 +34,9 @@ class CompileInterrupted(BaseException):
 _lock = threading.RLock()  # reentrant: the SIGTERM handler runs on the main thread.
 _running: Dict[int, subprocess.Popen] = {}
 _cancelled = threading.Event()
+# How many cancels there have been: a compile whose thread wakes after the interrupted work has
+# unwound and called `resume` (the event clear again) still knows a cancel killed its child.
+_cancels = 0
 
 
 def _kill_group(process: subprocess.Popen) -> None:
@@ -74,6 +77,7 @@ def _run(command: Sequence[str], stdin: bytes,
     process = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, start_new_session=True)
     _running[process.pid] = process
+    cancels = _cancels
   try:
     if _cancelled.is_set():  # cancelled between the check above and the start.
       _kill_group(process)
@@ -87,7 +91,7 @@ def _run(command: Sequence[str], stdin: bytes,
       _kill_group(process)
       _reap(process)
       raise
-    if _cancelled.is_set():
+    if _cancelled.is_set() or _cancels != cancels:
       raise CompileInterrupted(f"{os.path.basename(command[0])} was stopped by an interrupt")
     return subprocess.CompletedProcess(list(command), process.returncode, stdout, stderr)
   finally:
@@ -98,8 +102,10 @@ def _run(command: Sequence[str], stdin: bytes,
 def cancel_running() -> None:
   """Kills every running compile and refuses new ones until `resume()`; their callers raise
   CompileInterrupted."""
+  global _cancels
   _cancelled.set()
   with _lock:
+    _cancels += 1
     processes = list(_running.values())
   for process in processes:
     _kill_group(process)
