@@ -123,10 +123,7 @@ def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int],
     while any(w.poll() is None for w, _ in workers):
       time.sleep(POLL_SECONDS)
       _merge_progress(directory, dirs)
-      for worker, shard_dir in workers:  # said as soon as seen: the others go on meanwhile.
-        if shard_dir not in deaths and _death(worker, shard_dir, jobs):
-          deaths[shard_dir] = _death(worker, shard_dir, jobs)
-          print(deaths[shard_dir], file=sys.stderr, flush=True)
+      _say_deaths(workers, jobs, deaths)  # as soon as seen: the others go on meanwhile.
   except KeyboardInterrupt:
     interrupted = True
   if stopping.terminated():  # a terminal's Ctrl-C reaches every worker; a SIGTERM only this.
@@ -148,10 +145,7 @@ def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int],
       return 2
     for line in lines:
       print(line, file=sys.stderr)
-    death = _death(worker, shard_dir, jobs)
-    if death:
-      deaths[shard_dir] = death
-      print(death, file=sys.stderr)
+  _say_deaths(workers, jobs, deaths)
   merged = _merge_progress(directory, dirs, final=True)
   stopped = (stopping.INTERRUPTED, stopping.EXIT_STATUS)
   if interrupted or any(w.returncode in stopped for w, _ in workers):
@@ -165,6 +159,17 @@ def run_jobs(campaign: findings.Campaign, jobs: int, max_modules: Optional[int],
     return 1
   print(f"{merged.progress()}: {os.path.join(directory, 'findings.md')}")
   return 0
+
+
+def _say_deaths(workers: Sequence[Tuple[subprocess.Popen, str]], jobs: int,
+                deaths: Dict[str, str]) -> None:
+  """Says each worker's death not said yet (`_death`) and records it in `deaths` (shard dir ->
+  its line): once per worker, whether first seen while the others run or at the end."""
+  for worker, shard_dir in workers:
+    death = "" if shard_dir in deaths else _death(worker, shard_dir, jobs)
+    if death:
+      deaths[shard_dir] = death
+      print(death, file=sys.stderr, flush=True)
 
 
 def _death(worker: subprocess.Popen, shard_dir: str, jobs: int) -> str:
