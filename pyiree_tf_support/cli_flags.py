@@ -16,6 +16,7 @@ from pyiree_tf_support.core import backends
 from pyiree_tf_support.core import compile_flags
 from pyiree_tf_support.core import phases
 from pyiree_tf_support.core import run_settings as run_settings_lib
+from pyiree_tf_support.core import safe_files
 from pyiree_tf_support.core import timeouts
 from pyiree_tf_support.reporting import expected_failures
 
@@ -206,6 +207,14 @@ def report_json_flag(module_name: str, records: str) -> "flags.FlagHolder[Option
       f"test's report.json records {records}).", module_name=module_name)
 
 
+def unwritable_report_json(holder: "flags.FlagHolder[Optional[str]]") -> Optional[str]:
+  """The one-line refusal of a `--report_json` (`report_json_flag`) its command could not write
+  (a missing directory, a directory: `safe_files.output_file_problem`), None when it can or is
+  not given: asked before the work, so that a typo costs a line, not the work."""
+  problem = holder.value and safe_files.output_file_problem(holder.value)
+  return f"--report_json={holder.value}: {problem}." if problem else None
+
+
 def command_line_parser(program: str) -> Callable[[List[str]], List[str]]:
   """The flags parser of a command's `app.run`: a bad flag is one line on stderr,
   "<program>: flag --x=v: why", and exit status 2 (bad input), as the command's other
@@ -233,9 +242,9 @@ _define_duration("examples_timeout", 60.0,
 __all__ = [
     "BackendNames", "ENV_VAR", "FLAGS", "FlagsError", "command_line_parser",
     "compile_cache_from_flags", "duration", "ensure_parsed", "finite", "replay_arguments",
-    "report_json_flag",
-    "run_settings", "split_backends", "target_backend_names", "timeouts_from_flags",
-    "tolerance_policy", "value", "verbose", "xfail_entries",
+    "report_json_flag", "run_settings", "split_backends", "target_backend_names",
+    "timeouts_from_flags", "tolerance_policy", "unwritable_report_json", "value", "verbose",
+    "xfail_entries",
 ]
 
 FLAGS = flags.FLAGS

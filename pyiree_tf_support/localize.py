@@ -92,9 +92,9 @@ def main(argv: Sequence[str]) -> int:
     print(f"usage: {USAGE} (--help for its flags)", file=sys.stderr)
     return 2
   try:
-    problem = _REPORT_JSON.value and safe_files.output_file_problem(_REPORT_JSON.value)
+    problem = cli_flags.unwritable_report_json(_REPORT_JSON)
     if problem:  # before the work: a typo costs a line, not a localization.
-      raise LocalizeError(f"--report_json={_REPORT_JSON.value}: {problem}.")
+      raise LocalizeError(problem)
     suspect = _suspect(cli_flags.target_backend_names())
     trusted = _TRUSTED.value
     if trusted is not None and trusted != engine.ORACLE:

@@ -561,14 +561,10 @@ def main(argv: Sequence[str]) -> int:
     if not names or len(names) != 1:
       raise ReduceError("--target_backends names the one backend whose failure to reduce, e.g. "
                         "--target_backends=iree_vmla.")
-    seconds = _TIMEOUT.value
-    error = timeouts.duration_error(seconds)
-    if error:
-      raise ReduceError(f"flag --reduce_timeout={seconds}: {error}.")
-    seconds = seconds or float("inf")
-    problem = _REPORT_JSON.value and safe_files.output_file_problem(_REPORT_JSON.value)
+    seconds = _TIMEOUT.value or float("inf")  # a finite duration: the flag's own check.
+    problem = cli_flags.unwritable_report_json(_REPORT_JSON)
     if problem:  # said now, not after the whole reduction.
-      raise ReduceError(f"--report_json={_REPORT_JSON.value}: {problem}.")
+      raise ReduceError(problem)
     loaded = replay_input.load(replay_input.reference_trace_dir(argv[1]), mlir_files.text)
     directory = _output_dir(loaded, names[0])
     result = reduce_failure(
